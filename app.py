@@ -1,0 +1,42 @@
+"""SpecDec Studio: entry point. Navigation, language switch, projector mode, theme."""
+
+import streamlit as st
+
+from pages.common.i18n import LANGUAGES, current_lang, strings
+from pages.common.nav import SECTIONS, available
+
+st.set_page_config(page_title="SpecDec Studio", page_icon=":material/bolt:", layout="wide")
+
+lang = current_lang()
+s = strings("common")
+
+
+def _switch_language() -> None:
+    st.session_state["lang"] = st.session_state["_lang_widget"]
+
+
+st.session_state.setdefault("_lang_widget", lang)
+with st.sidebar:
+    st.radio(
+        s["language"],
+        options=list(LANGUAGES),
+        format_func=LANGUAGES.__getitem__,
+        key="_lang_widget",
+        horizontal=True,
+        on_change=_switch_language,
+    )
+    st.toggle(s["projector"], key="projector", help=s["projector_help"])
+
+pages = available()
+nav = st.navigation(
+    {
+        s[f"sections.{section}"]: [
+            st.Page(p.file, title=s[f"nav.{p.key}.title"], icon=p.icon, default=p.key == "home")
+            for p in pages
+            if p.section == section
+        ]
+        for section in SECTIONS
+        if any(p.section == section for p in pages)
+    }
+)
+nav.run()

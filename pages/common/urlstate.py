@@ -1,0 +1,103 @@
+"""Mirror a page's controls in the URL so a teacher can share the exact example.
+
+Call :func:`restore` before the widgets (it seeds their session state from the URL, or
+from the defaults) and :func:`mirror` after them (it writes the current values back).
+Widgets are created with ``key=param.key`` and no ``value=`` of their own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import streamlit as st
+
+_LAST = "_url_last"
+
+
+@dataclass(frozen=True)
+class Param:
+    """One control: its session-state / widget key (also its URL name) and codec."""
+
+    key: str
+    default: Any
+    parse: Callable[[str], Any]
+    dump: Callable[[Any], str] = str
+
+
+def _bounded(cast: Callable[[str], Any], lo: float, hi: float) -> Callable[[str], Any]:
+    def parse(raw: str) -> Any:
+        value = cast(raw)
+        if not lo <= value <= hi:
+            raise ValueError(f"{value} outside [{lo}, {hi}]")
+        return value
+
+    return parse
+
+
+def float_param(key: str, default: float, lo: float, hi: float) -> Param:
+    return Param(key, default, _bounded(float, lo, hi), lambda v: f"{float(v):.6g}")
+
+
+def int_param(key: str, default: int, lo: int, hi: int) -> Param:
+    return Param(key, default, _bounded(int, lo, hi))
+
+
+def bool_param(key: str, default: bool) -> Param:
+    def parse(raw: str) -> bool:
+        if raw not in ("0", "1"):
+            raise ValueError(raw)
+        return raw == "1"
+
+    return Param(key, default, parse, lambda v: "1" if v else "0")
+
+
+def choice_param(key: str, default: str, choices: Sequence[str]) -> Param:
+    def parse(raw: str) -> str:
+        if raw not in choices:
+            raise ValueError(raw)
+        return raw
+
+    return Param(key, default, parse)
+
+
+def text_param(key: str, default: str, max_len: int = 2000) -> Param:
+    def parse(raw: str) -> str:
+        if len(raw) > max_len:
+            raise ValueError("too long")
+        return raw
+
+    return Param(key, default, parse)
+
+
+def restore(params: Sequence[Param]) -> list[str]:
+    """Seed each control from the URL when it carries a value not yet applied, else its default.
+
+    Returns the keys whose URL value could not be read (they keep their default).
+    """
+    last: dict[str, str] = st.session_state.setdefault(_LAST, {})
+    rejected: list[str] = []
+    for prm in params:
+        raw = st.query_params.get(prm.key)
+        if raw is not None and raw != last.get(prm.key):
+            last[prm.key] = raw
+            try:
+                st.session_state[prm.key] = prm.parse(raw)
+                continue
+            except (ValueError, TypeError):
+                rejected.append(prm.key)
+        if prm.key not in st.session_state:
+            st.session_state[prm.key] = prm.default
+    return rejected
+
+
+def mirror(params: Sequence[Param]) -> None:
+    """Write the current value of each control into the URL."""
+    last: dict[str, str] = st.session_state.setdefault(_LAST, {})
+    for prm in params:
+        if prm.key in st.session_state:
+            raw = prm.dump(st.session_state[prm.key])
+            last[prm.key] = raw
+            if st.query_params.get(prm.key) != raw:
+                st.query_params[prm.key] = raw
