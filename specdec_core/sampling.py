@@ -61,9 +61,7 @@ class SamplingConfig:
             raise ValueError(f"min_tokens_to_keep must be a whole number of at least 1, got {m!r}.")
         order = tuple(self.order)
         if sorted(order) != sorted(TRANSFORMS):
-            raise ValueError(
-                f"order must list each of {', '.join(TRANSFORMS)} exactly once, got {order}."
-            )
+            raise ValueError(f"order must list each of {', '.join(TRANSFORMS)} exactly once, got {order}.")
         object.__setattr__(self, "order", order)
         object.__setattr__(self, "temperature", float(t))
         object.__setattr__(self, "top_p", float(p))
@@ -128,8 +126,7 @@ REASONS_EN: dict[str, str] = {
         "the lowest index, {token}."
     ),
     "single_token": (
-        "Only token {token} has any probability, even before the transforms: there is "
-        "nothing else to sample."
+        "Only token {token} has any probability, even before the transforms: there is nothing else to sample."
     ),
     "temperature_underflow": (
         "At T = {temperature:g} every token except {token} gets a probability below the "
@@ -137,8 +134,7 @@ REASONS_EN: dict[str, str] = {
         "This is the T → 0⁺ limit reached numerically, not the T = 0 switch."
     ),
     "top_k_one": (
-        "top-k with k = 1 keeps only the most likely token {token}; renormalising gives it "
-        "probability 1."
+        "top-k with k = 1 keeps only the most likely token {token}; renormalising gives it probability 1."
     ),
     "top_p_threshold": (
         "top-p = {top_p:g} is at most the largest probability {p_max:.4g} at that stage: the "
@@ -255,9 +251,7 @@ def apply(logits: Sequence[float] | np.ndarray, config: SamplingConfig) -> Sampl
     return SamplingTrace(stages, removed, kept)
 
 
-def greedy_equivalence(
-    logits: Sequence[float] | np.ndarray, config: SamplingConfig
-) -> tuple[bool, Reason]:
+def greedy_equivalence(logits: Sequence[float] | np.ndarray, config: SamplingConfig) -> tuple[bool, Reason]:
     """Whether sampling with `config` can only ever return one token, and why (or why not)."""
     z = validate_logits(logits)
     top = int(np.argmax(z))
@@ -280,9 +274,7 @@ def greedy_equivalence(
         if name == "top_k":
             return True, Reason("top_k_one", token=token)
         before = trace.stages[config.order.index("top_p")][1]
-        return True, Reason(
-            "top_p_threshold", top_p=config.top_p, p_max=float(before.max()), token=token
-        )
+        return True, Reason("top_p_threshold", top_p=config.top_p, p_max=float(before.max()), token=token)
 
     p_max = float(final.max())
     p_next = float(np.sort(final)[-2])
@@ -290,9 +282,7 @@ def greedy_equivalence(
     if tied.size > 1:
         return False, Reason("tie", tied=_list(tied), p_max=p_max, token=int(tied[0]))
     if config.min_tokens_to_keep > 1:
-        relaxed = SamplingConfig(
-            config.temperature, config.top_k, config.top_p, 1, config.order
-        )
+        relaxed = SamplingConfig(config.temperature, config.top_k, config.top_p, 1, config.order)
         if apply(z, relaxed).support.size == 1:
             return False, Reason(
                 "min_tokens_to_keep", min_keep=config.min_tokens_to_keep, n=int(support.size)

@@ -94,8 +94,9 @@ def decompose(p: Dist, q: Dist) -> Decomposition:
 
 def _alpha(p: np.ndarray, q: np.ndarray) -> np.ndarray:
     out = np.zeros_like(p)
-    proposed = q > 0
-    out[proposed] = np.minimum(1.0, p[proposed] / q[proposed])
+    out[(q > 0) & (p >= q)] = 1.0
+    below = (q > 0) & (p < q)  # only here is p/q < 1, so the division cannot overflow
+    out[below] = p[below] / q[below]
     return out
 
 
@@ -131,7 +132,7 @@ def _step(p: np.ndarray, q: np.ndarray, x: int, rng: np.random.Generator) -> tup
             f"the draft proposed token {x} but its q gives it probability 0: a draft must "
             "sample from exactly the q it reports."
         )
-    alpha = min(1.0, p[x] / q[x])
+    alpha = 1.0 if p[x] >= q[x] else float(p[x] / q[x])
     if rng.random() < alpha:
         return True, x, alpha
     deficit = np.maximum(p - q, 0.0)
@@ -271,13 +272,21 @@ def tree(p: Dist, q: Dist, labels: Sequence[str] | None = None, top_n: int | Non
         nodes.append(prop)
         if g_over[gi] > 0:
             nodes.append(
-                TreeNode(len(nodes), prop.id, "accept", token, shown[gi],
-                         float(g_over[gi] / gq[gi]), float(g_over[gi]))
+                TreeNode(
+                    len(nodes),
+                    prop.id,
+                    "accept",
+                    token,
+                    shown[gi],
+                    float(g_over[gi] / gq[gi]),
+                    float(g_over[gi]),
+                )
             )
             totals[gi] += g_over[gi]
         if g_sur[gi] > 0 and d.residual is not None:
-            rej = TreeNode(len(nodes), prop.id, "reject", None, "reject",
-                           float(g_sur[gi] / gq[gi]), float(g_sur[gi]))
+            rej = TreeNode(
+                len(nodes), prop.id, "reject", None, "reject", float(g_sur[gi] / gq[gi]), float(g_sur[gi])
+            )
             nodes.append(rej)
             for gj, gr in enumerate(g_res):
                 if gr > 0:
