@@ -1,0 +1,329 @@
+"""Figures of the overlap lesson: p and q taken apart, the residual, the emitted law.
+
+Every builder takes plain arrays (one entry per token, in the order of `labels`) and an
+optional ``text`` mapping that overrides its English strings. Labels may be any token
+text — duplicates, spaces or ``<script>`` — and an "other" bucket works like any label:
+bars are placed by position, and labels are HTML-escaped before plotly sees them.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from specdec_core.viz import palette
+
+_HALF = 0.21  # offset of the two bars of a pair from the token's position
+_WIDTH = 0.4
+_SHOW_VALUES = 8  # print values on the bars up to this many tokens
+
+OVERLAP_TEXT = {
+    "overlap": "min(p, q): kept whenever it is proposed",
+    "surplus": "(q − p)₊: surplus, rejected",
+    "deficit": "(p − q)₊: deficit, filled by the residual",
+    "q_bar": "q",
+    "p_bar": "p",
+    "xaxis": "token (left bar: draft q, right bar: target p)",
+    "yaxis": "probability",
+}
+CONSERVATION_TEXT = {
+    "surplus_row": "surplus (q − p)₊",
+    "deficit_row": "deficit (p − q)₊",
+    "total": "total {value:.3f}",
+    "xaxis": "probability mass",
+}
+RESIDUAL_TEXT = {"residual": "residual (p − q)₊ / R", "xaxis": "token", "yaxis": "probability"}
+EMITTED_TEXT = {
+    "direct": "accepted draft: min(p, q)",
+    "via_residual": "after a rejection: R · residual",
+    "target": "p (target)",
+    "xaxis": "token",
+    "yaxis": "probability",
+}
+COMPARISON_TEXT = {
+    "target": "p (target)",
+    "law": "emitted",
+    "spread": "±2 standard errors around p",
+    "xaxis": "token",
+    "yaxis": "probability",
+}
+
+
+def _merge(defaults: Mapping[str, str], text: Mapping[str, str] | None) -> dict[str, str]:
+    return {**defaults, **(text or {})}
+
+
+def _arrays(labels: Sequence[str], **named: Sequence[float] | np.ndarray) -> dict[str, np.ndarray]:
+    """float64 copies of the named arrays, each one entry per label, finite and ≥ 0."""
+    out = {}
+    for name, values in named.items():
+        arr = np.asarray(values, dtype=np.float64)
+        if arr.shape != (len(labels),):
+            raise ValueError(f"{name} needs one value per label ({len(labels)}), got shape {arr.shape}.")
+        if not np.all(np.isfinite(arr)) or np.any(arr < 0):
+            raise ValueError(f"{name} must hold finite probabilities of 0 or more.")
+        out[name] = arr
+    return out
+
+
+def _ticks(fig: go.Figure, labels: Sequence[str], title: str) -> None:
+    fig.update_xaxes(
+        tickmode="array",
+        tickvals=list(range(len(labels))),
+        ticktext=[html.escape(str(t)) for t in labels],
+        range=[-0.6, len(labels) - 0.4],
+        title=title,
+    )
+
+
+def _bar(
+    x: np.ndarray,
+    y: np.ndarray,
+    base: np.ndarray,
+    name: str,
+    colour: str,
+    labels: Sequence[str],
+    **kw: object,
+) -> go.Bar:
+    """One bar segment per token at positions `x`, from `base` up by `y`."""
+    show = len(labels) <= _SHOW_VALUES
+    return go.Bar(
+        x=x,
+        y=y,
+        base=base,
+        width=kw.pop("width", _WIDTH),
+        name=name,
+        marker={"color": colour, **kw.pop("marker", {})},
+        customdata=[html.escape(str(t)) for t in labels],
+        hovertemplate=f"<b>%{{customdata}}</b><br>{html.escape(name)}: %{{y:.4f}}<extra></extra>",
+        text=[f"{v:.2f}" if show and v > 0 else "" for v in y],
+        textposition="inside",
+        insidetextanchor="middle",
+        **kw,
+    )
+
+
+def _layout(fig: go.Figure, yaxis: str, height: int) -> go.Figure:
+    fig.update_layout(
+        **palette.base_layout(barmode="overlay", height=height, uniformtext={"minsize": 11, "mode": "hide"})
+    )
+    fig.update_yaxes(title=yaxis, rangemode="tozero", gridcolor=palette.GRID)
+    return fig
+
+
+def overlap_bars(
+    labels: Sequence[str],
+    overlap: Sequence[float] | np.ndarray,
+    deficit: Sequence[float] | np.ndarray,
+    surplus: Sequence[float] | np.ndarray,
+    text: Mapping[str, str] | None = None,
+    height: int = 420,
+) -> go.Figure:
+    """Two stacked bars per token: q = min(p, q) + (q − p)₊ on the left, p = min(p, q) + (p − q)₊."""
+    t = _merge(OVERLAP_TEXT, text)
+    a = _arrays(labels, overlap=overlap, deficit=deficit, surplus=surplus)
+    pos = np.arange(len(labels), dtype=np.float64)
+    left, right = pos - _HALF, pos + _HALF
+    fig = go.Figure()
+    q_line = {"line": {"color": palette.DRAFT, "width": 2}}
+    p_line = {"line": {"color": palette.TARGET, "width": 2}}
+    fig.add_trace(
+        _bar(
+            left,
+            a["overlap"],
+            np.zeros_like(pos),
+            t["overlap"],
+            palette.OVERLAP,
+            labels,
+            legendgroup="overlap",
+            marker=q_line,
+        )
+    )
+    fig.add_trace(
+        _bar(
+            left,
+            a["surplus"],
+            a["overlap"],
+            t["surplus"],
+            palette.SURPLUS,
+            labels,
+            marker={**q_line, "pattern": {"shape": "x", "fgcolor": "white", "size": 7}},
+        )
+    )
+    fig.add_trace(
+        _bar(
+            right,
+            a["overlap"],
+            np.zeros_like(pos),
+            t["overlap"],
+            palette.OVERLAP,
+            labels,
+            legendgroup="overlap",
+            showlegend=False,
+            marker=p_line,
+        )
+    )
+    fig.add_trace(
+        _bar(right, a["deficit"], a["overlap"], t["deficit"], palette.DEFICIT, labels, marker=p_line)
+    )
+    if len(labels) <= _SHOW_VALUES:
+        tops = np.concatenate([a["overlap"] + a["surplus"], a["overlap"] + a["deficit"]])
+        fig.add_trace(
+            go.Scatter(
+                x=np.concatenate([left, right]),
+                y=tops,
+                mode="text",
+                text=[t["q_bar"]] * len(labels) + [t["p_bar"]] * len(labels),
+                textposition="top center",
+                textfont={
+                    "color": [palette.DRAFT] * len(labels) + [palette.TARGET] * len(labels),
+                    "size": 15,
+                },
+                hoverinfo="skip",
+                showlegend=False,
+            )
+        )
+    _ticks(fig, labels, t["xaxis"])
+    return _layout(fig, t["yaxis"], height)
+
+
+def conservation_bar(
+    labels: Sequence[str],
+    surplus: Sequence[float] | np.ndarray,
+    deficit: Sequence[float] | np.ndarray,
+    text: Mapping[str, str] | None = None,
+    height: int = 300,
+) -> go.Figure:
+    """All surplus pieces end to end above all deficit pieces: both rows have length R."""
+    t = _merge(CONSERVATION_TEXT, text)
+    a = _arrays(labels, surplus=surplus, deficit=deficit)
+    fig = go.Figure()
+    rows = (
+        (t["surplus_row"], a["surplus"], palette.SURPLUS),
+        (t["deficit_row"], a["deficit"], palette.DEFICIT),
+    )
+    for row, values, colour in rows:
+        start = 0.0
+        for label, value in zip(labels, values, strict=True):
+            if value <= 0:
+                continue
+            name = html.escape(str(label))
+            fig.add_trace(
+                go.Bar(
+                    x=[value],
+                    y=[row],
+                    base=[start],
+                    orientation="h",
+                    name=name,
+                    showlegend=False,
+                    marker={"color": colour, "line": {"color": "white", "width": 2}},
+                    text=[name],
+                    textposition="inside",
+                    insidetextanchor="middle",
+                    hovertemplate=f"<b>{name}</b>: %{{x:.4f}}<extra></extra>",
+                )
+            )
+            start += value
+        fig.add_annotation(
+            x=start,
+            y=row,
+            text=t["total"].format(value=start),
+            showarrow=False,
+            xanchor="left",
+            xshift=8,
+            font={"size": 15},
+        )
+    fig.update_layout(
+        **palette.base_layout(
+            barmode="overlay",
+            height=height,
+            showlegend=False,
+            margin={"l": 20, "r": 110, "t": 20, "b": 45},
+            uniformtext={"minsize": 11, "mode": "hide"},
+        )
+    )
+    fig.update_xaxes(title=t["xaxis"], rangemode="tozero", gridcolor=palette.GRID)
+    fig.update_yaxes(autorange="reversed", automargin=True)
+    return fig
+
+
+def residual_bars(
+    labels: Sequence[str],
+    residual: Sequence[float] | np.ndarray,
+    text: Mapping[str, str] | None = None,
+    height: int = 300,
+) -> go.Figure:
+    """The normalised residual: where a rejected proposal's replacement is drawn from."""
+    t = _merge(RESIDUAL_TEXT, text)
+    a = _arrays(labels, residual=residual)
+    pos = np.arange(len(labels), dtype=np.float64)
+    fig = go.Figure(
+        _bar(pos, a["residual"], np.zeros_like(pos), t["residual"], palette.DEFICIT, labels, width=0.6)
+    )
+    _ticks(fig, labels, t["xaxis"])
+    return _layout(fig, t["yaxis"], height)
+
+
+def emitted_bars(
+    labels: Sequence[str],
+    direct: Sequence[float] | np.ndarray,
+    via_residual: Sequence[float] | np.ndarray,
+    target: Sequence[float] | np.ndarray,
+    text: Mapping[str, str] | None = None,
+    height: int = 380,
+) -> go.Figure:
+    """The output law as direct-accept mass plus residual mass, inside an outline of p."""
+    t = _merge(EMITTED_TEXT, text)
+    a = _arrays(labels, direct=direct, via_residual=via_residual, target=target)
+    pos = np.arange(len(labels), dtype=np.float64)
+    fig = go.Figure()
+    fig.add_trace(_bar(pos, a["direct"], np.zeros_like(pos), t["direct"], palette.OVERLAP, labels, width=0.6))
+    fig.add_trace(
+        _bar(pos, a["via_residual"], a["direct"], t["via_residual"], palette.DEFICIT, labels, width=0.6)
+    )
+    outline = _bar(
+        pos,
+        a["target"],
+        np.zeros_like(pos),
+        t["target"],
+        "rgba(0,0,0,0)",
+        labels,
+        width=0.72,
+        marker={"line": {"color": palette.TARGET, "width": 3}},
+    )
+    outline.update(text=None)
+    fig.add_trace(outline)
+    _ticks(fig, labels, t["xaxis"])
+    return _layout(fig, t["yaxis"], height)
+
+
+def law_comparison(
+    labels: Sequence[str],
+    target: Sequence[float] | np.ndarray,
+    law: Sequence[float] | np.ndarray,
+    text: Mapping[str, str] | None = None,
+    spread: Sequence[float] | np.ndarray | None = None,
+    colour: str = palette.REJECTED,
+    height: int = 360,
+) -> go.Figure:
+    """p beside another law (a variant's output, or Monte Carlo frequencies).
+
+    `spread` (optional) draws error bars on p: where a frequency should land if the
+    output followed p.
+    """
+    t = _merge(COMPARISON_TEXT, text)
+    a = _arrays(labels, target=target, law=law)
+    pos = np.arange(len(labels), dtype=np.float64)
+    zero = np.zeros_like(pos)
+    p_bar = _bar(pos - _HALF, a["target"], zero, t["target"], palette.TARGET, labels)
+    if spread is not None:
+        band = _arrays(labels, spread=spread)["spread"]
+        p_bar.update(
+            error_y={"type": "data", "array": band, "color": "#1F2433", "thickness": 1.5, "width": 4}
+        )
+    fig = go.Figure([p_bar, _bar(pos + _HALF, a["law"], zero, t["law"], colour, labels)])
+    _ticks(fig, labels, t["xaxis"])
+    return _layout(fig, t["yaxis"], height)
