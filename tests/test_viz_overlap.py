@@ -107,7 +107,9 @@ def test_residual_and_emitted_bars():
     direct, via, outline = emitted.data
     np.testing.assert_allclose(_f(direct.y) + _f(via.y), _f(outline.y), atol=1e-15)
     np.testing.assert_allclose(_f(via.base), _f(direct.y))
-    assert outline.y.tolist() == pytest.approx([0.2, 0.4, 0.4]) and outline.marker.line.color == palette.TARGET
+    assert (
+        outline.y.tolist() == pytest.approx([0.2, 0.4, 0.4]) and outline.marker.line.color == palette.TARGET
+    )
 
 
 def test_law_comparison_with_spread_and_translated_text():

@@ -1,0 +1,385 @@
+"""Lesson 2 — Overlap and residual: p and q taken apart, the output proved equal to p,
+broken variants measured against p, and a Monte Carlo check of any of them."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from pages.common import urlstate
+from pages.common.page import start
+from pages.common.quiz import quiz
+from specdec_core import pairs
+from specdec_core.verify import Decomposition
+from specdec_core.viz import overlap as viz
+from specdec_core.viz import palette
+
+s, text = start("overlap")
+
+PRESETS = (*pairs.preset_names(), "custom")
+BROKEN = ("resample_from_p", "argmax_match", "draft_mismatch")
+LAWS = ("exact", *BROKEN)
+TRIALS = (100, 1_000, 10_000, 100_000, 1_000_000)
+MC_KEY = "ov_mc_result"
+VERSION_KEY = "ov_table_version"
+
+
+def _trials(raw: str) -> int:
+    value = int(raw)
+    if value not in TRIALS:
+        raise ValueError(raw)
+    return value
+
+
+def _pair_params(default: pairs.Pair) -> list[urlstate.Param]:
+    return [
+        urlstate.Param("ov_tokens", default.tokens, pairs.parse_tokens, pairs.format_tokens),
+        urlstate.Param("ov_p", tuple(default.p), pairs.parse_floats, pairs.format_floats),
+        urlstate.Param("ov_q", tuple(default.q), pairs.parse_floats, pairs.format_floats),
+    ]
+
+
+CHOICE_PARAMS = [
+    urlstate.choice_param("ov_preset", "abc", PRESETS),
+    urlstate.int_param("ov_seed", 0, 0, 9999),
+]
+LESSON_PARAMS = [
+    urlstate.choice_param("ov_variant", "resample_from_p", BROKEN),
+    urlstate.choice_param("ov_draft", "greedy", tuple(pairs.DRAFT_LAWS)),
+    urlstate.Param("ov_n", 10_000, _trials),
+    urlstate.int_param("ov_mc_seed", 0, 0, 9999),
+    urlstate.choice_param("ov_mc_law", "exact", LAWS),
+]
+
+
+def _store(pair: pairs.Pair) -> None:
+    """Make `pair` the lesson's pair; a fresh table editor shows it."""
+    st.session_state["ov_tokens"] = pair.tokens
+    st.session_state["ov_p"] = tuple(float(v) for v in pair.p)
+    st.session_state["ov_q"] = tuple(float(v) for v in pair.q)
+    st.session_state[VERSION_KEY] = st.session_state.get(VERSION_KEY, 0) + 1
+
+
+def _current() -> pairs.Pair:
+    return pairs.make_pair(st.session_state["ov_tokens"], st.session_state["ov_p"], st.session_state["ov_q"])
+
+
+def _load_preset() -> None:
+    name = st.session_state["ov_preset"]
+    if name != "custom":
+        _store(pairs.preset(name, st.session_state["ov_seed"]))
+
+
+def _reseed() -> None:
+    if st.session_state["ov_preset"] == "random":
+        _store(pairs.preset("random", st.session_state["ov_seed"]))
+
+
+def _edited(key: str) -> None:
+    try:
+        _store(pairs.apply_edits(_current(), st.session_state[key]))
+    except ValueError as exc:
+        st.session_state["ov_edit_error"] = str(exc)
+    st.session_state["ov_preset"] = "custom"
+
+
+def _normalise() -> None:
+    pair = _current()
+    try:
+        _store(pairs.make_pair(pair.tokens, pairs.normalise(pair.p, "p"), pairs.normalise(pair.q, "q")))
+    except ValueError as exc:
+        st.session_state["ov_edit_error"] = str(exc)
+    st.session_state["ov_preset"] = "custom"
+
+
+def _chips(tokens: Sequence[str], kind: str = "target") -> str:
+    return " ".join(f'<span class="sd-tok {kind}">{html.escape(t)}</span>' for t in tokens)
+
+
+def _note(message: str, good: bool) -> None:
+    st.html(f'<div class="sd-verdict {"yes" if good else "no"}">{message}</div>')
+
+
+def _f(value: float, digits: int = 3) -> str:
+    return f"{value:.{digits}f}"
+
+
+# ---------------------------------------------------------------- controls and URL
+rejected = urlstate.restore(CHOICE_PARAMS)
+chosen = st.session_state["ov_preset"]
+default_pair = pairs.preset("abc" if chosen == "custom" else chosen, st.session_state["ov_seed"])
+PAIR_PARAMS = _pair_params(default_pair)
+rejected += urlstate.restore(PAIR_PARAMS) + urlstate.restore(LESSON_PARAMS)
+try:
+    pair = _current()
+except ValueError as exc:
+    rejected += [f"ov_tokens/ov_p/ov_q ({exc})"]
+    _store(default_pair)
+    pair = default_pair
+if rejected:
+    st.warning(s("url_rejected", keys=", ".join(rejected)))
+
+text.show("intro")
+
+st.header(s["pair_header"])
+left, right = st.columns([3, 2], gap="large")
+with left:
+    c1, c2 = st.columns([3, 1])
+    c1.selectbox(
+        s["preset"], PRESETS, format_func=lambda k: s[f"presets.{k}"], key="ov_preset", on_change=_load_preset
+    )
+    c2.number_input(
+        s["seed"],
+        min_value=0,
+        max_value=9999,
+        step=1,
+        key="ov_seed",
+        on_change=_reseed,
+        disabled=st.session_state["ov_preset"] != "random",
+        help=s["seed_help"],
+    )
+    table_key = f"ov_table_{st.session_state.get(VERSION_KEY, 0)}"
+    st.data_editor(
+        pd.DataFrame({"token": pair.tokens, "p": pair.p, "q": pair.q}),
+        key=table_key,
+        on_change=_edited,
+        args=(table_key,),
+        num_rows="dynamic",
+        hide_index=True,
+        column_config={
+            "token": st.column_config.TextColumn(s["table.token"]),
+            "p": st.column_config.NumberColumn(s["table.p"], min_value=0.0, format="%.4f", help=s["p_help"]),
+            "q": st.column_config.NumberColumn(s["table.q"], min_value=0.0, format="%.4f", help=s["q_help"]),
+        },
+    )
+    st.caption(s["editor_help"])
+    if "ov_edit_error" in st.session_state:
+        st.error(s("edit_error", message=st.session_state.pop("ov_edit_error")))
+
+try:
+    parts = pairs.breakdown(pair.p, pair.q)
+except ValueError as exc:
+    parts = None
+    with right:
+        st.error(s("invalid_pair", message=str(exc)))
+        st.button(s["normalise"], on_click=_normalise, type="primary", help=s["normalise_help"])
+
+urlstate.mirror(CHOICE_PARAMS + PAIR_PARAMS)
+
+
+def _pair_summary(b: pairs.Breakdown) -> None:
+    d = b.decomposition
+    with right:
+        m1, m2 = st.columns(2)
+        m1.metric(s["metric_r"], _f(d.rejection_mass), help=s["metric_r_help"], border=True)
+        m2.metric(s["metric_accept"], _f(d.acceptance_rate), help=s["metric_accept_help"], border=True)
+        tokens = pair.tokens
+        deficit = [tokens[i] for i in d.deficit_set]
+        surplus = [tokens[i] for i in d.surplus_set]
+        st.html(
+            f"<p>{html.escape(s['deficit_set'])} {_chips(deficit) or '∅'}</p>"
+            f"<p>{html.escape(s['surplus_set'])} {_chips(surplus, 'rejected') or '∅'}</p>"
+        )
+
+
+def _bars(b: pairs.Breakdown) -> None:
+    d = b.decomposition
+    st.header(s["bars_header"])
+    text.show("bars")
+    st.plotly_chart(viz.overlap_bars(pair.tokens, d.overlap, d.deficit, d.surplus, text=s["chart.overlap"]))
+    _edge_notes(b)
+
+
+def _edge_notes(b: pairs.Breakdown) -> None:
+    d = b.decomposition
+    if d.residual is None:
+        _note(html.escape(s["edge_equal"]), good=True)
+    if b.never_proposed.size:
+        chips = _chips([pair.tokens[i] for i in b.never_proposed])
+        _note(html.escape(s["edge_q_zero"]).format(tokens=chips), good=False)
+    if b.always_rejected.size:
+        chips = _chips([pair.tokens[i] for i in b.always_rejected], "rejected")
+        _note(html.escape(s["edge_p_zero"]).format(tokens=chips), good=False)
+    if d.acceptance_rate == 0:
+        _note(html.escape(s["edge_disjoint"]), good=False)
+
+
+def _residual(b: pairs.Breakdown) -> None:
+    d = b.decomposition
+    st.header(s["residual_header"])
+    text.show("residual")
+    if d.residual is None:
+        st.info(s["no_residual"])
+        return
+    c1, c2 = st.columns(2, gap="large")
+    with c1:
+        st.subheader(s["conservation_title"])
+        st.plotly_chart(viz.conservation_bar(pair.tokens, d.surplus, d.deficit, text=s["chart.conservation"]))
+    with c2:
+        st.subheader(s["residual_title"])
+        st.plotly_chart(viz.residual_bars(pair.tokens, d.residual, text=s["chart.residual"]))
+
+
+def _proof(b: pairs.Breakdown) -> None:
+    d = b.decomposition
+    st.header(s["proof_header"])
+    text.show("proof")
+    c1, c2 = st.columns([3, 1], gap="large")
+    with c1:
+        st.plotly_chart(viz.emitted_bars(pair.tokens, b.direct, b.via_residual, d.p, text=s["chart.emitted"]))
+    with c2:
+        error = "0" if b.max_error == 0 else f"{b.max_error:.1e}"
+        st.metric(s["metric_error"], error, help=s["metric_error_help"], border=True)
+        st.caption(s["metric_error_caption"])
+    with st.expander(s["numbers_title"], expanded=len(pair.tokens) <= 5):
+        st.dataframe(_numbers(b), hide_index=True)
+        if d.residual is None:
+            st.caption(s["numbers_no_residual"])
+
+
+def _numbers(b: pairs.Breakdown) -> pd.DataFrame:
+    d = b.decomposition
+    columns = {
+        s["table.token"]: pair.tokens,
+        s["table.p"]: [_f(v, 4) for v in d.p],
+        s["table.q"]: [_f(v, 4) for v in d.q],
+        s["table.alpha"]: [_f(a, 4) if ok else "—" for a, ok in zip(b.alpha, b.proposed, strict=True)],
+        s["table.direct"]: [_f(v, 4) for v in b.direct],
+        s["table.overlap"]: [_f(v, 4) for v in d.overlap],
+        s["table.deficit"]: [_f(v, 4) for v in d.deficit],
+        s["table.surplus"]: [_f(v, 4) for v in d.surplus],
+    }
+    if d.residual is not None:
+        columns[s["table.residual"]] = [_f(v, 4) for v in d.residual]
+        columns[s["table.via"]] = [_f(v, 4) for v in b.via_residual]
+    columns[s["table.emitted"]] = [_f(v, 4) for v in b.emitted]
+    return pd.DataFrame(columns)
+
+
+def _broken(b: pairs.Breakdown) -> np.ndarray:
+    """The broken-variants section; returns what the draft really samples (for the Monte Carlo)."""
+    d = b.decomposition
+    st.header(s["broken_header"])
+    text.show("broken")
+    c1, c2 = st.columns([2, 1])
+    c1.radio(
+        s["variant"], BROKEN, format_func=lambda k: s[f"variants.{k}"], key="ov_variant", horizontal=True
+    )
+    variant = st.session_state["ov_variant"]
+    c2.selectbox(
+        s["draft_law"],
+        tuple(pairs.DRAFT_LAWS),
+        format_func=lambda k: s[f"draft_laws.{k}"],
+        key="ov_draft",
+        help=s["draft_law_help"],
+    )
+    q_actual = pairs.draft_law(d.q, st.session_state["ov_draft"])
+    laws = pairs.variant_laws(d.p, d.q, q_actual)
+    st.caption(s["tv_row"])
+    cols = st.columns(len(LAWS))
+    for col, name in zip(cols, LAWS, strict=True):
+        col.metric(s[f"variants.{name}"], _f(laws[name][1]), border=True)
+    law, tv = laws[variant]
+    fig_col, text_col = st.columns([3, 2], gap="large")
+    with fig_col:
+        names = {**s["chart.comparison"], "law": s("emitted_by", name=s[f"variants.{variant}"])}
+        st.plotly_chart(viz.law_comparison(pair.tokens, d.p, law, text=names))
+    with text_col:
+        st.metric(s["tv_big"], _f(tv), help=s["tv_help"])
+        if tv == 0:
+            st.info(s["tv_zero"])
+        text.show(f"why_{variant}")
+    if variant == "draft_mismatch":
+        st.caption(s["draft_table_caption"])
+        st.dataframe(
+            pd.DataFrame(
+                {
+                    s["table.token"]: pair.tokens,
+                    s["table.q"]: [_f(v, 4) for v in d.q],
+                    s["table.q_actual"]: [_f(v, 4) for v in q_actual],
+                }
+            ),
+            hide_index=True,
+        )
+    return q_actual
+
+
+def _monte_carlo(b: pairs.Breakdown, q_actual: np.ndarray) -> None:
+    d = b.decomposition
+    st.header(s["mc_header"])
+    text.show("montecarlo")
+    c1, c2, c3, c4 = st.columns([3, 1, 2, 1], vertical_alignment="bottom")
+    c1.select_slider(s["mc_trials"], TRIALS, format_func=lambda n: f"{n:,}", key="ov_n")
+    c2.number_input(s["mc_seed"], min_value=0, max_value=9999, step=1, key="ov_mc_seed")
+    c3.selectbox(s["mc_law"], LAWS, format_func=lambda k: s[f"variants.{k}"], key="ov_mc_law")
+    law = st.session_state["ov_mc_law"]
+    signature = (
+        pair.tokens,
+        tuple(d.p),
+        tuple(d.q),
+        law,
+        st.session_state["ov_draft"] if law == "draft_mismatch" else None,
+        st.session_state["ov_n"],
+        st.session_state["ov_mc_seed"],
+    )
+    if c4.button(s["mc_run"], type="primary", key="ov_mc_run", width="stretch"):
+        result = pairs.monte_carlo(
+            d.p,
+            d.q,
+            st.session_state["ov_n"],
+            st.session_state["ov_mc_seed"],
+            law,
+            q_actual if law == "draft_mismatch" else None,
+        )
+        st.session_state[MC_KEY] = (signature, result)
+    stored = st.session_state.get(MC_KEY)
+    if stored is None:
+        st.caption(s["mc_none"])
+        return
+    if stored[0] != signature:
+        del st.session_state[MC_KEY]
+        st.info(s["mc_stale"])
+        return
+    _mc_result(stored[1], d)
+
+
+def _mc_result(mc: pairs.MonteCarlo, d: Decomposition) -> None:
+    chi = mc.chi
+    p_text = "0" if chi.p_value == 0 else f"{chi.p_value:.3g}"
+    stat = "∞" if chi.statistic == float("inf") else f"{chi.statistic:.4g}"
+    m = st.columns(5)
+    m[0].metric(s["mc_pvalue"], p_text, help=s["mc_pvalue_help"], border=True)
+    m[1].metric(s["mc_chi2"], stat, help=s("mc_chi2_help", dof=chi.dof), border=True)
+    m[2].metric(s["mc_tv"], _f(mc.tv, 4), help=s["mc_tv_help"], border=True)
+    m[3].metric(
+        s["mc_accept"], _f(mc.acceptance), help=s("mc_accept_help", rate=_f(d.acceptance_rate)), border=True
+    )
+    m[4].metric(s["mc_time"], s("mc_ms", ms=f"{mc.seconds * 1000:.1f}"), border=True)
+    name = s[f"variants.{mc.variant}"]
+    if chi.p_value >= 0.01:
+        _note(html.escape(s("mc_verdict_fits", name=name, n=f"{mc.trials:,}", pvalue=p_text)), good=True)
+    elif chi.p_value < 0.001:
+        _note(html.escape(s("mc_verdict_fails", name=name, n=f"{mc.trials:,}", pvalue=p_text)), good=False)
+    else:
+        _note(html.escape(s("mc_verdict_borderline", name=name, pvalue=p_text)), good=False)
+    names = {**s["chart.comparison"], "law": s("mc_frequency", name=name)}
+    colour = palette.ACCEPTED if mc.variant == "exact" else palette.REJECTED
+    fig = viz.law_comparison(pair.tokens, d.p, mc.frequencies, text=names, spread=mc.spread, colour=colour)
+    st.plotly_chart(fig)
+
+
+if parts is not None:
+    _pair_summary(parts)
+    _bars(parts)
+    _residual(parts)
+    _proof(parts)
+    text.show("edge_cases")
+    _monte_carlo(parts, _broken(parts))
+    urlstate.mirror(LESSON_PARAMS)
+
+text.show("lossless")
+quiz(s)
