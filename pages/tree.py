@@ -1,0 +1,264 @@
+"""Lesson 3 — Probability tree: every path of one speculative step, its leaves summed per token,
+sampled paths animated through the tree, and the rejected mass as a Sankey flow."""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pandas as pd
+import streamlit as st
+
+from pages.common import urlstate
+from pages.common.page import start
+from pages.common.quiz import quiz
+from specdec_core import tree_inputs as inputs
+from specdec_core.tree_paths import TreeView, draw, leaf_split, path_nodes, start_run, tally, tree_view
+from specdec_core.verify import decompose
+from specdec_core.viz import tree as viz
+
+s, text = start("tree")
+
+RUN_KEY = "tree_run"
+RUN_SIG_KEY = "tree_run_sig"
+EDITOR_OUT = "tree_editor_out"
+EDITOR_VERSION = "tree_editor_version"
+STEP_SECONDS = 0.35
+MANY = 100
+FOUR_DECIMALS = ("direct", "via_reject", "total", "p")
+
+
+def _table_param(raw: str) -> str:
+    if raw:
+        inputs.from_json(raw)
+    return raw
+
+
+PARAMS = [
+    urlstate.choice_param("tree_preset", "abc", inputs.PRESETS),
+    urlstate.int_param("tree_vocab_seed", 0, 0, 9999),
+    urlstate.Param("tree_data", "", _table_param),
+    urlstate.int_param("tree_top_n", 6, 1, 10),
+    urlstate.int_param("tree_seed", 0, 0, 999_999),
+]
+
+
+def _preset_json() -> str:
+    return inputs.to_json(
+        inputs.preset_rows(st.session_state["tree_preset"], st.session_state["tree_vocab_seed"])
+    )
+
+
+def _use_preset() -> None:
+    st.session_state["tree_data"] = ""
+
+
+def _normalise() -> None:
+    st.session_state["tree_data"] = inputs.to_json(
+        inputs.normalise(inputs.from_json(st.session_state[EDITOR_OUT]))
+    )
+
+
+def _md(label: str) -> str:
+    """A token label as literal Markdown (no emphasis, links or formulas)."""
+    return "**" + re.sub(r"([\\`*_{}\[\]()#+\-.!<>|~$])", r"\\\1", label) + "**"
+
+
+def _names(view: TreeView) -> list[str]:
+    return [s["chart.other"] if g == view.other else lab for g, lab in enumerate(view.labels)]
+
+
+def _chart(fig) -> None:
+    st.plotly_chart(fig, theme=None, config={"displaylogo": False})
+
+
+# ---------------------------------------------------------------- controls and URL
+rejected = urlstate.restore(PARAMS)
+if rejected:
+    st.warning(s("url_rejected", keys=", ".join(rejected)))
+
+text.show("intro")
+
+st.header(s["pair_header"])
+c1, c2, c3 = st.columns([3, 1.3, 3], gap="medium")
+c1.selectbox(
+    s["preset"],
+    inputs.PRESETS,
+    format_func=lambda k: s[f"presets.{k}"],
+    key="tree_preset",
+    on_change=_use_preset,
+    help=s["preset_help"],
+)
+c2.number_input(
+    s["vocab_seed"],
+    min_value=0,
+    max_value=9999,
+    step=1,
+    key="tree_vocab_seed",
+    on_change=_use_preset,
+    disabled=st.session_state["tree_preset"] != "random",
+    help=s["vocab_seed_help"],
+)
+c3.slider(s["top_n"], min_value=1, max_value=10, key="tree_top_n", help=s["top_n_help"])
+st.caption(s[f"preset_notes.{st.session_state['tree_preset']}"])
+
+preset_json = _preset_json()
+current = st.session_state["tree_data"] or preset_json
+if current != st.session_state.get(EDITOR_OUT):  # a preset, a link or a button changed the table
+    st.session_state[EDITOR_VERSION] = st.session_state.get(EDITOR_VERSION, 0) + 1
+    st.session_state["tree_editor_base"] = current
+base = inputs.from_json(st.session_state["tree_editor_base"])
+with st.expander(s["editor"], expanded=bool(st.session_state["tree_data"])):
+    st.caption(s["editor_help"])
+    edited = st.data_editor(
+        pd.DataFrame(base, columns=["token", "p", "q"]),
+        key=f"tree_editor_{st.session_state[EDITOR_VERSION]}",
+        num_rows="dynamic",
+        hide_index=True,
+        column_config={
+            "token": st.column_config.TextColumn(s["col_token"], required=True),
+            "p": st.column_config.NumberColumn(s["col_p"], min_value=0.0, max_value=1.0, format="%.4f"),
+            "q": st.column_config.NumberColumn(s["col_q"], min_value=0.0, max_value=1.0, format="%.4f"),
+        },
+    )
+rows = inputs.clean_rows(edited.itertuples(index=False))
+st.session_state[EDITOR_OUT] = inputs.to_json(rows)
+st.session_state["tree_data"] = (
+    "" if st.session_state[EDITOR_OUT] == preset_json else st.session_state[EDITOR_OUT]
+)
+urlstate.mirror(PARAMS)
+
+if st.session_state["tree_data"]:
+    e1, e2 = st.columns([3, 1], vertical_alignment="center")
+    e1.info(s["edited"])
+    e2.button(s["reset_table"], on_click=_use_preset, key="tree_reset_table")
+
+problem = inputs.check(rows)
+if problem is not None:
+    st.error(s("invalid", detail=s(f"errors.{problem.code}", **problem.params)))
+    if problem.code == "sum":
+        st.button(s["normalise"], on_click=_normalise, key="tree_normalise", type="primary")
+    st.stop()
+labels, p, q = inputs.columns(rows)
+try:
+    view = tree_view(p, q, labels, st.session_state["tree_top_n"])
+except ValueError as exc:
+    st.error(s("errors.core", detail=str(exc)))
+    st.stop()
+
+names = _names(view)
+chart_text = s["chart"]
+d = decompose(p, q)
+m = st.columns(4)
+m[0].metric(s["metric_r"], viz.num(d.rejection_mass), help=s["metric_r_help"], border=True)
+m[1].metric(s["metric_accept"], viz.num(d.acceptance_rate), help=s["metric_accept_help"], border=True)
+m[2].metric(s["metric_d"], len(d.deficit_set), help=s["metric_d_help"], border=True)
+m[3].metric(s["metric_s"], len(d.surplus_set), help=s["metric_s_help"], border=True)
+st.markdown(
+    s(
+        "sets_line",
+        d=", ".join(_md(names[g]) for g in view.tree.deficit_set) or s["none"],
+        s=", ".join(_md(names[g]) for g in view.tree.surplus_set) or s["none"],
+    )
+)
+
+# ---------------------------------------------------------------- the tree and sampled paths
+st.header(s["tree_header"])
+text.show("reading")
+signature = (st.session_state[EDITOR_OUT], st.session_state["tree_seed"])
+if st.session_state.get(RUN_SIG_KEY) != signature:
+    st.session_state[RUN_KEY] = start_run(p.size, st.session_state["tree_seed"])
+    st.session_state[RUN_SIG_KEY] = signature
+
+b1, b2, b3, b4 = st.columns([1.3, 1.3, 1.1, 1.3], vertical_alignment="bottom")
+one = b1.button(s["sample_one"], key="tree_sample_one", type="primary", help=s["sample_one_help"])
+many = b2.button(s["sample_many"], key="tree_sample_many", help=s["sample_many_help"])
+if b3.button(s["reset_tally"], key="tree_reset_tally", help=s["reset_tally_help"]):
+    st.session_state[RUN_KEY] = start_run(p.size, st.session_state["tree_seed"])
+b4.number_input(s["seed"], min_value=0, max_value=999_999, step=1, key="tree_seed", help=s["seed_help"])
+if one or many:
+    st.session_state[RUN_KEY] = draw(st.session_state[RUN_KEY], p, q, 1 if one else MANY)
+run = st.session_state[RUN_KEY]
+counts = tally(view, run)
+path = path_nodes(view, run.last) if run.last is not None else ()
+
+story = st.empty()
+holder = st.empty()
+
+
+def _story(upto: int) -> str:
+    """The sampled path in words, up to node `upto` of the path."""
+    nodes = [view.tree.nodes[i] for i in path[1 : upto + 1]]
+    group = [view.node_group[i] for i in path[1 : upto + 1]]
+    lines = [s("step_propose", token=_md(names[group[0]]), q=viz.num(nodes[0].edge_prob))]
+    if len(nodes) > 1:
+        key = "step_accept" if nodes[1].kind == "accept" else "step_reject"
+        lines.append(s(key, prob=viz.num(nodes[1].edge_prob)))
+    if len(nodes) > 2:
+        lines.append(s("step_redraw", token=_md(names[group[2]]), prob=viz.num(nodes[2].edge_prob)))
+    if nodes[-1].is_leaf:
+        lines.append(s("emitted", token=_md(names[group[-1]])))
+    return "  \n".join(lines)
+
+
+if one:  # animate the new path edge by edge before showing the final picture
+    for upto in range(1, len(path) - 1):
+        story.info(_story(upto))
+        with holder:
+            _chart(viz.tree_figure(view, highlight=path[: upto + 1], tally=counts, text=chart_text))
+        time.sleep(STEP_SECONDS)
+if path:
+    story.success(_story(len(path) - 1))
+else:
+    story.caption(s["no_paths"])
+with holder:
+    _chart(viz.tree_figure(view, highlight=path, tally=counts, text=chart_text))
+st.caption(s["tree_caption"])
+
+st.subheader(s["tally_header"])
+text.show("sampling")
+t1, t2 = st.columns([1, 3], vertical_alignment="center")
+t1.metric(s["metric_paths"], counts.n, border=True)
+t1.metric(s["metric_tv"], viz.num(counts.tv), help=s["metric_tv_help"], border=True)
+with t2:
+    _chart(viz.tally_figure(view, counts, text=chart_text))
+
+# ---------------------------------------------------------------- why the leaves add up to p
+text.show("sets")
+st.header(s["leaf_header"])
+text.show("sums")
+split = leaf_split(view)
+_chart(viz.leaf_sum_figure(view, text=chart_text))
+st.dataframe(
+    pd.DataFrame(
+        {
+            s["table.token"]: names,
+            s["table.direct"]: split.direct,
+            s["table.via_reject"]: split.via_reject,
+            s["table.total"]: split.total,
+            s["table.p"]: split.p,
+            s["table.gap"]: split.gap,
+        }
+    ),
+    hide_index=True,
+    column_config={
+        s["table.gap"]: st.column_config.NumberColumn(format="%.1e"),
+        **{
+            s[f"table.{k}"]: st.column_config.NumberColumn(format="%.4f")
+            for k in ("direct", "via_reject", "total", "p")
+        },
+    },
+)
+st.caption(s["leaf_table_caption"])
+
+st.header(s["sankey_header"])
+text.show("sankey")
+if d.rejection_mass == 0:
+    st.info(s["no_rejection"])
+_chart(viz.sankey_figure(view, text=chart_text))
+st.caption(s["sankey_caption"])
+
+text.show("other")
+text.show("edges")
+text.show("block")
+quiz(s)
