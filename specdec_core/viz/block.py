@@ -1,0 +1,367 @@
+"""Figures of the block-verification lesson, built from :mod:`specdec_core.block_demo` data.
+
+* :func:`round_figure` — the K draft slots and the bonus slot of one round: each draft
+  with its outcome, p and q at that token and its acceptance probability.
+* :func:`rows_figure` — the K draft rows q_i and the K+1 target rows p_i as heatmaps.
+* :func:`cache_figure` — the committed text and both caches, cell by cell, after rollback.
+* :func:`rounds_figure` — tokens committed by each round so far (1 … K+1).
+* :func:`tokens_histogram` — how often a round committed n tokens, against the theory.
+
+Every builder takes an optional ``text`` mapping (English defaults) for its labels, and
+escapes token labels (plotly reads a subset of HTML in text).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from html import escape
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from specdec_core.block_demo import BlockRound
+from specdec_core.viz.palette import (
+    ACCEPTED,
+    BONUS,
+    CORRECTED,
+    DRAFT,
+    GRID,
+    REJECTED,
+    TARGET,
+    TARGET_ONLY,
+    base_layout,
+)
+
+VOID = "#B8BEC9"
+
+#: Border colour of a committed token of each kind in :func:`cache_figure`.
+KIND_CELL: dict[str, str] = {"accepted": ACCEPTED, "corrected": CORRECTED, "bonus": BONUS}
+
+#: Fill and border colour of each slot outcome in :func:`round_figure`.
+OUTCOME_COLOURS: dict[str, str] = {
+    "accepted": ACCEPTED,
+    "rejected": REJECTED,
+    "corrected": CORRECTED,
+    "bonus": BONUS,
+    "void": VOID,
+}
+
+DEFAULT_TEXT: dict[str, str] = {
+    "draft_slot": "y{i}",
+    "bonus_slot": "bonus",
+    "accepted": "accepted",
+    "rejected": "rejected",
+    "corrected": "corrected",
+    "bonus": "bonus",
+    "void": "void",
+    "no_bonus": "no bonus",
+    "p_at": "p_i(token)",
+    "q_at": "q_i(token)",
+    "accept_prob": "acceptance probability min(1, p/q)",
+    "probability": "probability",
+    "round_title": "Round {n}: {committed} token(s) committed",
+    "hover_slot": "p = {p:.3f}<br>q = {q:.3f}<br>min(1, p/q) = {a}",
+    "not_examined": "not examined",
+    "q_rows": "draft rows q_i",
+    "p_rows": "target rows p_i",
+    "after": "after “{token}”",
+    "target": "target",
+    "draft": "draft",
+    "kept": "added and kept ({model})",
+    "dropped": "rolled back",
+    "cached_before": "cached before the round",
+    "start": "cache end at the start of the round",
+    "newest": "newest token: in no cache yet",
+    "text_row": "committed text",
+    "earlier": "… {n} earlier",
+    "position_axis": "position in the text",
+    "rounds_axis": "round",
+    "tokens_axis": "tokens committed",
+    "k_plus_one": "K + 1 = {n}",
+    "measured": "measured",
+    "theory": "theory (i.i.d. α = {alpha:.2f})",
+    "share_axis": "share of rounds",
+    "committed_axis": "tokens committed in a round",
+}
+
+
+def _text(text: Mapping[str, str] | None) -> dict[str, str]:
+    return {**DEFAULT_TEXT, **(text or {})}
+
+
+def _slot_names(k: int, t: Mapping[str, str]) -> list[str]:
+    return [t["draft_slot"].format(i=i + 1) for i in range(k)] + [t["bonus_slot"]]
+
+
+def _rect(x0: float, x1: float, y0: float, y1: float, border: str | None, fill: str | None = None,
+          dash: str = "solid", axes: str = "", width: int = 2, **extra: object) -> dict[str, object]:
+    """A rectangle shape as a plain dict (one ``update_layout`` is much faster than many add_shape)."""
+    line = {"color": border, "width": width if border else 0, "dash": dash}
+    return {"type": "rect", "x0": x0, "x1": x1, "y0": y0, "y1": y1, "fillcolor": fill, "line": line,
+            "xref": f"x{axes}", "yref": f"y{axes}", **extra}
+
+
+def _label(x: float, y: float, text: str, colour: str, size: int, axes: str = "") -> dict[str, object]:
+    return {"x": x, "y": y, "text": text, "showarrow": False, "font": {"color": colour, "size": size},
+            "xref": f"x{axes}", "yref": f"y{axes}"}
+
+
+def _legend_entry(fig: go.Figure, name: str, colour: str, **where: int) -> None:
+    fig.add_trace(
+        go.Scatter(x=[None], y=[None], mode="markers", name=name,
+                   marker={"symbol": "square", "size": 14, "color": colour}),
+        **where,
+    )
+
+
+def round_figure(
+    rnd: BlockRound, labels: Sequence[str], text: Mapping[str, str] | None = None
+) -> go.Figure:
+    """The slots of one round: outcome boxes on top, p and q at each draft below.
+
+    A rejected slot shows the struck draft over the corrected token that replaced it; a
+    void slot (a draft after the rejection, or the bonus slot without a bonus) is grey.
+    """
+    t = _text(text)
+    k = rnd.k
+    outcomes = rnd.slot_outcomes
+    names = _slot_names(k, t)
+    xs = np.arange(1, k + 2)
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.42, 0.58], vertical_spacing=0.06)
+
+    hover, shapes, notes = [], [], []
+    for i, outcome in enumerate(outcomes):
+        x0, x1 = xs[i] - 0.42, xs[i] + 0.42
+        colour = OUTCOME_COLOURS[outcome]
+        if i < k:
+            token = escape(labels[rnd.drafts[i]])
+            a = f"{rnd.acceptance_probs[i]:.3f}" if i < len(rnd.acceptance_probs) else t["not_examined"]
+            hover.append(f"<b>{names[i]} = {token}</b> ({t[outcome]})<br>"
+                         + t["hover_slot"].format(p=rnd.p_at_drafts[i], q=rnd.q_at_drafts[i], a=a))
+        else:
+            token = escape(labels[rnd.committed[-1]]) if outcome == "bonus" else t["no_bonus"]
+            hover.append(f"<b>{names[i]}</b>: {token}")
+        if outcome == "rejected":
+            corrected = escape(labels[rnd.committed[-1]])
+            shapes += [_rect(x0, x1, 0.52, 0.96, REJECTED, "#FBE0E0"),
+                       _rect(x0, x1, 0.04, 0.48, CORRECTED, "#FCEBC8")]
+            notes += [_label(xs[i], 0.74, f"<s>{token}</s>", REJECTED, 17),
+                      _label(xs[i], 0.26, f"<b>{corrected}</b>", "#8A5A00", 17)]
+            continue
+        font = "#6B7280" if outcome == "void" else colour
+        shapes += [_rect(x0, x1, 0.04, 0.96, None, colour, opacity=0.18),
+                   _rect(x0, x1, 0.04, 0.96, colour, dash="dot" if outcome == "void" else "solid")]
+        notes += [_label(xs[i], 0.62, f"<b>{token}</b>", font, 17), _label(xs[i], 0.28, t[outcome], font, 12)]
+    fig.add_trace(go.Scatter(x=xs, y=[0.5] * (k + 1), mode="markers", marker={"opacity": 0, "size": 40},
+                             hovertext=hover, hoverinfo="text", showlegend=False), row=1, col=1)
+
+    dim = [0.35 if o == "void" else 1.0 for o in outcomes[:k]]
+    for values, name, colour in ((rnd.p_at_drafts, t["p_at"], TARGET), (rnd.q_at_drafts, t["q_at"], DRAFT)):
+        fig.add_trace(go.Bar(x=xs[:k], y=values, name=name, marker={"color": colour, "opacity": dim},
+                             text=[f"{v:.2f}" for v in values], textposition="outside"), row=2, col=1)
+    if outcomes[k] == "bonus":
+        p_bonus = float(rnd.p_rows[k][rnd.committed[-1]])
+        fig.add_trace(go.Bar(x=[xs[k]], y=[p_bonus], marker={"color": BONUS}, showlegend=False,
+                             text=[f"{p_bonus:.2f}"], textposition="outside", hoverinfo="y"), row=2, col=1)
+    examined = len(rnd.acceptance_probs)
+    fig.add_trace(go.Scatter(x=xs[:examined], y=rnd.acceptance_probs, name=t["accept_prob"],
+                             mode="markers+lines", line={"color": "#1F2433", "width": 1, "dash": "dot"},
+                             marker={"symbol": "diamond", "size": 12, "color": "#1F2433"}), row=2, col=1)
+
+    fig.update_layout(**base_layout(
+        barmode="group", height=470, bargap=0.35, shapes=shapes, annotations=notes,
+        title={"text": t["round_title"].format(n=rnd.index, committed=len(rnd.committed))},
+        margin={"l": 50, "r": 20, "t": 90, "b": 40},
+    ))
+    fig.update_xaxes(tickvals=xs, ticktext=names, range=[0.5, k + 1.5], showgrid=False)
+    fig.update_yaxes(visible=False, range=[0, 1], row=1, col=1)
+    fig.update_yaxes(range=[0, 1.18], title_text=t["probability"], gridcolor=GRID, row=2, col=1)
+    return fig
+
+
+def rows_figure(
+    rnd: BlockRound, labels: Sequence[str], text: Mapping[str, str] | None = None
+) -> go.Figure:
+    """Heatmaps of the K draft rows q_i and the K+1 target rows p_i of one round.
+
+    Column i holds the next-token law after input i ([anchor, y1 … yK]); each draft token
+    is outlined in its outcome colour, the corrected or bonus token in its own colour.
+    """
+    t = _text(text)
+    k = rnd.k
+    size = rnd.p_rows.shape[1]
+    inputs = [rnd.anchor, *rnd.drafts]
+    outcomes = rnd.slot_outcomes
+    after = [t["after"].format(token=escape(labels[tok])) for tok in inputs]
+    q_names = [f"q{i + 1}<br>{after[i]}" for i in range(k)]
+    p_names = [f"p{i + 1}<br>{after[i]}" for i in range(k + 1)]
+    fig = make_subplots(rows=1, cols=2, shared_yaxes=True, column_widths=[k, k + 1], horizontal_spacing=0.03,
+                        subplot_titles=(t["q_rows"], t["p_rows"]))
+    ys = np.arange(size)
+    for col, rows, names, scale in ((1, rnd.q_rows, q_names, DRAFT), (2, rnd.p_rows, p_names, TARGET)):
+        z = rows.T  # tokens down, positions across
+        cells = [[f"{v:.2f}" if v > 0 else "" for v in line] for line in z]
+        fig.add_trace(go.Heatmap(
+            z=z, x=np.arange(len(names)), y=ys, zmin=0, zmax=1, text=cells, texttemplate="%{text}",
+            colorscale=[[0, "#FFFFFF"], [1, scale]], showscale=False, xgap=2, ygap=2,
+            hovertemplate="%{customdata}: %{z:.4f}<extra></extra>",
+            customdata=[[escape(labels[tok])] * len(names) for tok in range(size)],
+        ), row=1, col=col)
+        fig.update_xaxes(tickvals=np.arange(len(names)), ticktext=names, row=1, col=col)
+
+    shapes = []
+
+    def outline(axes: str, x: int, token: int, colour: str, dash: str = "solid") -> None:
+        box = _rect(x - 0.5, x + 0.5, token - 0.5, token + 0.5, colour, dash=dash, axes=axes, width=3)
+        shapes.append(box)
+
+    def grey_out(axes: str, x: int) -> None:
+        shapes.append(_rect(x - 0.5, x + 0.5, -0.5, size - 0.5, None, VOID, axes=axes, opacity=0.35))
+
+    for i, token in enumerate(rnd.drafts):
+        void = outcomes[i] == "void"
+        for axes in ("", "2"):  # q heatmap, p heatmap
+            outline(axes, i, token, OUTCOME_COLOURS[outcomes[i]], "dot" if void else "solid")
+            if void:
+                grey_out(axes, i)
+    if rnd.rejected is not None:
+        outline("2", rnd.accepted, rnd.committed[-1], CORRECTED)
+        grey_out("2", k)
+    else:
+        outline("2", k, rnd.committed[-1], BONUS)
+    for name, colour in ((t["accepted"], ACCEPTED), (t["rejected"], REJECTED), (t["corrected"], CORRECTED),
+                         (t["bonus"], BONUS), (t["void"], VOID)):
+        _legend_entry(fig, name, colour, row=1, col=2)
+    fig.update_yaxes(tickvals=ys, ticktext=[escape(lab) for lab in labels], autorange="reversed",
+                     showgrid=False, row=1, col=1)
+    fig.update_xaxes(showgrid=False, tickfont={"size": 12})
+    fig.update_layout(**base_layout(height=170 + 34 * size, margin={"l": 70, "r": 20, "t": 50, "b": 130},
+                                    legend={"orientation": "h", "yanchor": "top", "y": -0.2, "x": 0},
+                                    shapes=shapes))
+    return fig
+
+
+def _cell(cells: list[tuple[dict, dict]], x: float, y: float, label: str, fill: str, border: str,
+          dash: str = "solid", font: str = "#1F2433") -> None:
+    box = _rect(x - 0.45, x + 0.45, y - 0.38, y + 0.38, border, fill, dash)
+    cells.append((box, _label(x, y, label, font, 15)))
+
+
+def cache_figure(
+    rnd: BlockRound,
+    labels: Sequence[str],
+    prefix: Sequence[int],
+    text: Mapping[str, str] | None = None,
+    context: int = 3,
+) -> go.Figure:
+    """The committed text and both caches after one round, cell by cell.
+
+    `prefix` is the committed text before the round. Cache cells are coloured by what
+    happened to them: already cached before the round, added and kept, or rolled back
+    (struck out). The newest committed token is in no cache: it is the next round's first
+    input. Only the last `context` cells from before the round are drawn.
+    """
+    t = _text(text)
+    before = list(prefix)
+    if not before or before[-1] != rnd.anchor:
+        raise ValueError("prefix must be the committed text before the round, ending with its anchor.")
+    after_text = before + rnd.committed
+    caches = [(t["target"], rnd.target_cache, TARGET, "#E4E8FA"),
+              (t["draft"], rnd.draft_cache, DRAFT, "#FDEBD9")]
+    content = before + rnd.drafts  # what the caches hold at their peak, position by position
+    lo = max(0, min(c.start for _, c, _, _ in caches) - context)
+    hi = max(len(after_text), *(c.peak for _, c, _, _ in caches))
+    cells: list[tuple[dict, dict]] = []
+    kinds = ["old"] * len(before) + rnd.kinds
+    for pos in range(lo, len(after_text)):
+        label = escape(labels[after_text[pos]])
+        if pos == len(after_text) - 1:
+            colour = KIND_CELL[kinds[pos]]
+            _cell(cells, pos, 0, f"<b>{label}</b>", "#FFFFFF", colour, "dash", colour)
+        elif kinds[pos] == "old":
+            _cell(cells, pos, 0, label, "#F4F6FB", "#C9CED8")
+        else:
+            colour = KIND_CELL[kinds[pos]]
+            _cell(cells, pos, 0, f"<b>{label}</b>", "#FFFFFF", colour, font=colour)
+    for row, (_, cache, colour, tint) in enumerate(caches, start=1):
+        for pos in range(lo, cache.peak):
+            label = escape(labels[content[pos]])
+            if pos < cache.start:
+                _cell(cells, pos, row, label, "#F4F6FB", "#C9CED8")
+            elif pos < cache.after:
+                _cell(cells, pos, row, label, tint, colour)
+            else:
+                _cell(cells, pos, row, f"<s>{label}</s>", "#FBE0E0", REJECTED, font=REJECTED)
+    shapes = [shape for shape, _ in cells] + [
+        {"type": "line", "x0": c.start - 0.5, "x1": c.start - 0.5, "y0": row - 0.48, "y1": row + 0.48,
+         "line": {"color": "#1F2433", "width": 4}}
+        for row, (_, c, _, _) in enumerate(caches, start=1)
+    ]
+    notes = [note for _, note in cells]
+    if lo > 0:
+        notes.append(_label(lo - 1.2, 1.5, t["earlier"].format(n=lo), "#6B7280", 12))
+    fig = go.Figure()
+    legend = (("#C9CED8", t["cached_before"]), (TARGET, t["kept"].format(model=t["target"])),
+              (DRAFT, t["kept"].format(model=t["draft"])), (REJECTED, t["dropped"]),
+              ("#1F2433", t["start"]), (CORRECTED, t["newest"]))
+    for colour, name in legend:
+        _legend_entry(fig, name, colour)
+    names = [t["text_row"], *(f"{name}<br>{c.start} → {c.peak} → {c.after}" for name, c, _, _ in caches)]
+    fig.update_layout(**base_layout(height=300, margin={"l": 110, "r": 20, "t": 60, "b": 45},
+                                    shapes=shapes, annotations=notes))
+    fig.update_xaxes(range=[lo - 2.0 if lo else -0.6, hi - 0.4], tickvals=list(range(lo, hi)),
+                     ticktext=[str(p + 1) for p in range(lo, hi)], title_text=t["position_axis"],
+                     showgrid=False, zeroline=False)
+    fig.update_yaxes(range=[2.6, -0.6], tickvals=[0, 1, 2], ticktext=names, showgrid=False, zeroline=False)
+    return fig
+
+
+def rounds_figure(rounds: Sequence[BlockRound], text: Mapping[str, str] | None = None) -> go.Figure:
+    """Tokens each round committed: accepted drafts (green) plus its corrected or bonus token."""
+    t = _text(text)
+    if not rounds:
+        raise ValueError("rounds_figure needs at least one round.")
+    k = rounds[0].k
+    xs = [r.index for r in rounds]
+    last = [r.kinds[-1] for r in rounds]
+    fig = go.Figure()
+    fig.add_trace(go.Bar(x=xs, y=[r.accepted for r in rounds], name=t["accepted"],
+                         marker={"color": ACCEPTED}))
+    for kind, colour in (("corrected", CORRECTED), ("bonus", BONUS)):
+        fig.add_trace(go.Bar(x=xs, y=[1 if kind == kd else 0 for kd in last], name=t[kind],
+                             marker={"color": colour}))
+    fig.add_hline(y=k + 1, line={"color": TARGET_ONLY, "dash": "dash"},
+                  annotation_text=t["k_plus_one"].format(n=k + 1), annotation_position="top left")
+    fig.update_layout(**base_layout(barmode="stack", height=260, bargap=0.15,
+                                    margin={"l": 50, "r": 20, "t": 60, "b": 45}))
+    fig.update_xaxes(title_text=t["rounds_axis"], showgrid=False)
+    fig.update_yaxes(title_text=t["tokens_axis"], range=[0, k + 1.6], dtick=1, gridcolor=GRID)
+    return fig
+
+
+def tokens_histogram(
+    counts: Sequence[int] | np.ndarray,
+    law: Sequence[float] | np.ndarray,
+    alpha: float,
+    text: Mapping[str, str] | None = None,
+) -> go.Figure:
+    """Share of rounds that committed n = 1 … K+1 tokens, beside the i.i.d. law for `alpha`."""
+    t = _text(text)
+    c = np.asarray(counts, dtype=np.float64)
+    p = np.asarray(law, dtype=np.float64)
+    if c.shape != p.shape or c.ndim != 1 or c.sum() <= 0:
+        raise ValueError("counts and law need one entry per possible round length, and some rounds.")
+    xs = np.arange(1, c.size + 1)
+    share = c / c.sum()
+    fig = go.Figure()
+    fig.add_trace(go.Bar(x=xs, y=share, name=t["measured"], marker={"color": TARGET},
+                         customdata=c.astype(int),
+                         hovertemplate="%{x}: %{y:.3f} (%{customdata})<extra></extra>"))
+    fig.add_trace(go.Bar(x=xs, y=p, name=t["theory"].format(alpha=alpha), marker={"color": "#C9CED8"},
+                         hovertemplate="%{x}: %{y:.3f}<extra></extra>"))
+    fig.update_layout(**base_layout(barmode="group", height=300, bargap=0.25,
+                                    margin={"l": 50, "r": 20, "t": 60, "b": 50}))
+    fig.update_xaxes(title_text=t["committed_axis"], tickvals=xs, showgrid=False)
+    fig.update_yaxes(title_text=t["share_axis"], range=[0, 1.05], gridcolor=GRID)
+    return fig

@@ -1,0 +1,99 @@
+"""The block-verification page under AppTest.
+
+Streamlit 1.67's AppTest runs app.py only on the first run (see tests/apptest_helpers.py),
+so every scenario opens a fresh AppTest with its language and URL set before that run.
+Where a test clicks, it checks both the page state and the URL the page wrote, and the
+URL is then replayed in a fresh AppTest: a click that only "worked" through state kept by
+the test harness would not survive that replay.
+"""
+
+import pytest
+
+from tests.apptest_helpers import open_page, rerun
+
+TITLES = {"en": "Block verification", "zh": "块验证"}
+
+
+def _metrics(at) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def _text(at) -> str:
+    """The coloured committed text (the page's only sd-tokens block)."""
+    return next(h.proto.body for h in at.get("html") if "sd-tokens" in h.proto.body)
+
+
+def _view(at) -> tuple:
+    return tuple(m.value for m in at.metric), _text(at)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_page_loads_in_both_languages(lang):
+    at = open_page("block", lang)
+    assert at.title[0].value == TITLES[lang]
+    assert at.info, "before any round the page explains what Next round does"
+    at = open_page("block", lang, query={"round": "40"})
+    assert len(at.get("plotly_chart")) == 5  # round, rows, caches, rounds, histogram
+    assert len(at.radio) >= 1 + 3  # draft choice + three quiz questions
+    assert not at.warning and not at.error
+
+
+def test_next_round_advances_and_the_url_replays_it():
+    at = open_page("block", "en", query={"seed": "123"})
+    at.button(key="block_next").click()
+    rerun(at)
+    assert at.session_state["round"] == 1 and at.query_params["round"] == "1"
+    for _ in range(2):
+        at.button(key="block_next").click()
+        rerun(at)
+    assert _metrics(at)["Round"] == "3" and at.query_params["round"] == "3"
+    clicked = _view(at)
+    shared = open_page("block", "en", query=dict(at.query_params.items()))
+    assert _view(shared) == clicked
+    at.button(key="block_many").click()
+    rerun(at)
+    assert _metrics(at)["Round"] == "28"
+    at.button(key="block_reset").click()
+    rerun(at)
+    assert at.session_state["round"] == 0 and not at.metric and at.info
+
+
+def test_a_shared_url_restores_the_controls_and_the_round():
+    query = {"chain": "random", "draft": "poor", "K": "6", "seed": "99", "T": "0.5", "round": "7"}
+    at = open_page("block", "en", query=query)
+    assert at.selectbox(key="chain").value == "random"
+    assert at.radio(key="draft").value == "poor"
+    assert at.slider(key="K").value == 6 and at.slider(key="T").value == 0.5
+    assert at.number_input(key="seed").value == 99
+    assert _metrics(at)["Round"] == "7" and _metrics(at)["Drafts accepted"].endswith("/ 6")
+    again = open_page("block", "zh", query=query)
+    assert tuple(m.value for m in again.metric) == tuple(m.value for m in at.metric)
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "widget"),
+    [("chain", "random", "selectbox"), ("draft", "poor", "radio"), ("K", 7, "slider"),
+     ("T", 0.3, "slider"), ("seed", 5, "number_input")],
+)
+def test_each_control_changes_the_round(key, value, widget):
+    at = open_page("block", "en", query={"round": "30"})
+    before = _view(at)
+    getattr(at, widget)(key=key).set_value(value)
+    rerun(at)
+    assert _view(at) != before
+    assert at.query_params[key] == str(value)
+
+
+def test_identical_draft_commits_k_plus_one_every_round():
+    at = open_page("block", "en", query={"draft": "identical", "K": "3", "round": "30"})
+    m = _metrics(at)
+    assert m["Drafts accepted"] == "3 / 3" and m["Tokens committed"] == "4" and m["Measured α"] == "1.00"
+    assert m["Text length"] == str(1 + 30 * 4)
+    assert m["Mean tokens per round (measured)"] == "4.00"
+
+
+def test_bad_url_values_fall_back_with_a_warning():
+    at = open_page("block", "en", query={"K": "99", "round": "many", "draft": "<b>"})
+    assert at.slider(key="K").value == 4 and at.session_state["round"] == 0
+    assert at.radio(key="draft").value == "good"
+    assert "K" in at.warning[0].value and "round" in at.warning[0].value
