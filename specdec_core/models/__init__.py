@@ -1,6 +1,72 @@
-"""Models behind one protocol: a toy Markov chain, n-gram drafts and real transformers."""
+"""Models behind one protocol: a toy Markov chain, n-gram drafts and real transformers.
+
+Real models (``HFCausalLM``, ``load_bundled``, ``LayerSkipDraft``, ``precision_copy``) need
+torch and transformers; they are imported on first use, so the Markov chain stays light.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from specdec_core.models.base import LanguageModel, Session
+from specdec_core.models.locking import ModelBusyError, ModelLock
 from specdec_core.models.markov import MarkovChainLM, MarkovSession
+from specdec_core.models.ngram import NGramDraft, NGramSession
 
-__all__ = ["LanguageModel", "MarkovChainLM", "MarkovSession", "Session"]
+if TYPE_CHECKING:
+    from specdec_core.models.bundled import BUNDLED_NAME, is_prepared, load_bundled, prepare_bundled_cache
+    from specdec_core.models.drafts import (
+        LayerSkipDraft,
+        TokenizerMismatchError,
+        check_compatible,
+        precision_copy,
+    )
+    from specdec_core.models.hf import HFCausalLM, HFSession, ModelLoadError, ModelNotAvailableError
+
+_LAZY = {
+    "HFCausalLM": "hf",
+    "HFSession": "hf",
+    "ModelLoadError": "hf",
+    "ModelNotAvailableError": "hf",
+    "LayerSkipDraft": "drafts",
+    "TokenizerMismatchError": "drafts",
+    "check_compatible": "drafts",
+    "precision_copy": "drafts",
+    "BUNDLED_NAME": "bundled",
+    "is_prepared": "bundled",
+    "load_bundled": "bundled",
+    "prepare_bundled_cache": "bundled",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'specdec_core.models' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(f"specdec_core.models.{module}"), name)
+
+
+__all__ = [
+    "BUNDLED_NAME",
+    "HFCausalLM",
+    "HFSession",
+    "LanguageModel",
+    "LayerSkipDraft",
+    "MarkovChainLM",
+    "MarkovSession",
+    "ModelBusyError",
+    "ModelLoadError",
+    "ModelLock",
+    "ModelNotAvailableError",
+    "NGramDraft",
+    "NGramSession",
+    "Session",
+    "TokenizerMismatchError",
+    "check_compatible",
+    "is_prepared",
+    "load_bundled",
+    "precision_copy",
+    "prepare_bundled_cache",
+]

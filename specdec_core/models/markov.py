@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from specdec_core.checks import SUM_TOL, token_index
+from specdec_core.models.locking import ModelLock
 
 
 class MarkovChainLM:
@@ -37,6 +38,8 @@ class MarkovChainLM:
         self._eos = None if eos_token_id is None else token_index(eos_token_id, t.shape[0], "eos_token_id")
         with np.errstate(divide="ignore"):
             self._logits = np.log(t)
+        self.name = f"Markov chain ({t.shape[0]} tokens)"
+        self.lock = ModelLock(self.name)
 
     @classmethod
     def random(
@@ -67,6 +70,25 @@ class MarkovChainLM:
     @property
     def eos_token_id(self) -> int | None:
         return self._eos
+
+    def token_text(self, token_id: int) -> str:
+        """The label of a token (what a UI shows for it)."""
+        return self.labels[token_index(token_id, self.vocab_size)]
+
+    def token_texts(self, ids: Sequence[int]) -> list[str]:
+        return [self.token_text(i) for i in ids]
+
+    def decode(self, ids: Sequence[int]) -> str:
+        """Labels joined by spaces."""
+        return " ".join(self.token_texts(ids))
+
+    def encode(self, text: str, chat: bool = False) -> list[int]:
+        """Space-separated labels → ids (`chat` is ignored: a chain has no chat template)."""
+        index = {label: i for i, label in enumerate(self.labels)}
+        try:
+            return [index[word] for word in text.split()]
+        except KeyError as exc:
+            raise ValueError(f"{exc.args[0]!r} is not one of this chain's token labels.") from None
 
     def next_logits(self, token: int) -> np.ndarray:
         """Logits of the token after `token` (a copy)."""

@@ -1,0 +1,137 @@
+"""Drafts built from a target: its first k layers, or a lower-precision copy; pair checks.
+
+* ``LayerSkipDraft(target, k)`` — self-speculation: the target's first k decoder layers,
+  then its final norm and LM head, all weights shared (no extra memory).
+* ``precision_copy(target, "bfloat16")`` — the same network run in bf16: a cheap draft
+  whose q is very close to p.
+* ``check_compatible(target, draft)`` — a pair must share one vocabulary, token for token;
+  otherwise ``TokenizerMismatchError`` says what differs.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import torch
+
+from specdec_core.models.hf import HFCausalLM, resolve_dtype
+
+
+class TokenizerMismatchError(ValueError):
+    """A draft and a target do not give the same ids to the same tokens."""
+
+
+def _decoder_stack(module: torch.nn.Module) -> tuple[torch.nn.Module, str]:
+    """The inner model holding the decoder layers and the attribute name of their ModuleList."""
+    inner = getattr(module, "model", None) or getattr(module, "transformer", None)
+    for name in ("layers", "h"):
+        stack = getattr(inner, name, None)
+        if isinstance(stack, torch.nn.ModuleList):
+            return inner, name
+    raise ValueError(
+        f"{type(module).__name__} does not expose its decoder layers as model.layers or "
+        "transformer.h; a layer-skip draft cannot be built from it."
+    )
+
+
+def _shallow(module: torch.nn.Module) -> torch.nn.Module:
+    """A copy sharing parameters and submodules, but with its own submodule table.
+
+    ``copy.copy`` alone would share the ``_modules`` dict, so replacing a child in the copy
+    would silently cut the target's layers too.
+    """
+    twin = copy.copy(module)
+    twin._modules = dict(module._modules)
+    return twin
+
+
+class LayerSkipDraft(HFCausalLM):
+    """The target's first `k` layers + final norm + LM head (weights shared, not copied).
+
+    Shares the target's tokenizer and its lock (both run the same weights).
+    """
+
+    def __init__(self, target: HFCausalLM, k: int) -> None:
+        total = target.num_layers
+        if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= total:
+            raise ValueError(f"k must be a whole number of layers between 1 and {total}, got {k!r}.")
+        outer = _shallow(target.module)
+        inner_name = "model" if getattr(target.module, "model", None) is not None else "transformer"
+        inner, stack_name = _decoder_stack(target.module)
+        inner = _shallow(inner)
+        setattr(inner, stack_name, torch.nn.ModuleList(list(getattr(inner, stack_name))[:k]))
+        config = copy.deepcopy(target.module.config)
+        config.num_hidden_layers = k
+        if isinstance(getattr(config, "layer_types", None), list):
+            config.layer_types = config.layer_types[:k]
+        if hasattr(config, "n_layer"):
+            config.n_layer = k
+        inner.config = config
+        outer.config = config
+        setattr(outer, inner_name, inner)
+        self.target = target
+        self.k = k
+        super().__init__(
+            outer,
+            target.tokenizer,
+            name=f"{target.name} · first {k} of {total} layers",
+            source=target.source,
+            lock=target.lock,
+        )
+
+
+def precision_copy(target: HFCausalLM, dtype: str | torch.dtype = "bfloat16") -> HFCausalLM:
+    """The target's network in another precision (a real bf16/fp16 copy of the weights)."""
+    torch_dtype = resolve_dtype(dtype)
+    module = copy.deepcopy(target.module).to(torch_dtype)
+    short = str(torch_dtype).removeprefix("torch.").replace("bfloat16", "bf16").replace("float16", "fp16")
+    return HFCausalLM(module, target.tokenizer, name=f"{target.name} ({short})", source=target.source)
+
+
+def _vocab_of(model: Any) -> dict[str, int] | list[str] | None:
+    tok = getattr(model, "tokenizer", None)
+    if tok is not None:
+        return tok.get_vocab()
+    labels = getattr(model, "labels", None)
+    return list(labels) if labels is not None else None
+
+
+def check_compatible(target: Any, draft: Any) -> None:
+    """Raise ``TokenizerMismatchError`` unless `draft` scores the same token ids as `target`.
+
+    Both must have the same number of logits and, where both have a tokenizer (or labels),
+    the same token for every id. A drafter without its own vocabulary (n-gram) only needs
+    the same size.
+    """
+    t_name = getattr(target, "name", "the target")
+    d_name = getattr(draft, "name", "the draft")
+    if target.vocab_size != draft.vocab_size:
+        raise TokenizerMismatchError(
+            f"{d_name} scores {draft.vocab_size} tokens but {t_name} scores {target.vocab_size}: "
+            "speculative decoding needs one shared vocabulary. Pick a draft from the same model family."
+        )
+    if getattr(target, "tokenizer", None) is not None and target.tokenizer is getattr(
+        draft, "tokenizer", None
+    ):
+        return
+    tv, dv = _vocab_of(target), _vocab_of(draft)
+    if tv is None or dv is None or tv == dv:
+        return
+    if isinstance(tv, dict) and isinstance(dv, dict):
+        t_by_id = {i: s for s, i in tv.items()}
+        d_by_id = {i: s for s, i in dv.items()}
+        ids = sorted(set(t_by_id) | set(d_by_id))
+        diff = [i for i in ids if t_by_id.get(i) != d_by_id.get(i)]
+        if not diff:
+            return
+        first = diff[0]
+        pair = f"{t_by_id.get(first)!r} vs {d_by_id.get(first)!r}"
+        detail = f"{len(diff)} token ids differ, first id {first}: {pair}"
+    else:
+        diff = [i for i, (a, b) in enumerate(zip(tv, dv, strict=False)) if a != b]
+        detail = f"{len(diff)} token labels differ" + (f", first id {diff[0]}" if diff else "")
+    raise TokenizerMismatchError(
+        f"{d_name} and {t_name} do not share a tokenizer ({detail}). Speculative decoding compares "
+        "the two models token id by token id, so they must use the same vocabulary."
+    )

@@ -1,0 +1,110 @@
+"""NGramDraft: prompt lookup, a draft that costs (almost) nothing.
+
+It finds the latest earlier occurrence of the context's last n tokens (n from ``max_ngram``
+down to ``min_ngram``) and proposes the tokens that followed it. Its q is one-hot on what
+it proposes, so under any temperature / top-k / top-p it stays one-hot: the draft samples
+from exactly the q it reports. When no n-gram matches it proposes nothing and the engine
+runs a plain target step.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from specdec_core.models.locking import ModelLock
+
+
+class NGramDraft:
+    """Prompt-lookup drafter over a vocabulary of `vocab_size` tokens (the target's).
+
+    The engine calls :meth:`propose`; :meth:`session` exists so the drafter also fits the
+    ``LanguageModel`` protocol (its rows are one-hot logits on the lookup's next token, or
+    all zeros, i.e. uniform, where nothing matches).
+    """
+
+    name_prefix = "n-gram"
+
+    def __init__(
+        self, vocab_size: int, max_ngram: int = 3, min_ngram: int = 1, eos_token_id: int | None = None
+    ) -> None:
+        if vocab_size < 1:
+            raise ValueError(f"vocab_size must be at least 1, got {vocab_size}.")
+        if not 1 <= min_ngram <= max_ngram:
+            raise ValueError(f"need 1 ≤ min_ngram ≤ max_ngram, got {min_ngram} and {max_ngram}.")
+        self._vocab = int(vocab_size)
+        self.max_ngram = int(max_ngram)
+        self.min_ngram = int(min_ngram)
+        self._eos = eos_token_id
+        self.name = f"n-gram prompt lookup (n = {min_ngram}…{max_ngram})"
+        self.lock = ModelLock(self.name)
+
+    @classmethod
+    def for_model(cls, target: object, max_ngram: int = 3, min_ngram: int = 1) -> NGramDraft:
+        """A drafter over the vocabulary of `target` (any model with ``vocab_size``)."""
+        return cls(target.vocab_size, max_ngram, min_ngram, getattr(target, "eos_token_id", None))  # type: ignore[attr-defined]
+
+    @property
+    def vocab_size(self) -> int:
+        return self._vocab
+
+    @property
+    def eos_token_id(self) -> int | None:
+        return self._eos
+
+    def propose(self, context: Sequence[int], max_tokens: int) -> list[int]:
+        """Up to `max_tokens` tokens that followed the latest earlier match of the context's tail."""
+        n_ctx = len(context)
+        if max_tokens < 1 or n_ctx < 2:
+            return []
+        arr = np.asarray(context, dtype=np.int64)
+        for n in range(min(self.max_ngram, n_ctx - 1), self.min_ngram - 1, -1):
+            tail = arr[n_ctx - n :]
+            # candidate starts s with arr[s:s+n] == tail and s + n < n_ctx (a continuation exists)
+            hits = arr[: n_ctx - n] == tail[0]
+            for j in range(1, n):
+                hits &= arr[j : n_ctx - n + j] == tail[j]
+            starts = np.flatnonzero(hits)
+            if starts.size:
+                begin = int(starts[-1]) + n
+                return [int(t) for t in arr[begin : begin + max_tokens]]
+        return []
+
+    def session(self, prompt_ids: Sequence[int]) -> NGramSession:
+        s = NGramSession(self)
+        if len(prompt_ids):
+            s.extend(prompt_ids)
+        return s
+
+
+class NGramSession:
+    """The drafter's context; each fed token gets the one-hot row of the lookup's next token."""
+
+    def __init__(self, draft: NGramDraft) -> None:
+        self.draft = draft
+        self.tokens: list[int] = []
+
+    @property
+    def length(self) -> int:
+        return len(self.tokens)
+
+    def extend(self, token_ids: Sequence[int]) -> np.ndarray:
+        ids = [int(t) for t in token_ids]
+        if not ids:
+            raise ValueError("extend needs at least one token.")
+        rows = np.zeros((len(ids), self.draft.vocab_size))
+        for i, t in enumerate(ids):
+            if not 0 <= t < self.draft.vocab_size:
+                raise ValueError(f"token {t} is outside the vocabulary 0 … {self.draft.vocab_size - 1}.")
+            self.tokens.append(t)
+            guess = self.draft.propose(self.tokens, 1)
+            if guess:
+                rows[i] = -np.inf
+                rows[i, guess[0]] = 0.0
+        return rows
+
+    def truncate(self, length: int) -> None:
+        if not 0 <= length <= len(self.tokens):
+            raise ValueError(f"cannot truncate a context of {len(self.tokens)} tokens to {length}.")
+        del self.tokens[length:]
