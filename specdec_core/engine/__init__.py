@@ -1,0 +1,39 @@
+"""Speculative decoding on any models of the protocol, reported round by round.
+
+``generate(target, draft, prompt_ids, sampling, gamma, max_new_tokens, seed,
+adaptive_gamma=False)`` and ``autoregressive(target, prompt_ids, sampling, max_new_tokens,
+seed)`` yield ``RoundEvent``s (JSON via ``to_dict`` / ``from_dict``); ``summarize`` adds
+them up. Example::
+
+    from specdec_core.engine import generate, summarize
+    from specdec_core.models import load_bundled, NGramDraft
+    from specdec_core.sampling import SamplingConfig
+
+    target = load_bundled()
+    ids = target.encode("Name three rivers.", chat=True)
+    events = list(generate(target, NGramDraft.for_model(target), ids,
+                           SamplingConfig(temperature=0), gamma=4, max_new_tokens=64,
+                           seed=0, adaptive_gamma=True))
+    print(target.decode([t for e in events for t in e.committed]))
+"""
+
+from specdec_core.engine.events import KINDS, RoundEvent, RunSummary, TopTokens, summarize
+from specdec_core.engine.gamma import FixedGamma, GammaController, HeuristicGamma, make_controller
+from specdec_core.engine.loop import autoregressive, generate
+from specdec_core.engine.processing import process_rows, verify_greedy
+
+__all__ = [
+    "KINDS",
+    "FixedGamma",
+    "GammaController",
+    "HeuristicGamma",
+    "RoundEvent",
+    "RunSummary",
+    "TopTokens",
+    "autoregressive",
+    "generate",
+    "make_controller",
+    "process_rows",
+    "summarize",
+    "verify_greedy",
+]
