@@ -96,8 +96,10 @@ def _normalise() -> None:
     st.session_state["ov_preset"] = "custom"
 
 
-def _chips(tokens: Sequence[str], kind: str = "target") -> str:
-    return " ".join(f'<span class="sd-tok {kind}">{html.escape(t)}</span>' for t in tokens)
+def _chips(tokens: Sequence[str], colour: str = palette.DEFICIT) -> str:
+    """Token labels as escaped chips in the colour of their role."""
+    style = f"background:{colour}22;color:{colour};font-weight:600"
+    return " ".join(f'<span class="sd-tok" style="{style}">{html.escape(t)}</span>' for t in tokens)
 
 
 def _note(message: str, good: bool) -> None:
@@ -182,7 +184,7 @@ def _pair_summary(b: pairs.Breakdown) -> None:
         surplus = [tokens[i] for i in d.surplus_set]
         st.html(
             f"<p>{html.escape(s['deficit_set'])} {_chips(deficit) or '∅'}</p>"
-            f"<p>{html.escape(s['surplus_set'])} {_chips(surplus, 'rejected') or '∅'}</p>"
+            f"<p>{html.escape(s['surplus_set'])} {_chips(surplus, palette.SURPLUS) or '∅'}</p>"
         )
 
 
@@ -202,7 +204,7 @@ def _edge_notes(b: pairs.Breakdown) -> None:
         chips = _chips([pair.tokens[i] for i in b.never_proposed])
         _note(html.escape(s["edge_q_zero"]).format(tokens=chips), good=False)
     if b.always_rejected.size:
-        chips = _chips([pair.tokens[i] for i in b.always_rejected], "rejected")
+        chips = _chips([pair.tokens[i] for i in b.always_rejected], palette.SURPLUS)
         _note(html.escape(s["edge_p_zero"]).format(tokens=chips), good=False)
     if d.acceptance_rate == 0:
         _note(html.escape(s["edge_disjoint"]), good=False)
@@ -289,7 +291,15 @@ def _broken(b: pairs.Breakdown) -> np.ndarray:
         names = {**s["chart.comparison"], "law": s("emitted_by", name=s[f"variants.{variant}"])}
         st.plotly_chart(viz.law_comparison(pair.tokens, d.p, law, text=names))
     with text_col:
-        st.metric(s["tv_big"], _f(tv), help=s["tv_help"])
+        verdict = s["tv_equal"] if tv == 0 else s["tv_differs"]
+        st.metric(
+            s["tv_big"],
+            _f(tv),
+            delta=verdict,
+            delta_color="inverse" if tv else "off",
+            delta_arrow="off",
+            help=s["tv_help"],
+        )
         if tv == 0:
             st.info(s["tv_zero"])
         text.show(f"why_{variant}")
@@ -350,7 +360,7 @@ def _monte_carlo(b: pairs.Breakdown, q_actual: np.ndarray) -> None:
 def _mc_result(mc: pairs.MonteCarlo, d: Decomposition) -> None:
     chi = mc.chi
     p_text = "0" if chi.p_value == 0 else f"{chi.p_value:.3g}"
-    stat = "∞" if chi.statistic == float("inf") else f"{chi.statistic:.4g}"
+    stat = "∞" if chi.statistic == float("inf") else f"{chi.statistic:.3g}"
     m = st.columns(5)
     m[0].metric(s["mc_pvalue"], p_text, help=s["mc_pvalue_help"], border=True)
     m[1].metric(s["mc_chi2"], stat, help=s("mc_chi2_help", dof=chi.dof), border=True)
