@@ -82,7 +82,7 @@ def test_choosing_a_preset_in_the_selectbox_loads_it():
 )
 def test_edge_case_presets_name_their_token(preset, phrase, token):
     html = _html(open_page("overlap", query={"ov_preset": preset}))
-    assert phrase in html and f'">{token}</span>' in html
+    assert phrase in html and f">{token}</span>" in html
 
 
 def test_random_pair_follows_its_seed():
