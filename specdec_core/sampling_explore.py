@@ -1,0 +1,137 @@
+"""Helpers for exploring sampling settings: a temperature scale, random logits, sweeps.
+
+Everything here calls :mod:`specdec_core.sampling` for the maths; it only arranges inputs
+(a round-number temperature scale, seeded random logits) and summarises outputs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from specdec_core.sampling import SamplingConfig, SamplingTrace, apply, greedy, validate_logits
+
+#: Round numbers spaced roughly evenly on a log scale within one decade.
+_MANTISSAS = (1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0)
+
+
+def temperature_scale(lo_exp: int = -4, hi_exp: int = 1) -> tuple[float, ...]:
+    """Temperatures 10**lo_exp … 10**hi_exp in round steps, evenly spread on a log axis."""
+    if lo_exp >= hi_exp:
+        raise ValueError(f"the scale needs lo_exp < hi_exp, got {lo_exp} and {hi_exp}.")
+    values = [round(m * 10.0**e, 12) for e in range(lo_exp, hi_exp) for m in _MANTISSAS]
+    return (*values, round(10.0**hi_exp, 12))
+
+
+def snap_temperature(t: float, scale: Sequence[float]) -> float:
+    """The value of `scale` nearest to `t` on a log axis; ValueError outside the scale."""
+    t = float(t)
+    lo, hi = min(scale), max(scale)
+    if not np.isfinite(t) or not lo <= t <= hi:
+        raise ValueError(f"temperature {t!r} is outside the scale {lo:g} … {hi:g}.")
+    logs = np.log(np.asarray(scale, dtype=np.float64))
+    return float(scale[int(np.argmin(np.abs(logs - np.log(t))))])
+
+
+def random_logits(size: int, seed: int, spread: float = 2.0) -> np.ndarray:
+    """`size` logits drawn from N(0, spread²) with a fixed seed, rounded to 2 decimals."""
+    if isinstance(size, bool) or not isinstance(size, int | np.integer) or size < 1:
+        raise ValueError(f"size must be a positive whole number, got {size!r}.")
+    rng = np.random.default_rng(seed)
+    return np.round(rng.normal(0.0, spread, int(size)), 2)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What the final distribution allows: how many tokens, the extremes, greedy's pick."""
+
+    support_size: int
+    p_max: float
+    p_min_sampleable: float
+    greedy_token: int
+
+
+def outcome(logits: Sequence[float] | np.ndarray, trace: SamplingTrace) -> Outcome:
+    """Summarise `trace` (computed from `logits`) for display."""
+    probs = trace.probs
+    sampleable = probs[probs > 0]
+    return Outcome(
+        support_size=int(sampleable.size),
+        p_max=float(sampleable.max()),
+        p_min_sampleable=float(sampleable.min()),
+        greedy_token=greedy(logits),
+    )
+
+
+@dataclass(frozen=True)
+class TemperatureSweep:
+    """The final distribution at each temperature, other settings held fixed.
+
+    ``probs[i]`` is the distribution at ``temperatures[i]``; ``support_size[i]`` counts its
+    tokens with probability above 0.
+    """
+
+    temperatures: np.ndarray
+    probs: np.ndarray
+    support_size: np.ndarray
+
+
+def temperature_sweep(
+    logits: Sequence[float] | np.ndarray,
+    config: SamplingConfig,
+    temperatures: Sequence[float] | np.ndarray | None = None,
+) -> TemperatureSweep:
+    """Apply `config` at every positive temperature in `temperatures` (its T is replaced);
+    by default 161 temperatures evenly spaced on a log axis from 10⁻⁴ to 10."""
+    z = validate_logits(logits)
+    temps = np.logspace(-4, 1, 161) if temperatures is None else np.asarray(temperatures, dtype=np.float64)
+    if temps.ndim != 1 or temps.size == 0 or np.any(~np.isfinite(temps)) or np.any(temps <= 0):
+        raise ValueError("temperatures must be a non-empty list of positive finite numbers.")
+    probs = np.array([apply(z, replace(config, temperature=float(t))).probs for t in temps])
+    return TemperatureSweep(temps, probs, np.count_nonzero(probs > 0, axis=1))
+
+
+def format_logit_table(labels: Sequence[str], logits: Sequence[float]) -> str:
+    """Write a table of tokens as ``label:logit,label:logit`` (``\\`` escapes ``,`` and ``\\``).
+
+    Logits are written in the shortest form that reads back to the same float64.
+    """
+    if len(labels) != len(logits):
+        raise ValueError(f"{len(labels)} labels for {len(logits)} logits: give one label per logit.")
+    cells = []
+    for label, value in zip(labels, validate_logits(logits), strict=True):
+        escaped = str(label).replace("\\", "\\\\").replace(",", "\\,")
+        cells.append(f"{escaped}:{np.format_float_positional(value, trim='-')}")
+    return ",".join(cells)
+
+
+def parse_logit_table(text: str) -> tuple[list[str], np.ndarray]:
+    """Read what :func:`format_logit_table` wrote; ValueError with the reason otherwise."""
+    cells, cell, escaped = [], [], False
+    for char in text:
+        if escaped:
+            cell.append(char)
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char == ",":
+            cells.append("".join(cell))
+            cell = []
+        else:
+            cell.append(char)
+    if escaped:
+        raise ValueError("the table ends with a lone backslash.")
+    cells.append("".join(cell))
+    labels, values = [], []
+    for cell_text in cells:
+        label, sep, value = cell_text.rpartition(":")
+        if not sep:
+            raise ValueError(f"{cell_text!r} is not of the form label:logit.")
+        try:
+            values.append(float(value))
+        except ValueError:
+            raise ValueError(f"{value!r} is not a number.") from None
+        labels.append(label)
+    return labels, validate_logits(values)

@@ -1,0 +1,286 @@
+"""Figures of the sampling lab: every stage of the sampling pipeline, and a temperature sweep.
+
+Token labels are escaped before they reach plotly (whose text understands a little HTML),
+and only finite numbers are drawn.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.colors import qualitative
+from plotly.subplots import make_subplots
+
+from specdec_core.sampling import SamplingConfig, SamplingTrace
+from specdec_core.sampling_explore import TemperatureSweep
+from specdec_core.viz.palette import FONT, GRID, KEPT, REMOVED, TARGET_ONLY, base_layout
+
+DEFAULT_TEXT: dict[str, str] = {
+    "stage_softmax": "{step} · softmax of the logits",
+    "stage_temperature": "{step} · temperature T = {temperature:g}: logits ÷ T, then softmax",
+    "stage_top_k": "{step} · top-k, k = {k}: kept mass {kept:.4g} → renormalised (×{scale:.4g})",
+    "stage_top_k_none": "{step} · top-k, k = {k}: nothing removed",
+    "stage_top_k_off": "{step} · top-k off (k = 0)",
+    "stage_top_p": "{step} · top-p, p = {p:g}: kept mass {kept:.4g} → renormalised (×{scale:.4g})",
+    "stage_top_p_none": "{step} · top-p, p = {p:g}: nothing removed",
+    "stage_top_p_off": "{step} · top-p off (p = 1)",
+    "stage_switch": "{step} · T = 0 switch: sampler bypassed, argmax taken (lowest index on a tie)",
+    "legend_prob": "probability after this step",
+    "legend_before": "before this step",
+    "legend_removed": "removed by this step",
+    "axis_token": "token (#index)",
+    "axis_prob": "probability",
+    "hover_prob": "probability",
+    "hover_before": "before this step",
+    "almost_one": "≈1",
+    "sweep_t_axis": "temperature T (log scale)",
+    "sweep_prob_axis": "final probability",
+    "sweep_support_axis": "sampleable tokens",
+    "sweep_support_name": "number of sampleable tokens",
+    "sweep_current": "current T",
+    "sweep_switch_note": "T = 0 switch is on: it is a rule, not a point on this axis",
+}
+
+ROW_HEIGHT = 150
+TOKEN_COLOURS = qualitative.D3 + qualitative.Set2
+BEFORE_LINE = "#3B4256"
+
+
+def _text(text: Mapping[str, str] | None) -> dict[str, str]:
+    return {**DEFAULT_TEXT, **(text or {})}
+
+
+def _escaped(labels: Sequence[str]) -> list[str]:
+    return [html.escape(str(label)) for label in labels]
+
+
+def prob_label(p: float, almost_one: str = "≈1") -> str:
+    """A short label for a probability that never rounds a value below 1 up to "1"."""
+    short = f"{p:.3g}"
+    return almost_one if short == "1" and p < 1.0 else short
+
+
+def _stage_title(name: str, step: int, config: SamplingConfig, kept: float, cut: bool, t: dict) -> str:
+    if name == "softmax":
+        return t["stage_softmax"].format(step=step)
+    if name == "temperature":
+        return t["stage_temperature"].format(step=step, temperature=config.temperature)
+    value = {"top_k": config.top_k, "top_p": config.top_p}[name]
+    if value in (0, 1.0):
+        return t[f"stage_{name}_off"].format(step=step)
+    if not cut:
+        return t[f"stage_{name}_none"].format(step=step, k=config.top_k, p=config.top_p)
+    return t[f"stage_{name}"].format(step=step, k=config.top_k, p=config.top_p, kept=kept, scale=1.0 / kept)
+
+
+def stages_figure(
+    trace: SamplingTrace,
+    config: SamplingConfig,
+    labels: Sequence[str],
+    text: Mapping[str, str] | None = None,
+) -> go.Figure:
+    """One row per stage of `trace`: the probabilities after it (solid), the heights before
+    it (outlined), and the tokens it removed (grey, hatched, at their height before the cut).
+
+    With the T = 0 switch the rows after the softmax are all the same one-hot, so a single
+    "switch" row is drawn. Each trace carries ``meta = {"stage": i, "role": ...}`` (role
+    ``"prob"``, ``"before"`` or ``"removed"``), where ``i`` indexes ``trace.stages``.
+    """
+    t = _text(text)
+    n = len(labels)
+    if n != trace.probs.size:
+        raise ValueError(f"{n} labels for {trace.probs.size} tokens: give one label per token.")
+    switch = config.is_greedy_switch
+    rows = [0, len(trace.stages) - 1] if switch else list(range(len(trace.stages)))
+    titles = [
+        t["stage_switch"].format(step=step)
+        if switch and i > 0
+        else _stage_title(trace.stages[i][0], step, config, trace.kept_mass[i], trace.removed[i].any(), t)
+        for step, i in enumerate(rows, start=1)
+    ]
+    fig = make_subplots(
+        rows=len(rows), cols=1, shared_xaxes=True, vertical_spacing=0.3 / len(rows), subplot_titles=titles
+    )
+    names = _escaped(labels)
+    bars: list[go.Bar] = []
+    bar_rows: list[int] = []
+
+    def add(role: str, stage: int, row: int, x: np.ndarray, y: np.ndarray, **style: object) -> None:
+        if x.size == 0:
+            return
+        bars.append(
+            go.Bar(
+                x=x.tolist(),
+                y=y.tolist(),
+                name=t[f"legend_{role}"],
+                legendgroup=role,
+                showlegend=all(bar.legendgroup != role for bar in bars),
+                meta={"stage": stage, "role": role},
+                **style,
+            )
+        )
+        bar_rows.append(row)
+
+    before = trace.stages[0][1]
+    for row, i in enumerate(rows, start=1):
+        probs = trace.stages[i][1]
+        removed = trace.removed[i]
+        cut = np.flatnonzero(removed)
+        add(
+            "removed",
+            i,
+            row,
+            cut,
+            before[cut],
+            marker={"color": REMOVED, "pattern": {"shape": "/", "fgcolor": TARGET_ONLY}},
+            text=["✕"] * cut.size,
+            textposition="outside",
+            customdata=[names[j] for j in cut],
+            hovertemplate=f"%{{customdata}}<br>{t['hover_before']} = %{{y:.6g}}<extra></extra>",
+        )
+        live = np.flatnonzero(probs > 0)
+        add(
+            "prob",
+            i,
+            row,
+            live,
+            probs[live],
+            marker={"color": KEPT},
+            text=[prob_label(float(probs[j]), t["almost_one"]) for j in live],
+            textposition="outside",
+            customdata=[[names[j], float(before[j])] for j in live],
+            hovertemplate=(
+                f"%{{customdata[0]}}<br>{t['hover_prob']} = %{{y:.6g}}"
+                + (f"<br>{t['hover_before']} = %{{customdata[1]:.6g}}" if i > 0 else "")
+                + "<extra></extra>"
+            ),
+        )
+        if i > 0:
+            stay = np.flatnonzero(~removed & (before > 0))
+            add(
+                "before",
+                i,
+                row,
+                stay,
+                before[stay],
+                marker={"color": "rgba(0,0,0,0)", "line": {"color": BEFORE_LINE, "width": 2}},
+                hoverinfo="skip",
+            )
+        before = probs
+    fig.add_traces(bars, rows=bar_rows, cols=[1] * len(bars))
+    fig.update_yaxes(range=[0, 1.25], tickvals=[0, 0.5, 1], gridcolor=GRID)
+    fig.update_xaxes(
+        tickvals=list(range(n)),
+        ticktext=[f"{name}<br>#{j}" for j, name in enumerate(names)],
+        range=[-0.6, n - 0.4],
+    )
+    fig.update_xaxes(title_text=t["axis_token"], row=len(rows), col=1)
+    fig.update_yaxes(title_text=t["axis_prob"], row=(len(rows) + 1) // 2, col=1)
+    fig.update_annotations(font={"size": 14, "family": FONT}, xanchor="left", x=0)
+    fig.update_layout(
+        **base_layout(
+            barmode="overlay",
+            bargap=0.35,
+            height=ROW_HEIGHT * len(rows) + 120,
+            margin={"l": 60, "r": 20, "t": 70, "b": 60},
+            legend={"orientation": "h", "yanchor": "bottom", "y": 1.03, "x": 0},
+            uniformtext={"minsize": 9, "mode": "show"},
+        )
+    )
+    return fig
+
+
+def sweep_figure(
+    sweep: TemperatureSweep,
+    labels: Sequence[str],
+    current: float | None,
+    text: Mapping[str, str] | None = None,
+) -> go.Figure:
+    """Each token's final probability against T (log axis) above the number of tokens left.
+
+    `current` marks the chosen temperature; ``None`` means the T = 0 switch is on, which is
+    noted instead (0 is not on a log axis, and the switch is not a limit of these curves).
+    """
+    t = _text(text)
+    names = _escaped(labels)
+    if len(names) != sweep.probs.shape[1]:
+        raise ValueError(f"{len(names)} labels for {sweep.probs.shape[1]} tokens.")
+    temps = sweep.temperatures.tolist()
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.7, 0.3], vertical_spacing=0.08)
+    for j, name in enumerate(names):
+        fig.add_trace(
+            go.Scatter(
+                x=temps,
+                y=sweep.probs[:, j].tolist(),
+                mode="lines",
+                name=f"#{j} {name}",
+                line={"color": TOKEN_COLOURS[j % len(TOKEN_COLOURS)], "width": 2.5},
+                meta={"token": j},
+                hovertemplate=f"#{j} {name}: %{{y:.4g}}<extra></extra>",
+            ),
+            row=1,
+            col=1,
+        )
+    fig.add_trace(
+        go.Scatter(
+            x=temps,
+            y=sweep.support_size.tolist(),
+            mode="lines",
+            line={"shape": "hv", "color": KEPT, "width": 2.5},
+            name=t["sweep_support_name"],
+            showlegend=False,
+            meta={"role": "support"},
+            hovertemplate=f"{t['sweep_support_axis']}: %{{y}}<extra></extra>",
+        ),
+        row=2,
+        col=1,
+    )
+    if current is None:
+        fig.add_annotation(
+            text=t["sweep_switch_note"],
+            xref="x domain",
+            yref="y domain",
+            x=0.02,
+            y=0.98,
+            showarrow=False,
+            xanchor="left",
+            bgcolor="rgba(255,255,255,0.85)",
+        )
+    else:
+        for row in (1, 2):
+            fig.add_vline(
+                x=current, line={"color": BEFORE_LINE, "dash": "dash", "width": 1.5}, row=row, col=1
+            )
+        fig.add_annotation(
+            text=f"{t['sweep_current']} = {current:g}",
+            x=np.log10(current),
+            xref="x",
+            yref="y domain",
+            y=1.0,
+            yanchor="bottom",
+            showarrow=False,
+        )
+    fig.update_xaxes(type="log", gridcolor=GRID, exponentformat="power")
+    fig.update_xaxes(title_text=t["sweep_t_axis"], row=2, col=1)
+    fig.update_yaxes(title_text=t["sweep_prob_axis"], range=[-0.02, 1.05], gridcolor=GRID, row=1, col=1)
+    top = max(int(sweep.support_size.max()), 1)
+    fig.update_yaxes(
+        title_text=t["sweep_support_axis"],
+        range=[0, top + 0.6],
+        dtick=max(1, top // 4),
+        gridcolor=GRID,
+        row=2,
+        col=1,
+    )
+    fig.update_layout(
+        **base_layout(
+            height=480,
+            hovermode="x unified",
+            margin={"l": 60, "r": 20, "t": 40, "b": 55},
+            legend={"orientation": "v", "yanchor": "top", "y": 1.0, "x": 1.02, "font": {"size": 12}},
+        )
+    )
+    return fig
