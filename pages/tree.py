@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import time
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -20,6 +21,7 @@ from specdec_core.viz import tree as viz
 s, text = start("tree")
 
 RUN_KEY = "tree_run"
+ANIMATE_KEY = "tree_animate"
 RUN_SIG_KEY = "tree_run_sig"
 EDITOR_OUT = "tree_editor_out"
 EDITOR_VERSION = "tree_editor_version"
@@ -57,6 +59,16 @@ def _normalise() -> None:
     st.session_state["tree_data"] = inputs.to_json(
         inputs.normalise(inputs.from_json(st.session_state[EDITOR_OUT]))
     )
+
+
+def _sample(p: np.ndarray, q: np.ndarray, n: int) -> None:
+    """Button callback: n more speculative steps; a single one is animated on the next run."""
+    st.session_state[RUN_KEY] = draw(st.session_state[RUN_KEY], p, q, n)
+    st.session_state[ANIMATE_KEY] = n == 1
+
+
+def _reset_tally(size: int) -> None:
+    st.session_state[RUN_KEY] = start_run(size, st.session_state["tree_seed"])
 
 
 def _md(label: str) -> str:
@@ -171,13 +183,25 @@ if st.session_state.get(RUN_SIG_KEY) != signature:
     st.session_state[RUN_SIG_KEY] = signature
 
 b1, b2, b3, b4 = st.columns([1.3, 1.3, 1.1, 1.3], vertical_alignment="bottom")
-one = b1.button(s["sample_one"], key="tree_sample_one", type="primary", help=s["sample_one_help"])
-many = b2.button(s["sample_many"], key="tree_sample_many", help=s["sample_many_help"])
-if b3.button(s["reset_tally"], key="tree_reset_tally", help=s["reset_tally_help"]):
-    st.session_state[RUN_KEY] = start_run(p.size, st.session_state["tree_seed"])
+b1.button(
+    s["sample_one"],
+    key="tree_sample_one",
+    type="primary",
+    help=s["sample_one_help"],
+    on_click=_sample,
+    args=(p, q, 1),
+)
+b2.button(
+    s["sample_many"], key="tree_sample_many", help=s["sample_many_help"], on_click=_sample, args=(p, q, MANY)
+)
+b3.button(
+    s["reset_tally"],
+    key="tree_reset_tally",
+    help=s["reset_tally_help"],
+    on_click=_reset_tally,
+    args=(p.size,),
+)
 b4.number_input(s["seed"], min_value=0, max_value=999_999, step=1, key="tree_seed", help=s["seed_help"])
-if one or many:
-    st.session_state[RUN_KEY] = draw(st.session_state[RUN_KEY], p, q, 1 if one else MANY)
 run = st.session_state[RUN_KEY]
 counts = tally(view, run)
 path = path_nodes(view, run.last) if run.last is not None else ()
@@ -201,7 +225,7 @@ def _story(upto: int) -> str:
     return "  \n".join(lines)
 
 
-if one:  # animate the new path edge by edge before showing the final picture
+if st.session_state.pop(ANIMATE_KEY, False):  # show the new path edge by edge, then the final picture
     for upto in range(1, len(path) - 1):
         story.info(_story(upto))
         with holder:

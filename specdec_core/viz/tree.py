@@ -60,10 +60,9 @@ def _text(text: Mapping[str, str] | None) -> dict[str, str]:
 
 
 def display_label(label: str, limit: int = _MAX_LABEL) -> str:
-    """A token label made safe and short for plotly text: visible whitespace, escaped HTML."""
-    shown = label.replace("\n", "↵").replace("\t", "⇥")
-    if not shown.strip():
-        shown = shown.replace(" ", "␣") or "∅"
+    """A token label made safe and short for plotly text: visible whitespace (a token's leading
+    space matters), at most `limit` characters, HTML escaped."""
+    shown = label.replace("\n", "↵").replace("\t", "⇥").replace(" ", "␣") or "∅"
     if len(shown) > limit:
         shown = shown[: limit - 1] + "…"
     return html.escape(shown)

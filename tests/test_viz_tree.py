@@ -1,0 +1,329 @@
+"""Probability-tree data and figures: path masses, leaf sums, top-N collapse, Sankey flows,
+sampled paths, the lesson's examples, and HTML-safe labels."""
+
+import json
+import tomllib
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pages.common.i18n import LESSONS
+from specdec_core import tree_inputs as inputs
+from specdec_core.stats import chisquare
+from specdec_core.tree_paths import (
+    draw,
+    layout,
+    leaf_split,
+    mass_flows,
+    path_nodes,
+    start_run,
+    tally,
+    tree_view,
+)
+from specdec_core.verify import StepResult, decompose
+from specdec_core.viz import palette
+from specdec_core.viz.tree import (
+    TEXT,
+    display_label,
+    leaf_sum_figure,
+    num,
+    sankey_figure,
+    tally_figure,
+    tree_figure,
+)
+from tests.strategies import pairs
+
+P_ABC = [0.2, 0.4, 0.4]
+Q_ABC = [0.1, 0.1, 0.8]
+
+
+def _abc():
+    return tree_view(P_ABC, Q_ABC, ["A", "B", "C"])
+
+
+def test_abc_tree_matches_the_lecture():
+    view = _abc()
+    t = view.tree
+    leaves = {(n.kind, n.label): n.mass for n in t.leaves}
+    assert leaves == pytest.approx(
+        {
+            ("accept", "A"): 0.1,
+            ("accept", "B"): 0.1,
+            ("accept", "C"): 0.4,
+            ("resample", "A"): 0.1,
+            ("resample", "B"): 0.3,
+        }
+    )
+    reject = next(n for n in t.nodes if n.kind == "reject")
+    assert reject.edge_prob == pytest.approx(0.5) and reject.mass == pytest.approx(0.4)
+    split = leaf_split(view)
+    np.testing.assert_allclose(split.direct, [0.1, 0.1, 0.4], atol=1e-15)
+    np.testing.assert_allclose(split.via_reject, [0.1, 0.3, 0.0], atol=1e-15)
+    np.testing.assert_allclose(split.total, P_ABC, atol=1e-15)
+    assert np.abs(split.gap).max() < 1e-15
+    assert sum(n.mass for n in t.leaves) == pytest.approx(1.0, abs=1e-15)
+    assert view.other is None and t.deficit_set == [0, 1] and t.surplus_set == [2]
+
+
+def test_equal_pair_has_no_reject_node():
+    view = tree_view(P_ABC, P_ABC, ["A", "B", "C"])
+    assert not any(n.kind in ("reject", "resample") for n in view.tree.nodes)
+    assert view.tree.rejection_mass == 0
+    flows = mass_flows(view)
+    assert not flows.rejected.any()
+    np.testing.assert_allclose(flows.accepted, P_ABC)
+    sankey = sankey_figure(view).data[0]
+    assert all(c.startswith("rgba(46,158,91") for c in sankey.link.color)  # only kept (green) bands
+
+
+def test_top_n_collapses_thirty_tokens_into_n_plus_an_exact_other():
+    labels, p, q = inputs.columns(inputs.preset_rows("random", 3))
+    assert len(labels) == 30
+    for n in (1, 4, 8):
+        view = tree_view(p, q, labels, top_n=n)
+        assert len(view.labels) == n + 1 and view.other == n
+        assert sum(g.size for g in view.groups) == 30
+        masses = [leaf.mass for leaf in view.tree.leaves]
+        assert sum(masses) == pytest.approx(1.0, abs=1e-12)
+        np.testing.assert_allclose(leaf_split(view).total, view.tree.p, atol=1e-12)
+        np.testing.assert_allclose(view.tree.p[-1], p[view.groups[-1]].sum(), atol=1e-15)
+        shown = {view.labels[g] for g in range(n)}
+        assert shown == {labels[i] for i in np.argsort(-np.maximum(p, q), kind="stable")[:n]}
+
+
+@settings(max_examples=100, deadline=None)
+@given(pairs(max_size=9), st.integers(1, 10))
+def test_leaves_sum_to_p_and_paths_to_one(pq, top_n):
+    p, q = pq
+    view = tree_view(p, q, top_n=top_n)
+    split = leaf_split(view)
+    np.testing.assert_allclose(split.total, view.tree.p, atol=1e-12)
+    assert sum(n.mass for n in view.tree.leaves) == pytest.approx(1.0, abs=1e-12)
+    for node in view.tree.nodes[1:]:  # every path mass is its parent's mass times its edge
+        parent = view.tree.nodes[node.parent]
+        assert node.mass == pytest.approx(parent.mass * node.edge_prob, abs=1e-12)
+    pos = layout(view)
+    leaf_rows = sorted(
+        pos.y[n.id] for n in view.tree.nodes if not any(c.parent == n.id for c in view.tree.nodes)
+    )
+    assert leaf_rows == list(range(len(leaf_rows)))  # one row per leaf, no overlaps
+
+
+@settings(max_examples=100, deadline=None)
+@given(pairs(max_size=9), st.integers(1, 10))
+def test_flows_conserve_mass(pq, top_n):
+    p, q = pq
+    view = tree_view(p, q, top_n=top_n)
+    flows = mass_flows(view)
+    d = decompose(p, q)
+    np.testing.assert_allclose(flows.rejected.sum(axis=1), view.aggregate(d.surplus), atol=1e-12)
+    np.testing.assert_allclose(flows.rejected.sum(axis=0), view.aggregate(d.deficit), atol=1e-12)
+    np.testing.assert_allclose(flows.accepted + flows.rejected.sum(axis=1), flows.q, atol=1e-12)
+    np.testing.assert_allclose(flows.accepted + flows.rejected.sum(axis=0), flows.p, atol=1e-12)
+    assert flows.rejected.sum() == pytest.approx(d.rejection_mass, abs=1e-12)
+
+
+@settings(max_examples=25, deadline=None)
+@given(pairs(max_size=8), st.integers(1, 9))
+def test_sankey_links_add_up_to_q_on_the_left_and_p_on_the_right(pq, top_n):
+    p, q = pq
+    view = tree_view(p, q, top_n=top_n)
+    sankey = sankey_figure(view).data[0]
+    flows = mass_flows(view)
+    left = [g for g in range(len(view.labels)) if flows.q[g] > 0]
+    right = [g for g in range(len(view.labels)) if flows.p[g] > 0]
+    src = np.array(sankey.link.source)
+    tgt = np.array(sankey.link.target)
+    val = np.array(sankey.link.value)
+    assert (val > 0).all()
+    out = [val[src == i].sum() for i in range(len(left))]
+    into = [val[tgt == len(left) + i].sum() for i in range(len(right))]
+    np.testing.assert_allclose(out, flows.q[left], atol=1e-12)
+    np.testing.assert_allclose(into, flows.p[right], atol=1e-12)
+    red = np.array([c.startswith("rgba(214,69,69") for c in sankey.link.color])
+    assert val[red].sum() == pytest.approx(decompose(p, q).rejection_mass, abs=1e-12)
+
+
+def test_abc_sankey_moves_c_surplus_into_a_and_b():
+    view = _abc()
+    flows = mass_flows(view)
+    np.testing.assert_allclose(flows.rejected[2], [0.1, 0.3, 0.0], atol=1e-15)
+    hovers = sankey_figure(view).data[0].link.customdata
+    assert any("C rejected, redrawn as B" in h and "0.4 × 0.75 = 0.3" in h for h in hovers)
+
+
+def test_path_nodes_follow_a_step_through_the_tree():
+    view = _abc()
+    kinds = [[view.tree.nodes[i].kind for i in path_nodes(view, step)] for step in (
+        StepResult(2, True, 2), StepResult(2, False, 1), StepResult(0, True, 0))]  # fmt: skip
+    assert kinds == [
+        ["root", "proposal", "accept"],
+        ["root", "proposal", "reject", "resample"],
+        ["root", "proposal", "accept"],
+    ]
+    path = path_nodes(view, StepResult(2, False, 1))
+    assert view.tree.nodes[path[-1]].label == "B" and view.tree.nodes[path[1]].label == "C"
+    with pytest.raises(ValueError, match="no reject branch"):
+        path_nodes(view, StepResult(0, False, 1))  # A is never rejected
+
+
+def test_paths_of_merged_tokens_land_on_other():
+    labels, p, q = inputs.columns(inputs.preset_rows("random", 0))
+    view = tree_view(p, q, labels, top_n=3)
+    token = int(view.groups[view.other][np.argmax(q[view.groups[view.other]])])
+    path = path_nodes(view, StepResult(token, True, token))
+    assert [view.node_group[i] for i in path[1:]] == [view.other, view.other]
+
+
+def test_sampled_runs_are_reproducible_and_follow_p():
+    view = _abc()
+    a = draw(start_run(3, seed=11), view.p, view.q, 3000)
+    b = draw(draw(start_run(3, seed=11), view.p, view.q, 1000), view.p, view.q, 2000)
+    assert a.outcomes == b.outcomes and a.last == b.last and a.n == 3000
+    c = draw(start_run(3, seed=12), view.p, view.q, 3000)
+    assert c.outcomes != a.outcomes
+    counts = tally(view, a)
+    assert counts.n == 3000 and counts.counts.sum() == 3000
+    assert sum(counts.leaf_counts.values()) == 3000
+    assert counts.share.sum() == pytest.approx(1.0)
+    assert chisquare(counts.counts, view.tree.p).p_value > 1e-3
+    leaves = {n.id: n.mass for n in view.tree.leaves}
+    leaf_counts = np.array([counts.leaf_counts.get(i, 0) for i in leaves])
+    assert chisquare(leaf_counts, np.array(list(leaves.values()))).p_value > 1e-3
+    assert counts.tv < 0.05 and (counts.band > 0).all()
+    empty = tally(view, start_run(3, seed=11))
+    assert empty.n == 0 and not empty.share.any() and empty.tv == 0
+
+
+def test_tally_regroups_when_the_tree_collapses():
+    labels, p, q = inputs.columns(inputs.preset_rows("random", 0))
+    run = draw(start_run(30, seed=1), p, q, 500)
+    for n in (2, 6):
+        counts = tally(tree_view(p, q, labels, top_n=n), run)
+        assert counts.counts.sum() == 500 and len(counts.counts) == n + 1
+    with pytest.raises(ValueError, match="covers 30 tokens"):
+        tally(_abc(), run)
+
+
+def test_tree_figure_labels_every_edge_and_leaf_and_highlights_a_path():
+    view = _abc()
+    fig = tree_figure(view)
+    notes = [a.text for a in fig.layout.annotations]
+    for label in ("q=0.1", "q=0.8", "✓ 1", "✓ 0.5", "✗ 0.5", "r=0.25", "r=0.75"):
+        assert label in notes
+    nodes = next(tr for tr in fig.data if tr.mode == "markers+text" and "start" in tr.text)
+    assert {"A <b>0.1</b>", "B <b>0.3</b>", "C <b>0.4</b>"} <= set(nodes.text)
+    totals = next(tr for tr in fig.data if tr.marker.symbol == "square")
+    assert list(totals.text) == ["A <b>0.2</b>", "B <b>0.4</b>", "C <b>0.4</b>"]
+    colours = dict(zip(nodes.text, nodes.marker.color, strict=True))
+    assert colours["A"] == palette.DEFICIT and colours["C"] == palette.SURPLUS
+    path = path_nodes(view, StepResult(2, False, 1))
+    lit = tree_figure(view, highlight=path)
+    lit_nodes = next(tr for tr in lit.data if tr.mode == "markers+text" and "start" in tr.text)
+    rings = [i for i, c in enumerate(lit_nodes.marker.line.color) if c != "white"]
+    assert rings == sorted(path)
+
+
+def test_builders_escape_labels_and_follow_the_text_mapping():
+    labels = ["<script>alert(1)</script>", "a&b", "ok"]
+    view = tree_view([0.5, 0.3, 0.2], [0.2, 0.3, 0.5], labels)
+    run = draw(start_run(3, 0), view.p, view.q, 20)
+    figs = [
+        tree_figure(view, tally=tally(view, run)),
+        leaf_sum_figure(view),
+        sankey_figure(view),
+        tally_figure(view, tally(view, run)),
+    ]
+    for fig in figs:
+        raw = fig.to_json()
+        assert "<script>" not in raw and "&lt;script&gt;" in raw
+    merged = tree_view([0.5, 0.3, 0.2], [0.2, 0.3, 0.5], labels, top_n=1)
+    fig = tree_figure(merged, text={"other": "其他", "col_total": "总和"})
+    raw = json.dumps(json.loads(fig.to_json()), ensure_ascii=False)
+    assert "其他" in raw and "总和" in raw and '"other' not in raw
+
+
+def test_display_label_and_numbers():
+    assert display_label(" ") == "␣" and display_label("\n") == "↵" and display_label("") == "∅"
+    assert display_label(" the") == "␣the"
+    assert display_label("abcdefghijklmnop") == "abcdefghi…"
+    assert num(0) == "0" and num(0.30000000000000004) == "0.3" and num(1.23e-5) == "1.2e-05"
+    assert num(0.0004) != "0"
+
+
+def test_chart_strings_exist_in_both_languages():
+    for lang in ("en", "zh"):
+        with (LESSONS / lang / "tree.toml").open("rb") as f:
+            chart = tomllib.load(f)["chart"]
+        assert set(chart) == set(TEXT), lang
+
+
+# ---------------------------------------------------------------- the lesson's examples and table
+
+
+def test_every_preset_is_a_valid_pair_and_the_lessons_cases_hold():
+    for name in inputs.PRESETS:
+        rows = inputs.preset_rows(name, seed=5)
+        assert inputs.check(rows) is None, name
+    _, p, q = inputs.columns(inputs.preset_rows("disjoint"))
+    assert decompose(p, q).rejection_mass == 1.0
+    _, p, q = inputs.columns(inputs.preset_rows("edge"))
+    view = tree_view(p, q, ["A", "B", "C", "D"])
+    assert leaf_split(view).via_reject[2] == pytest.approx(0.4)  # C only through the residual
+    assert not any(n.kind == "accept" and n.label == "D" for n in view.tree.nodes)  # D always rejected
+
+
+def test_random_example_is_seeded_rounded_and_normalised():
+    a, b = inputs.preset_rows("random", 7), inputs.preset_rows("random", 7)
+    assert a == b and a != inputs.preset_rows("random", 8) and len(a) == inputs.RANDOM_SIZE
+    for col in (1, 2):
+        assert abs(sum(r[col] for r in a) - 1) < 1e-12
+        assert all(round(r[col], 4) == r[col] for r in a)
+    with pytest.raises(ValueError):
+        inputs.random_rows(0, size=31)
+
+
+def test_table_codec_round_trips_and_rejects_bad_structure():
+    rows = inputs.preset_rows("random", 2)
+    assert inputs.from_json(inputs.to_json(rows)) == rows
+    assert inputs.from_json('[["x",null,0.5]]') == [["x", None, 0.5]]
+    for bad in (
+        "nope",
+        "{}",
+        '[["x",1]]',
+        "[[1,0.5,0.5]]",
+        '[["x","a",1]]',
+        '[["x",true,1]]',
+        json.dumps([["t", 0, 0]] * 61),
+    ):
+        with pytest.raises(ValueError):
+            inputs.from_json(bad)
+
+
+@pytest.mark.parametrize(
+    ("rows", "code"),
+    [
+        ([], "empty"),
+        ([["a", 0.5, 0.5]] * 61, "too_many"),
+        ([["a", 0.5, 0.5], [" ", 0.5, 0.5]], "blank_label"),
+        ([["a", 0.5, None], ["b", 0.5, 1.0]], "missing"),
+        ([["a", 1.5, 0.5], ["b", -0.5, 0.5]], "negative"),
+        ([["a", 0.5, 0.5], ["b", 0.4, 0.5]], "sum"),
+        ([["a", 0.5, float("nan")], ["b", 0.5, 0.5]], "missing"),
+    ],
+)
+def test_check_names_the_problem(rows, code):
+    problem = inputs.check(rows)
+    assert problem is not None and problem.code == code
+
+
+def test_normalise_and_clean_rows():
+    rows = inputs.normalise([["a", 2.0, None], ["b", 2.0, 3.0]])
+    assert rows == [["a", 0.5, 0.0], ["b", 0.5, 1.0]] and inputs.check(rows) is None
+    assert inputs.normalise([["a", 0.0, 1.0]]) == [["a", 0.0, 1.0]]
+    assert inputs.clean_rows([("a", float("nan"), 0.5), (None, 0.5, None)]) == [
+        ["a", None, 0.5],
+        ["", 0.5, None],
+    ]
