@@ -28,11 +28,11 @@ if [ ! -f "$stamp" ]; then
   touch "$stamp"
 fi
 
-if [ $want_tests = 1 ] && ! command -v chromium >/dev/null 2>&1; then
-  echo "Installing Debian's chromium for the browser tests…"
+if [ $want_tests = 1 ] && { ! command -v chromium >/dev/null 2>&1 || ! fc-list :lang=zh 2>/dev/null | grep -q .; }; then
+  echo "Installing Debian's chromium and CJK fonts for the browser tests…"
   sudo_cmd=()
   [ "$(id -u)" = 0 ] || sudo_cmd=(sudo)
   "${sudo_cmd[@]}" apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq chromium >/dev/null
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq chromium fonts-noto-cjk >/dev/null
 fi
 echo "Setup complete."

@@ -1,11 +1,15 @@
 """Opening pages under Streamlit's AppTest, honestly.
 
-Streamlit 1.67's AppTest runs ``app.py`` only on a first run without ``switch_page``;
-with ``switch_page`` (or on any later run) it executes the page file alone. Every page
-therefore sets itself up (language, style, URL state) through ``pages.common.page.start``,
-and each scenario here starts a fresh AppTest with its language, URL and state given
-*before* the first run — nothing relies on state carried over from app.py. The entry
-script itself is covered by tests/test_app_shell.py and the browser tests.
+Streamlit 1.67 treats a ``pages/`` folder as a legacy multipage app until a run calls
+``st.navigation``, and AppTest resets that flag before every run: with ``switch_page``
+(and on every later run) it executes the page file alone, without ``app.py``. (In the
+real server ``pages.common.page.start`` reroutes such a run through ``app.py``; under
+AppTest it cannot, because a rerun would swallow button clicks.) Every page therefore
+sets itself up — language, style, URL state — through ``start``, and each scenario here
+starts a fresh AppTest with its language, URL and state given *before* the first run, so
+nothing relies on state carried over from ``app.py``. The entry script is covered by
+tests/test_app_shell.py (first runs without ``switch_page``) and by the browser tests,
+which also open pages by their own URL.
 """
 
 from __future__ import annotations

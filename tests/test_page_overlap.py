@@ -39,7 +39,7 @@ def test_loads_in_both_languages(lang, title, r_label):
     at = open_page("overlap", lang=lang)
     assert at.title[0].value == title
     assert _metric(at, r_label) == "0.400"
-    assert len(at.radio) == 1 + 3  # the variant picker and three quiz questions
+    assert len(at.main.radio) == 1 + 3  # the variant picker and three quiz questions
     assert (lang == "zh") == ("投机采样" in " ".join(m.value for m in at.markdown))
 
 

@@ -6,6 +6,8 @@ from functools import cache
 from pathlib import Path
 
 import streamlit as st
+from streamlit import config
+from streamlit.runtime.pages_manager import PagesManager
 
 from pages.common.i18n import Strings, current_lang, strings
 from pages.common.lesson import Lesson, lesson
@@ -26,8 +28,25 @@ def style() -> None:
     st.html(f"<style>{css}</style>")
 
 
+def _through_entry_script() -> None:
+    """Make a page opened by its own URL run under app.py's navigation.
+
+    Streamlit treats a ``pages/`` folder as a legacy multipage app until some run calls
+    ``st.navigation``: a first visit to e.g. ``/overlap`` would run the page file alone,
+    with Streamlit's automatic sidebar and without the language switch. Switching the
+    legacy mode off and rerunning sends the request through app.py instead.
+
+    AppTest resets the legacy flag before every run, and a rerun there would swallow button
+    clicks, so under AppTest pages run alone (see tests/apptest_helpers.py).
+    """
+    if PagesManager.uses_pages_directory and not config.get_option("global.appTest"):
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
 def start(name: str, with_lesson: bool = True) -> tuple[Strings, Lesson | None]:
     """Set up a page: style, strings and lesson of `name` in the session language, and title."""
+    _through_entry_script()
     lang = current_lang()
     if st.query_params.get("lang") != lang:
         st.query_params["lang"] = lang
