@@ -11,6 +11,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
+from pages.common.i18n import LANGUAGES
 from pages.common.page import start
 from pages.common.quiz import quiz
 from pages.common.urlstate import Param, bool_param, choice_param, int_param, mirror, restore
@@ -40,16 +41,16 @@ s, text = start("sampling_lab")
 lang = s.lang
 
 
-def example_logits() -> tuple[tuple[str, float], ...]:
-    """The (token, logit) rows of the chosen example in the session language."""
+def example_logits(language: str = lang) -> tuple[tuple[str, float], ...]:
+    """The (token, logit) rows of the chosen example, by default in the session language."""
     name = st.session_state.get("preset", "peaked")
     if name == "random":
         size = st.session_state.get("size", 6)
         values = random_logits(size, st.session_state.get("seed", 0))
-        labels = EXAMPLES["random_tokens"][lang][:size]
+        labels = EXAMPLES["random_tokens"][language][:size]
     else:
         values = EXAMPLES["presets"][name]["logits"]
-        labels = EXAMPLES["presets"][name]["tokens"][lang]
+        labels = EXAMPLES["presets"][name]["tokens"][language]
     return tuple((str(a), float(b)) for a, b in zip(labels, values, strict=True))
 
 
@@ -90,11 +91,11 @@ SETTINGS = [
     int_param("min_keep", 1, 1, MAX_TOKENS),
     choice_param("order", "tkp", tuple(ORDERS)),
 ]
-
-
 rejected += restore(SETTINGS)
 if rejected:
     st.warning(s("url_rejected", keys=", ".join(rejected)))
+if any(st.session_state["logits"] == example_logits(other) for other in LANGUAGES):
+    st.session_state["logits"] = example_logits()  # an unedited example follows the language
 
 
 def load_example() -> None:
@@ -243,15 +244,17 @@ with results:
         f'<div class="sd-verdict {verdict}"><strong>{s[f"verdict_{verdict}"]}</strong> '
         f"{reason_html(reason, rows)}</div>"
     )
-    cols = st.columns(4)
-    cols[0].metric(s["metric_support"], summary.support_size, help=s["metric_support_help"])
-    cols[1].metric(s["metric_pmax"], prob_label(summary.p_max), help=s["metric_pmax_help"])
-    cols[2].metric(s["metric_pmin"], f"{summary.p_min_sampleable:.3g}", help=s["metric_pmin_help"])
-    cols[3].metric(
+    top, bottom = st.columns(2), st.columns(2)
+    top[0].metric(s["metric_support"], summary.support_size, help=s["metric_support_help"])
+    top[1].metric(
         s("metric_greedy", index=summary.greedy_token),
         labels[summary.greedy_token],
         help=s["metric_greedy_help"],
     )
+    bottom[0].metric(
+        s["metric_pmax"], prob_label(summary.p_max, s["chart.almost_one"]), help=s["metric_pmax_help"]
+    )
+    bottom[1].metric(s["metric_pmin"], f"{summary.p_min_sampleable:.3g}", help=s["metric_pmin_help"])
     st.markdown(f"**{s['stages_heading']}**")
     st.plotly_chart(
         stages_figure(trace, config, labels, s["chart"]), theme=None, config={"displayModeBar": False}

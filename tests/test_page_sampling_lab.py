@@ -274,3 +274,15 @@ def test_preset_tokens_match_their_logits_in_both_languages():
     for preset in EXAMPLES["presets"].values():
         assert all(len(preset["tokens"][lang]) == len(preset["logits"]) for lang in ("en", "zh"))
     assert all(len(words) == 12 == len(set(words)) for words in EXAMPLES["random_tokens"].values())
+
+
+def test_an_unedited_example_follows_the_language_but_edits_stay():
+    at = open_page(PAGE)
+    at.session_state["lang"] = "zh"  # what the sidebar switch in app.py does
+    rerun(at)
+    assert at.data_editor[0].value["token"].tolist() == EXAMPLES["presets"]["peaked"]["tokens"]["zh"]
+    assert TOML["zh"]["verdict_no"] in verdict(at)[1]
+    edited = open_page(PAGE, query={"logits": "mat:4,floor:2,sofa:1"})
+    edited.session_state["lang"] = "zh"
+    rerun(edited)
+    assert edited.data_editor[0].value["token"].tolist() == ["mat", "floor", "sofa"]

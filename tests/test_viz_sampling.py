@@ -104,6 +104,20 @@ def test_titles_report_kept_mass_and_renormalising_factor():
     assert "0.4607" in titles[2] and "2.171" in titles[2]
 
 
+@pytest.mark.parametrize(
+    ("config", "title"),
+    [
+        (SamplingConfig(top_k=1), "3 · top-k, k = 1: nothing removed"),
+        (SamplingConfig(top_k=0), "3 · top-k off (k = 0)"),
+        (SamplingConfig(top_p=0.99), "4 · top-p, p = 0.99: nothing removed"),
+    ],
+)
+def test_titles_say_off_only_for_the_off_values(config, title):
+    trace = apply([3.0, 3.0, 3.0], config)  # a three-way tie: k = 1 and p = 0.99 keep all three
+    titles = [a.text for a in stages_figure(trace, config, list("abc")).layout.annotations]
+    assert title in titles
+
+
 def test_labels_are_escaped_and_text_follows_the_language():
     config = SamplingConfig(top_k=1)
     zh = {"stage_softmax": "{step} · 对 logits 做 softmax", "legend_prob": "这一步之后的概率"}

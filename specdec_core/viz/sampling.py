@@ -68,8 +68,7 @@ def _stage_title(name: str, step: int, config: SamplingConfig, kept: float, cut:
         return t["stage_softmax"].format(step=step)
     if name == "temperature":
         return t["stage_temperature"].format(step=step, temperature=config.temperature)
-    value = {"top_k": config.top_k, "top_p": config.top_p}[name]
-    if value in (0, 1.0):
+    if (name == "top_k" and config.top_k == 0) or (name == "top_p" and config.top_p == 1.0):
         return t[f"stage_{name}_off"].format(step=step)
     if not cut:
         return t[f"stage_{name}_none"].format(step=step, k=config.top_k, p=config.top_p)
