@@ -1,0 +1,138 @@
+"""Lesson 5, cost and speedup: expected tokens, the draft's cost, verification cost, best γ."""
+
+import streamlit as st
+
+from pages.common.page import start
+from pages.common.quiz import quiz
+from pages.common.urlstate import choice_param, float_param, int_param, mirror, restore
+from specdec_core.theory import linear_verify_cost
+from specdec_core.viz import cost as viz
+
+MAX_GAMMA = 16
+ALPHA_LINES = (0.5, 0.7, 0.8, 0.9, 0.95)
+
+#: Quoted from the essay seed (002, section 四): (α, γ, expected tokens it claims).
+SEED_CLAIMS = ((0.9, 4, 4.1), (0.9, 7, 6.5), (0.7, 4, 2.8), (0.7, 7, 3.6), (0.5, 4, 1.9))
+
+#: Measurements on a 2-core CPU with SmolLM2-135M as target: greedy acceptance rate α and
+#: one draft step as a fraction c of one target step (n-gram lookup costs ≈ 0).
+MEASURED_DRAFTS = {
+    "ngram_copy_high": (0.88, 0.0),
+    "ngram_copy_low": (0.64, 0.0),
+    "ngram_summary": (0.30, 0.0),
+    "bf16": (0.99, 0.56),
+    "int8": (0.46, 0.23),
+    "layers24": (0.35, 0.82),
+    "layers8": (0.02, 0.40),
+}
+#: On the same CPU a 5-token verification forward took ≈ 1.3 single steps: 1 + β·4 = 1.3.
+MEASURED_VERIFY = (5, 1.3)
+MEASURED_BETA = 0.075
+
+PARAMS = [
+    float_param("alpha", 0.8, 0.0, 1.0),
+    int_param("gamma", 4, 1, MAX_GAMMA),
+    float_param("c", 0.05, 0.0, 1.0),
+    choice_param("verify", "constant", ("constant", "linear")),
+    float_param("beta", MEASURED_BETA, 0.0, 0.5),
+]
+
+s, text = start("cost")
+fig_text = s["fig"]
+rejected_keys = restore(PARAMS)
+if rejected_keys:
+    st.warning(s("url_rejected", keys=", ".join(rejected_keys)))
+st.session_state.setdefault("cost_preset", "custom")
+
+
+def _load_preset() -> None:
+    name = st.session_state["cost_preset"]
+    if name in MEASURED_DRAFTS:
+        st.session_state["alpha"], st.session_state["c"] = MEASURED_DRAFTS[name]
+        st.session_state["verify"], st.session_state["beta"] = "linear", MEASURED_BETA
+
+
+def _to_custom() -> None:
+    st.session_state["cost_preset"] = "custom"
+
+
+text.show("intro")
+
+with st.container(border=True):
+    st.markdown(f"**{s['controls']}**")
+    st.selectbox(s["preset"], ["custom", *MEASURED_DRAFTS], format_func=lambda k: s[f"presets.{k}"],
+                 key="cost_preset", on_change=_load_preset, help=s["preset_help"])
+    c1, c2, c3 = st.columns(3)
+    c1.slider(s["alpha"], 0.0, 1.0, step=0.01, key="alpha", help=s["alpha_help"], on_change=_to_custom)
+    c2.slider(s["gamma"], 1, MAX_GAMMA, key="gamma", help=s["gamma_help"])
+    c3.slider(s["c"], 0.0, 1.0, step=0.01, key="c", help=s["c_help"], on_change=_to_custom)
+    c4, c5 = st.columns([2, 1])
+    c4.radio(s["verify"], ["constant", "linear"], format_func=lambda k: s[f"verify_models.{k}"],
+             key="verify", horizontal=True, help=s["verify_help"])
+    c5.slider(s["beta"], 0.0, 0.5, step=0.005, format="%.3f", key="beta", help=s["beta_help"],
+              disabled=st.session_state["verify"] == "constant")
+mirror(PARAMS)
+
+alpha, gamma, c = st.session_state["alpha"], st.session_state["gamma"], st.session_state["c"]
+beta = st.session_state["beta"]
+verify_cost = 1.0 if st.session_state["verify"] == "constant" else linear_verify_cost(beta)
+now = viz.cost_summary(alpha, gamma, c, verify_cost, MAX_GAMMA)
+value, best, best_value = now.speedup, now.best_gamma, now.best_speedup
+
+m = st.columns(4)
+m[0].metric(s["m_tokens"], f"{now.tokens:.2f}", help=s["m_tokens_help"])
+m[1].metric(s["m_cost"], f"{now.round_cost:.2f}", help=s["m_cost_help"])
+m[2].metric(s["m_speedup"], f"{value:.2f}×")
+m[3].metric(s["m_best"], f"γ = {best}", f"{best_value:.2f}×", delta_color="off", delta_arrow="off")
+if best_value < 1:
+    verdict, kind = s("verdict_never", best=best, value=best_value), "no"
+elif value < 1:
+    verdict, kind = s("verdict_slower", value=value, best=best, best_value=best_value), "no"
+else:
+    verdict, kind = s("verdict_faster", value=value, best=best, best_value=best_value), "yes"
+if best == MAX_GAMMA:
+    verdict += " " + s("verdict_limit", limit=MAX_GAMMA)
+st.html(f'<div class="sd-verdict {kind}">{verdict}</div>')
+
+text.show("decode")
+st.plotly_chart(viz.verify_cost_figure(beta, MAX_GAMMA, MEASURED_VERIFY, fig_text), theme=None)
+st.caption(s("verify_caption", tokens=MEASURED_VERIFY[0], cost=MEASURED_VERIFY[1], beta=MEASURED_BETA))
+
+text.show("expected")
+claims = viz.check_claims(SEED_CLAIMS, c, verify_cost)
+tokens_fig = viz.expected_tokens_figure(ALPHA_LINES, MAX_GAMMA, alpha, gamma, claims, fig_text)
+st.plotly_chart(tokens_fig, theme=None)
+
+text.show("seed")
+columns = s["table"]
+rows = [
+    {
+        columns["alpha"]: f"{ch.alpha:g}",
+        columns["gamma"]: ch.gamma,
+        columns["claimed"]: f"{ch.claimed:.1f}",
+        columns["computed"]: f"{ch.computed:.2f}",
+        columns["status"]: s["table_ok"] if ch.matches else s["table_wrong"],
+        columns["speedup"]: f"{ch.speedup:.2f}×",
+    }
+    for ch in claims
+]
+st.dataframe(rows, hide_index=True)
+wrong = [ch for ch in claims if not ch.matches]
+st.caption(s("table_caption", n=len(wrong), rows="; ".join(
+    s("table_row", alpha=ch.alpha, gamma=ch.gamma, claimed=ch.claimed, computed=ch.computed) for ch in wrong
+)))
+
+text.show("speedup")
+g1, g2 = st.columns(2)
+g1.plotly_chart(viz.speedup_gamma_figure(alpha, c, verify_cost, gamma, MAX_GAMMA, fig_text), theme=None)
+g2.plotly_chart(viz.speedup_alpha_figure(gamma, c, verify_cost, alpha, MAX_GAMMA, fig_text), theme=None)
+st.plotly_chart(viz.speedup_heatmap(c, verify_cost, MAX_GAMMA, alpha, gamma, fig_text), theme=None)
+st.caption(s["heatmap_caption"])
+
+text.show("measured")
+drafts = [(s[f"presets_short.{k}"], a, cost) for k, (a, cost) in MEASURED_DRAFTS.items()]
+st.plotly_chart(viz.drafts_map_figure(drafts, verify_cost, MAX_GAMMA, alpha, c, fig_text), theme=None)
+st.caption(s["map_caption"])
+
+text.show("gamma")
+quiz(s)

@@ -1,0 +1,385 @@
+"""Figures of the cost-and-speedup lesson; every number comes from :mod:`specdec_core.theory`.
+
+* :func:`check_claims` — a text's (α, γ, expected tokens) claims recomputed and flagged.
+* :func:`verify_cost_figure` — what a verification forward of γ+1 tokens costs, by model.
+* :func:`expected_tokens_figure` — E[tokens per round] against γ for several α.
+* :func:`speedup_gamma_figure` / :func:`speedup_alpha_figure` — speedup along γ and along α.
+* :func:`speedup_heatmap` — speedup over (α, γ), with the best γ for each α.
+* :func:`drafts_map_figure` — best-γ speedup over (α, draft cost), with measured drafts on it.
+
+Each builder takes an optional ``text`` mapping (English defaults) for its labels.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from html import escape
+
+import numpy as np
+import plotly.graph_objects as go
+
+from specdec_core.theory import VerifyCost, best_gamma, expected_tokens, speedup
+from specdec_core.viz.palette import (
+    ACCEPTED,
+    BONUS,
+    CORRECTED,
+    DRAFT,
+    GRID,
+    REJECTED,
+    TARGET,
+    TARGET_ONLY,
+    base_layout,
+)
+
+#: A claim matches when it equals the computed value after rounding to one decimal.
+CLAIM_TOLERANCE = 0.05
+
+DEFAULT_TEXT: dict[str, str] = {
+    "gamma_axis": "drafts per round γ",
+    "alpha_axis": "acceptance rate α",
+    "cost_axis": "draft step cost c (target steps)",
+    "tokens_axis": "expected tokens per round",
+    "speedup_axis": "speedup over the target alone",
+    "alpha_line": "α = {alpha:g}",
+    "ceiling": "ceiling γ + 1 (α = 1)",
+    "you": "your α, γ",
+    "claim_ok": "text's value (matches)",
+    "claim_wrong": "text's value (wrong)",
+    "speedup_line": "speedup at α = {alpha:.2f}, c = {c:.2f}",
+    "best": "best γ = {gamma}: {value:.2f}×",
+    "current": "your γ = {gamma}: {value:.2f}×",
+    "break_even": "break-even (1×)",
+    "alpha_curve": "speedup at γ = {gamma}",
+    "envelope": "with the best γ for each α",
+    "hover_speedup": "speedup",
+    "hover_tokens": "expected tokens",
+    "hover_cost": "round cost (target steps)",
+    "best_line": "best γ for each α",
+    "you_marker": "you",
+    "tokens_in_forward": "tokens in one forward (γ + 1)",
+    "cost_in_steps": "cost in single decode steps",
+    "memory_bound": "memory-bound ideal: ≈ 1 step",
+    "linear": "model 1 + β·γ, β = {beta:g}",
+    "compute_bound": "compute-bound: γ + 1 steps",
+    "measured": "measured on a 2-core CPU (SmolLM2-135M)",
+    "map_colour": "best speedup",
+    "speedup_colour": "speedup",
+}
+
+
+def _text(text: Mapping[str, str] | None) -> dict[str, str]:
+    return {**DEFAULT_TEXT, **(text or {})}
+
+
+@dataclass(frozen=True)
+class CostSummary:
+    """The numbers of one setting: E[tokens], round cost, speedup, and the best γ."""
+
+    tokens: float
+    round_cost: float
+    speedup: float
+    best_gamma: int
+    best_speedup: float
+
+
+def cost_summary(
+    alpha: float, gamma: int, cost_ratio: float, verify_cost: VerifyCost, max_gamma: int
+) -> CostSummary:
+    """E[tokens per round], its cost γ·c + verify(γ) in target steps, the speedup, the best γ."""
+    best = best_gamma(alpha, cost_ratio, verify_cost, max_gamma)
+    return CostSummary(
+        tokens=float(expected_tokens(alpha, gamma)),
+        round_cost=gamma * cost_ratio + _verify(verify_cost, gamma),
+        speedup=float(speedup(alpha, gamma, cost_ratio, verify_cost)),
+        best_gamma=best,
+        best_speedup=float(speedup(alpha, best, cost_ratio, verify_cost)),
+    )
+
+
+@dataclass(frozen=True)
+class ClaimCheck:
+    """One (α, γ, expected tokens) claim quoted from a text, beside the recomputed value.
+
+    ``speedup`` is the recomputed speedup for the draft and verification costs given to
+    :func:`check_claims`; the text's "ideal speedup ≈ expected tokens" assumes c = 0 and a
+    verification that costs one step.
+    """
+
+    alpha: float
+    gamma: int
+    claimed: float
+    computed: float
+    speedup: float
+
+    @property
+    def matches(self) -> bool:
+        return abs(self.computed - self.claimed) <= CLAIM_TOLERANCE + 1e-12
+
+
+def check_claims(
+    claims: Sequence[tuple[float, int, float]], cost_ratio: float = 0.0, verify_cost: VerifyCost = 1.0
+) -> list[ClaimCheck]:
+    """Recompute each claimed E[tokens] = (1 - α^(γ+1)) / (1 - α), and its speedup."""
+    return [
+        ClaimCheck(float(a), int(g), float(claimed), float(expected_tokens(a, int(g))),
+                   float(speedup(a, int(g), cost_ratio, verify_cost)))
+        for a, g, claimed in claims
+    ]
+
+
+def _verify(verify_cost: VerifyCost, gamma: int) -> float:
+    return float(verify_cost(gamma)) if callable(verify_cost) else float(verify_cost)
+
+
+def verify_cost_figure(
+    beta: float,
+    max_gamma: int,
+    measured: tuple[int, float] | None = None,
+    text: Mapping[str, str] | None = None,
+) -> go.Figure:
+    """Cost of one forward over γ+1 tokens, in decode steps: three models and a measurement.
+
+    `measured` is (tokens in the forward, cost in single steps).
+    """
+    t = _text(text)
+    tokens = np.arange(1, max_gamma + 2)
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=tokens, y=tokens.astype(float), name=t["compute_bound"], mode="lines",
+                             line={"color": TARGET_ONLY, "dash": "dot", "width": 2}))
+    fig.add_trace(go.Scatter(x=tokens, y=1.0 + beta * (tokens - 1), name=t["linear"].format(beta=beta),
+                             mode="lines+markers", line={"color": TARGET, "width": 3}))
+    fig.add_trace(go.Scatter(x=tokens, y=np.ones(tokens.size), name=t["memory_bound"], mode="lines",
+                             line={"color": ACCEPTED, "width": 3}))
+    if measured is not None:
+        fig.add_trace(go.Scatter(x=[measured[0]], y=[measured[1]], name=t["measured"], mode="markers",
+                                 marker={"color": CORRECTED, "size": 16, "symbol": "star",
+                                         "line": {"color": "#1F2433", "width": 1}}))
+    fig.update_layout(**base_layout(height=360))
+    fig.update_xaxes(title_text=t["tokens_in_forward"], dtick=1, gridcolor=GRID)
+    fig.update_yaxes(title_text=t["cost_in_steps"], range=[0, min(max_gamma + 2, 6)], gridcolor=GRID)
+    return fig
+
+
+def _blues(n: int) -> list[str]:
+    """`n` shades from light to the target colour (one per α line)."""
+    light, dark = np.array([0xB7, 0xC0, 0xEE]), np.array([0x26, 0x33, 0x9A])
+    return [
+        "#{:02X}{:02X}{:02X}".format(*np.round(light + (dark - light) * f).astype(int))
+        for f in np.linspace(0, 1, n)
+    ]
+
+
+def expected_tokens_figure(
+    alphas: Sequence[float],
+    max_gamma: int,
+    alpha: float,
+    gamma: int,
+    claims: Sequence[ClaimCheck] = (),
+    text: Mapping[str, str] | None = None,
+) -> go.Figure:
+    """E[tokens per round] over γ = 0 … max_gamma for each α, the γ+1 ceiling, your point
+    and a text's claims (a wrong claim sits off its curve)."""
+    t = _text(text)
+    gammas = np.arange(0, max_gamma + 1)
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=gammas, y=gammas + 1.0, name=t["ceiling"], mode="lines",
+                             line={"color": TARGET_ONLY, "dash": "dot"}))
+    for a, colour in zip(sorted(alphas), _blues(len(alphas)), strict=True):
+        values = [expected_tokens(a, int(g)) for g in gammas]
+        fig.add_trace(go.Scatter(x=gammas, y=values, name=t["alpha_line"].format(alpha=a), mode="lines",
+                                 line={"color": colour, "width": 2.5}))
+    for ok in (True, False):
+        group = [c for c in claims if c.matches == ok]
+        if group:
+            fig.add_trace(go.Scatter(
+                x=[c.gamma for c in group], y=[c.claimed for c in group], mode="markers",
+                name=t["claim_ok" if ok else "claim_wrong"],
+                marker={"symbol": "x", "size": 13, "color": ACCEPTED if ok else REJECTED,
+                        "line": {"width": 1, "color": "#1F2433"}},
+                customdata=[[c.alpha, c.computed] for c in group],
+                hovertemplate="α = %{customdata[0]}, γ = %{x}: %{y} (≠ %{customdata[1]:.2f})<extra></extra>"
+                if not ok else "α = %{customdata[0]}, γ = %{x}: %{y} (%{customdata[1]:.2f})<extra></extra>",
+            ))
+    fig.add_trace(go.Scatter(x=[gamma], y=[expected_tokens(alpha, gamma)], name=t["you"], mode="markers",
+                             marker={"color": DRAFT, "size": 15, "line": {"color": "#1F2433", "width": 1.5}}))
+    fig.update_layout(**base_layout(height=430))
+    fig.update_xaxes(title_text=t["gamma_axis"], dtick=1 if max_gamma <= 16 else 2, gridcolor=GRID)
+    top = max(float(expected_tokens(max(alphas), max_gamma)), float(expected_tokens(alpha, gamma)),
+              *(c.claimed for c in claims))
+    fig.update_yaxes(title_text=t["tokens_axis"], gridcolor=GRID, range=[0, top * 1.15])
+    return fig
+
+
+#: Speedup colour scale: red below 1×, white at 1×, green above, symmetric in log₂.
+_LOG_RANGE = 4  # ±4 doublings: 1/16× … 16×
+_DIVERGING = [[0, REJECTED], [0.5, "#FFFFFF"], [1, ACCEPTED]]
+
+
+def _speedup_heatmap(x: np.ndarray, y: np.ndarray, z: np.ndarray, hover: str, title: str) -> go.Heatmap:
+    """A heatmap coloured by log₂(speedup), so 0.5× and 2× are equally far from break-even.
+
+    The real speedup is in ``customdata`` (and the hover text); the colour bar is labelled in ×.
+    """
+    ticks = np.arange(-_LOG_RANGE, _LOG_RANGE + 1, 2)
+    labels = [f"{2.0**v:g}×" if v >= 0 else f"1/{2 ** -int(v)}×" for v in ticks]
+    return go.Heatmap(
+        x=x, y=y, z=np.log2(np.clip(z, 2.0**-_LOG_RANGE, 2.0**_LOG_RANGE)), customdata=z,
+        zmin=-_LOG_RANGE, zmax=_LOG_RANGE, colorscale=_DIVERGING, hovertemplate=hover,
+        colorbar={"title": {"text": title}, "thickness": 14, "tickvals": ticks, "ticktext": labels},
+    )
+
+
+def _round_data(alpha: float, gammas: np.ndarray, cost_ratio: float, verify_cost: VerifyCost) -> np.ndarray:
+    """(E[tokens], round cost in target steps) for each γ."""
+    return np.array([[expected_tokens(alpha, int(g)), g * cost_ratio + _verify(verify_cost, int(g))]
+                     for g in gammas])
+
+
+def speedup_gamma_figure(
+    alpha: float,
+    cost_ratio: float,
+    verify_cost: VerifyCost,
+    gamma: int,
+    max_gamma: int,
+    text: Mapping[str, str] | None = None,
+) -> go.Figure:
+    """Speedup against γ = 1 … max_gamma, with the best γ starred and yours circled."""
+    t = _text(text)
+    gammas = np.arange(1, max_gamma + 1)
+    values = np.array([float(speedup(alpha, int(g), cost_ratio, verify_cost)) for g in gammas])
+    best = best_gamma(alpha, cost_ratio, verify_cost, max_gamma)
+    fig = go.Figure()
+    fig.add_hline(y=1.0, line={"color": REJECTED, "dash": "dash", "width": 1.5},
+                  annotation_text=t["break_even"], annotation_position="bottom right")
+    fig.add_trace(go.Scatter(x=gammas, y=values, mode="lines+markers",
+                             name=t["speedup_line"].format(alpha=alpha, c=cost_ratio),
+                             line={"color": TARGET, "width": 3}, marker={"size": 7},
+                             customdata=_round_data(alpha, gammas, cost_ratio, verify_cost),
+                             hovertemplate=f"γ = %{{x}}<br>{t['hover_speedup']} %{{y:.3f}}×"
+                             f"<br>{t['hover_tokens']} %{{customdata[0]:.3f}}"
+                             f"<br>{t['hover_cost']} %{{customdata[1]:.3f}}<extra></extra>"))
+    fig.add_trace(go.Scatter(x=[best], y=[values[best - 1]], mode="markers",
+                             name=t["best"].format(gamma=best, value=values[best - 1]),
+                             marker={"symbol": "star", "size": 20, "color": CORRECTED,
+                                     "line": {"color": "#1F2433", "width": 1}}))
+    fig.add_trace(go.Scatter(x=[gamma], y=[values[gamma - 1]], mode="markers",
+                             name=t["current"].format(gamma=gamma, value=values[gamma - 1]),
+                             marker={"size": 15, "color": DRAFT, "line": {"color": "#1F2433", "width": 1.5}}))
+    fig.update_layout(**base_layout(height=400))
+    fig.update_xaxes(title_text=t["gamma_axis"], dtick=1 if max_gamma <= 16 else 2, gridcolor=GRID,
+                     range=[0.5, max_gamma + 0.5])
+    fig.update_yaxes(title_text=t["speedup_axis"], gridcolor=GRID, rangemode="tozero")
+    return fig
+
+
+def speedup_alpha_figure(
+    gamma: int,
+    cost_ratio: float,
+    verify_cost: VerifyCost,
+    alpha: float,
+    max_gamma: int,
+    text: Mapping[str, str] | None = None,
+) -> go.Figure:
+    """Speedup against α at your γ, and the envelope when γ is re-chosen for each α."""
+    t = _text(text)
+    alphas = np.linspace(0.0, 1.0, 101)
+    yours = np.asarray(speedup(alphas, gamma, cost_ratio, verify_cost))
+    per_gamma = np.array([speedup(alphas, g, cost_ratio, verify_cost) for g in range(1, max_gamma + 1)])
+    fig = go.Figure()
+    fig.add_hline(y=1.0, line={"color": REJECTED, "dash": "dash", "width": 1.5},
+                  annotation_text=t["break_even"], annotation_position="top left")
+    fig.add_trace(go.Scatter(x=alphas, y=per_gamma.max(axis=0), name=t["envelope"], mode="lines",
+                             line={"color": BONUS, "dash": "dot", "width": 2}))
+    fig.add_trace(go.Scatter(x=alphas, y=yours, name=t["alpha_curve"].format(gamma=gamma), mode="lines",
+                             line={"color": TARGET, "width": 3}))
+    fig.add_trace(go.Scatter(x=[alpha], y=[float(speedup(alpha, gamma, cost_ratio, verify_cost))],
+                             name=t["you_marker"], mode="markers",
+                             marker={"size": 15, "color": DRAFT, "line": {"color": "#1F2433", "width": 1.5}}))
+    fig.update_layout(**base_layout(height=400))
+    fig.update_xaxes(title_text=t["alpha_axis"], range=[0, 1], gridcolor=GRID)
+    # the envelope can climb far above your curve near α = 1; keep your curve readable
+    top = 1.3 * max(float(yours.max()), 1.0)
+    fig.update_yaxes(title_text=t["speedup_axis"], gridcolor=GRID, range=[0, top])
+    return fig
+
+
+def speedup_heatmap(
+    cost_ratio: float,
+    verify_cost: VerifyCost,
+    max_gamma: int,
+    alpha: float,
+    gamma: int,
+    text: Mapping[str, str] | None = None,
+) -> go.Figure:
+    """Speedup over α (across) and γ (up); the line marks the best γ of each α."""
+    t = _text(text)
+    alphas = np.linspace(0.0, 1.0, 101)
+    gammas = np.arange(1, max_gamma + 1)
+    z = np.array([speedup(alphas, int(g), cost_ratio, verify_cost) for g in gammas])
+    best = gammas[np.argmax(z, axis=0)]  # first maximum: the smallest γ on a tie, like best_gamma
+    fig = go.Figure()
+    hover = "α = %{x:.2f}, γ = %{y}: %{customdata:.2f}×<extra></extra>"
+    fig.add_trace(_speedup_heatmap(alphas, gammas, z, hover, t["speedup_colour"]))
+    fig.add_trace(go.Scatter(x=alphas, y=best, name=t["best_line"], mode="lines",
+                             line={"color": "#1F2433", "width": 2, "shape": "hv"}))
+    fig.add_trace(go.Scatter(x=[alpha], y=[gamma], name=t["you_marker"], mode="markers",
+                             marker={"size": 14, "color": DRAFT, "line": {"color": "#1F2433", "width": 1.5}}))
+    fig.update_layout(**base_layout(height=420))
+    fig.update_xaxes(title_text=t["alpha_axis"], range=[0, 1])
+    fig.update_yaxes(title_text=t["gamma_axis"], range=[0.5, max_gamma + 0.5],
+                     dtick=1 if max_gamma <= 16 else 2)
+    return fig
+
+
+def _label_positions(points: Sequence[tuple[float, float]]) -> list[str]:
+    """Text positions that keep labels inside the plot and off their neighbours' labels."""
+    placed: list[tuple[float, float]] = []
+    out = []
+    for a, c in points:
+        crowded = any(abs(a - pa) < 0.3 and abs(c - pc) < 0.1 for pa, pc in placed)
+        if not crowded:
+            placed.append((a, c))
+        side = "right" if a < 0.2 else "left" if a > 0.8 else "center"
+        out.append(f"{'bottom' if crowded else 'top'} {side}")
+    return out
+
+
+def drafts_map_figure(
+    drafts: Sequence[tuple[str, float, float]],
+    verify_cost: VerifyCost,
+    max_gamma: int,
+    alpha: float,
+    cost_ratio: float,
+    text: Mapping[str, str] | None = None,
+) -> go.Figure:
+    """Best-γ speedup over α (across) and draft cost c (up), with named drafts (name, α, c) on it.
+
+    The dashed contour is the break-even line: below-right of it a draft pays off.
+    """
+    t = _text(text)
+    alphas = np.linspace(0.0, 1.0, 51)
+    costs = np.linspace(0.0, 1.0, 51)
+    z = np.array([
+        np.max([speedup(alphas, g, float(c), verify_cost) for g in range(1, max_gamma + 1)], axis=0)
+        for c in costs
+    ])
+    fig = go.Figure()
+    hover = "α = %{x:.2f}, c = %{y:.2f}: %{customdata:.2f}×<extra></extra>"
+    fig.add_trace(_speedup_heatmap(alphas, costs, z, hover, t["map_colour"]))
+    fig.add_trace(go.Contour(x=alphas, y=costs, z=z, showscale=False, hoverinfo="skip", name=t["break_even"],
+                             contours={"start": 1, "end": 1, "size": 1, "coloring": "none"},
+                             line={"color": "#1F2433", "dash": "dash", "width": 2}))
+    fig.add_trace(go.Scatter(
+        x=[d[1] for d in drafts], y=[d[2] for d in drafts], mode="markers+text", showlegend=False,
+        text=[escape(d[0]) for d in drafts], textfont={"size": 12},
+        textposition=_label_positions([(d[1], d[2]) for d in drafts]),
+        marker={"size": 11, "color": "#1F2433", "symbol": "diamond"},
+        hovertemplate="%{text}: α = %{x:.2f}, c = %{y:.2f}<extra></extra>",
+    ))
+    fig.add_trace(go.Scatter(x=[alpha], y=[cost_ratio], name=t["you_marker"], mode="markers",
+                             marker={"size": 15, "color": DRAFT, "line": {"color": "#1F2433", "width": 1.5}}))
+    fig.update_layout(**base_layout(height=480))
+    fig.update_xaxes(title_text=t["alpha_axis"], range=[-0.02, 1.02])
+    fig.update_yaxes(title_text=t["cost_axis"], range=[-0.12, 1.04])
+    return fig

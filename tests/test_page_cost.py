@@ -1,0 +1,109 @@
+"""The cost-and-speedup page under AppTest.
+
+Each scenario opens a fresh AppTest with its language and URL set before the first run
+(Streamlit 1.67 runs app.py only then; see tests/apptest_helpers.py). After a widget change
+the test reads both the page and the URL the page wrote, and replays that URL fresh.
+"""
+
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from specdec_core.theory import expected_tokens, speedup
+from tests.apptest_helpers import ROOT, open_page, rerun
+
+TITLES = {"en": "Cost and speedup", "zh": "成本与加速比"}
+
+
+def _metrics(at) -> list[str]:
+    return [m.value for m in at.metric]
+
+
+def _verdict(at) -> str:
+    return next(h.proto.body for h in at.get("html") if "sd-verdict" in h.proto.body)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_page_loads_in_both_languages(lang):
+    at = open_page("cost", lang)
+    assert at.title[0].value == TITLES[lang]
+    assert len(at.get("plotly_chart")) == 6
+    assert len(at.metric) == 4 and len(at.dataframe) == 1
+    assert len(at.radio) == 1 + 3  # verification model + three quiz questions
+    assert not at.warning and not at.error
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_seed_table_is_recomputed_and_two_rows_flagged(lang):
+    at = open_page("cost", lang, query={"alpha": "0.9", "gamma": "7", "c": "0"})
+    assert _metrics(at)[0] == "5.70"
+    table = at.dataframe[0].value
+    computed = table.iloc[:, 3].tolist()
+    rows = ((0.9, 4), (0.9, 7), (0.7, 4), (0.7, 7), (0.5, 4))
+    assert computed == [f"{expected_tokens(a, g):.2f}" for a, g in rows]
+    assert computed[1] == "5.70" and computed[3] == "3.14"
+    status = table.iloc[:, 4].tolist()
+    assert [s.startswith("✗") for s in status] == [False, True, False, True, False]
+    assert "5.70" in at.caption[1].value and "3.14" in at.caption[1].value
+
+
+def test_best_gamma_changes_with_the_draft_cost():
+    at = open_page("cost", "en", query={"alpha": "0.8", "c": "0.05"})
+    assert _metrics(at)[3] == "γ = 8"
+    at.slider(key="c").set_value(0.3)
+    rerun(at)
+    assert _metrics(at)[3] != "γ = 8" and at.query_params["c"] == "0.3"
+    replay = open_page("cost", "en", query=dict(at.query_params.items()))
+    assert _metrics(replay) == _metrics(at)
+
+
+@pytest.mark.parametrize(
+    ("widget", "key", "value", "start"),
+    [("slider", "alpha", 0.6, {}), ("slider", "gamma", 9, {}), ("slider", "c", 0.5, {}),
+     ("radio", "verify", "linear", {}), ("slider", "beta", 0.3, {"verify": "linear"})],
+)
+def test_each_control_changes_the_numbers(widget, key, value, start):
+    at = open_page("cost", "en", query=start)
+    before = (_metrics(at), _verdict(at))
+    getattr(at, widget)(key=key).set_value(value)
+    rerun(at)
+    assert (_metrics(at), _verdict(at)) != before
+    assert at.query_params[key] == str(value)
+
+
+def test_a_shared_url_restores_the_controls():
+    query = {"alpha": "0.7", "gamma": "6", "c": "0.12", "verify": "linear", "beta": "0.2"}
+    at = open_page("cost", "zh", query=query)
+    assert at.slider(key="alpha").value == 0.7 and at.slider(key="gamma").value == 6
+    assert at.slider(key="c").value == 0.12 and at.slider(key="beta").value == 0.2
+    assert at.radio(key="verify").value == "linear"
+    expected = speedup(0.7, 6, 0.12, lambda g: 1 + 0.2 * g)
+    assert _metrics(at)[2] == f"{expected:.2f}×"
+
+
+def test_a_measured_draft_loads_its_numbers_and_a_bad_apprentice_is_named():
+    at = open_page("cost", "en")
+    at.selectbox(key="cost_preset").set_value("layers8")
+    rerun(at)
+    assert at.slider(key="alpha").value == 0.02 and at.slider(key="c").value == 0.4
+    assert at.radio(key="verify").value == "linear"
+    assert "bad apprentice" in _verdict(at)
+    assert at.query_params["alpha"] == "0.02"
+    at.slider(key="alpha").set_value(0.9)
+    rerun(at)
+    assert at.selectbox(key="cost_preset").value == "custom"
+
+
+def test_bad_url_values_fall_back_with_a_warning():
+    at = open_page("cost", "en", query={"alpha": "1.5", "verify": "cheap"})
+    assert at.slider(key="alpha").value == 0.8 and at.radio(key="verify").value == "constant"
+    assert "alpha" in at.warning[0].value and "verify" in at.warning[0].value
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_quiz_numbers_agree_with_the_theory(lang):
+    quiz = tomllib.loads(Path(ROOT, "lessons", lang, "cost.toml").read_text(encoding="utf-8"))["quiz"]
+    first = quiz[0]
+    assert first["options"][first["answer"]].startswith(f"{expected_tokens(0.8, 4):.2f}")
+    assert f"{speedup(0.02, 1, 0.4):.2f}×" in quiz[2]["feedback"][0]

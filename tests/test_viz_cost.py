@@ -1,0 +1,140 @@
+"""specdec_core.viz.cost: every plotted number is the theory's, and nothing is NaN."""
+
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from specdec_core.theory import best_gamma, expected_tokens, linear_verify_cost, speedup
+from specdec_core.viz import cost as viz
+
+SEED = ((0.9, 4, 4.1), (0.9, 7, 6.5), (0.7, 4, 2.8), (0.7, 7, 3.6), (0.5, 4, 1.9))
+
+
+def _trace(fig: go.Figure, name: str):
+    return next(t for t in fig.data if t.name == name)
+
+
+def test_the_seed_table_has_exactly_two_wrong_rows():
+    checks = viz.check_claims(SEED)
+    assert [(c.alpha, c.gamma) for c in checks if not c.matches] == [(0.9, 7), (0.7, 7)]
+    by_row = {(c.alpha, c.gamma): c.computed for c in checks}
+    assert f"{by_row[(0.9, 7)]:.2f}" == "5.70" and f"{by_row[(0.7, 7)]:.2f}" == "3.14"
+    # the text's "ideal speedup = expected tokens" is the case c = 0, verification = 1 step
+    assert all(c.speedup == pytest.approx(c.computed) for c in checks)
+    costly = viz.check_claims(SEED, 0.2, linear_verify_cost(0.1))
+    assert all(c.speedup < c.computed for c in costly)
+
+
+def test_a_claim_matches_only_within_rounding():
+    assert viz.ClaimCheck(0.5, 4, 1.9, 1.9375, 1.0).matches  # 1.9375 rounds to 1.9
+    assert not viz.ClaimCheck(0.5, 4, 1.8, 1.9375, 1.0).matches
+
+
+@pytest.mark.parametrize(("c", "verify"), [(0.05, 1.0), (0.3, 1.0), (0.1, linear_verify_cost(0.075))])
+def test_cost_summary_is_the_theory(c, verify):
+    now = viz.cost_summary(0.8, 4, c, verify, 16)
+    assert now.tokens == pytest.approx(expected_tokens(0.8, 4))
+    assert now.speedup == pytest.approx(speedup(0.8, 4, c, verify))
+    assert now.round_cost == pytest.approx(now.tokens / now.speedup)
+    assert now.best_gamma == best_gamma(0.8, c, verify, 16)
+    assert now.best_speedup == pytest.approx(speedup(0.8, now.best_gamma, c, verify))
+
+
+def test_best_gamma_moves_with_the_draft_cost():
+    cheap, costly = viz.cost_summary(0.8, 4, 0.05, 1.0, 16), viz.cost_summary(0.8, 4, 0.3, 1.0, 16)
+    assert cheap.best_gamma > costly.best_gamma
+
+
+def test_expected_tokens_figure_draws_the_formula_and_the_claims():
+    checks = viz.check_claims(SEED)
+    fig = viz.expected_tokens_figure((0.5, 0.9), 10, 0.8, 3, checks)
+    gammas = np.arange(11)
+    for a in (0.5, 0.9):
+        line = _trace(fig, f"α = {a:g}")
+        np.testing.assert_allclose(line.y, [expected_tokens(a, int(g)) for g in gammas])
+    np.testing.assert_array_equal(_trace(fig, viz.DEFAULT_TEXT["ceiling"]).y, gammas + 1)
+    wrong = _trace(fig, viz.DEFAULT_TEXT["claim_wrong"])
+    assert list(zip(wrong.x, wrong.y, strict=True)) == [(7, 6.5), (7, 3.6)]
+    assert len(_trace(fig, viz.DEFAULT_TEXT["claim_ok"]).x) == 3
+    you = _trace(fig, viz.DEFAULT_TEXT["you"])
+    assert you.y[0] == pytest.approx(expected_tokens(0.8, 3))
+
+
+def test_speedup_gamma_figure_marks_the_best_gamma():
+    verify = linear_verify_cost(0.075)
+    labels = {"best": "best {gamma}", "current": "mine {gamma}"}
+    fig = viz.speedup_gamma_figure(0.9, 0.1, verify, 3, 16, labels)
+    curve = fig.data[0]
+    np.testing.assert_allclose(curve.y, [speedup(0.9, g, 0.1, verify) for g in range(1, 17)])
+    best = best_gamma(0.9, 0.1, verify, 16)
+    star = _trace(fig, f"best {best}")
+    assert star.x[0] == best and star.y[0] == pytest.approx(max(curve.y))
+    assert _trace(fig, "mine 3").y[0] == pytest.approx(speedup(0.9, 3, 0.1, verify))
+    tokens, cost = np.array(curve.customdata).T
+    np.testing.assert_allclose(tokens / cost, curve.y)
+
+
+def test_speedup_alpha_figure_envelope_dominates():
+    fig = viz.speedup_alpha_figure(4, 0.2, 1.0, 0.6, 16)
+    envelope = np.array(_trace(fig, viz.DEFAULT_TEXT["envelope"]).y)
+    yours = _trace(fig, "speedup at γ = 4")
+    np.testing.assert_allclose(yours.y, speedup(np.array(yours.x), 4, 0.2, 1.0))
+    assert np.all(envelope >= np.array(yours.y) - 1e-12)
+
+
+def test_speedup_heatmap_data_and_best_line():
+    fig = viz.speedup_heatmap(0.1, 1.0, 8, 0.7, 2)
+    heat = fig.data[0]
+    raw = np.array(heat.customdata)
+    assert raw.shape == (8, 101)
+    np.testing.assert_allclose(raw[2], speedup(np.array(heat.x), 3, 0.1, 1.0))
+    np.testing.assert_allclose(np.array(heat.z), np.log2(np.clip(raw, 1 / 16, 16)))
+    best = _trace(fig, viz.DEFAULT_TEXT["best_line"])
+    assert list(best.y) == [best_gamma(float(a), 0.1, 1.0, 8) for a in best.x]
+
+
+def test_drafts_map_places_the_drafts_and_escapes_names():
+    drafts = [("bf16 <copy>", 0.99, 0.56), ("8 layers", 0.02, 0.4)]
+    fig = viz.drafts_map_figure(drafts, 1.0, 16, 0.5, 0.1)
+    points = next(t for t in fig.data if isinstance(t, go.Scatter) and t.mode == "markers+text")
+    assert list(points.x) == [0.99, 0.02] and list(points.y) == [0.56, 0.4]
+    assert list(points.text) == ["bf16 &lt;copy&gt;", "8 layers"]
+    raw = np.array(fig.data[0].customdata)
+    best_at_bf16 = max(speedup(1.0, g, 0.0, 1.0) for g in range(1, 17))  # grid corner α = 1, c = 0
+    assert raw[0, -1] == pytest.approx(best_at_bf16)
+    assert any(isinstance(t, go.Contour) for t in fig.data)
+
+
+def test_verify_cost_figure_models():
+    fig = viz.verify_cost_figure(0.075, 8, (5, 1.3))
+    tokens = np.arange(1, 10)
+    linear = _trace(fig, "model 1 + β·γ, β = 0.075")
+    np.testing.assert_allclose(linear.y, 1 + 0.075 * (tokens - 1))
+    assert linear.y[4] == pytest.approx(1.3)  # the line passes through the CPU measurement
+    np.testing.assert_array_equal(_trace(fig, viz.DEFAULT_TEXT["compute_bound"]).y, tokens)
+    measured = _trace(fig, viz.DEFAULT_TEXT["measured"])
+    assert (measured.x[0], measured.y[0]) == (5, 1.3)
+
+
+@settings(max_examples=10, deadline=None)
+@given(
+    alpha=st.floats(0.0, 1.0),
+    gamma=st.integers(1, 16),
+    c=st.floats(0.0, 1.0),
+    beta=st.one_of(st.none(), st.floats(0.0, 0.5)),
+)
+def test_no_nan_or_inf_reaches_a_chart(alpha, gamma, c, beta):
+    verify = 1.0 if beta is None else linear_verify_cost(beta)
+    figures = [
+        viz.speedup_gamma_figure(alpha, c, verify, gamma, 16),
+        viz.speedup_alpha_figure(gamma, c, verify, alpha, 16),
+        viz.expected_tokens_figure((0.5, 0.9), 16, alpha, gamma, viz.check_claims(SEED)),
+        viz.speedup_heatmap(c, verify, 16, alpha, gamma),
+    ]
+    for fig in figures:
+        for trace in fig.data:
+            for values in (trace.y, getattr(trace, "z", None)):
+                if values is not None:
+                    assert np.isfinite(np.array(values, dtype=float)).all()
