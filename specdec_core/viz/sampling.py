@@ -27,7 +27,7 @@ DEFAULT_TEXT: dict[str, str] = {
     "stage_top_p": "{step} · top-p, p = {p:g}: kept mass {kept:.4g} → renormalised (×{scale:.4g})",
     "stage_top_p_none": "{step} · top-p, p = {p:g}: nothing removed",
     "stage_top_p_off": "{step} · top-p off (p = 1)",
-    "stage_switch": "{step} · T = 0 switch: sampler bypassed, argmax taken (lowest index on a tie)",
+    "stage_switch": "{step} · T = 0 switch: sampler bypassed, argmax taken",
     "legend_prob": "probability after this step",
     "legend_before": "before this step",
     "legend_removed": "removed by this step",
