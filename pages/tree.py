@@ -23,7 +23,8 @@ s, text = start("tree")
 RUN_KEY = "tree_run"
 ANIMATE_KEY = "tree_animate"
 RUN_SIG_KEY = "tree_run_sig"
-EDITOR_OUT = "tree_editor_out"
+EDITOR_BASE = "tree_editor_base"  # the table the editor was last (re)built from
+EDITOR_OUT = "tree_editor_out"  # the table as the editor returned it, edits included
 EDITOR_VERSION = "tree_editor_version"
 STEP_SECONDS = 0.35
 MANY = 100
@@ -31,6 +32,7 @@ FOUR_DECIMALS = ("direct", "via_reject", "total", "p")
 
 
 def _table_param(raw: str) -> str:
+    """The URL's table: "" (the chosen example) or rows as JSON, checked for shape only."""
     if raw:
         inputs.from_json(raw)
     return raw
@@ -118,8 +120,8 @@ preset_json = _preset_json()
 current = st.session_state["tree_data"] or preset_json
 if current != st.session_state.get(EDITOR_OUT):  # a preset, a link or a button changed the table
     st.session_state[EDITOR_VERSION] = st.session_state.get(EDITOR_VERSION, 0) + 1
-    st.session_state["tree_editor_base"] = current
-base = inputs.from_json(st.session_state["tree_editor_base"])
+    st.session_state[EDITOR_BASE] = current
+base = inputs.from_json(st.session_state[EDITOR_BASE])
 with st.expander(s["editor"], expanded=bool(st.session_state["tree_data"])):
     st.caption(s["editor_help"])
     edited = st.data_editor(
@@ -134,10 +136,9 @@ with st.expander(s["editor"], expanded=bool(st.session_state["tree_data"])):
         },
     )
 rows = inputs.clean_rows(edited.itertuples(index=False))
-st.session_state[EDITOR_OUT] = inputs.to_json(rows)
-st.session_state["tree_data"] = (
-    "" if st.session_state[EDITOR_OUT] == preset_json else st.session_state[EDITOR_OUT]
-)
+table_json = inputs.to_json(rows)
+st.session_state[EDITOR_OUT] = table_json
+st.session_state["tree_data"] = "" if table_json == preset_json else table_json
 urlstate.mirror(PARAMS)
 
 if st.session_state["tree_data"]:
@@ -267,10 +268,7 @@ st.dataframe(
     hide_index=True,
     column_config={
         s["table.gap"]: st.column_config.NumberColumn(format="%.1e"),
-        **{
-            s[f"table.{k}"]: st.column_config.NumberColumn(format="%.4f")
-            for k in ("direct", "via_reject", "total", "p")
-        },
+        **{s[f"table.{k}"]: st.column_config.NumberColumn(format="%.4f") for k in FOUR_DECIMALS},
     },
 )
 st.caption(s["leaf_table_caption"])

@@ -38,7 +38,8 @@ def test_page_loads_in_both_languages(lang):
     assert at.title[0].value == ("Probability tree" if lang == "en" else "概率树")
     text = " ".join(m.value for m in at.markdown)
     assert ("概率树" in text) == (lang == "zh") and "$D = \\{x : p(x) > q(x)\\}$" in text
-    assert [r.key for r in at.radio if r.key.startswith("quiz_")] == ["quiz_tree_0", "quiz_tree_1", "quiz_tree_2"]
+    quizzes = [r.key for r in at.radio if r.key.startswith("quiz_")]
+    assert quizzes == ["quiz_tree_0", "quiz_tree_1", "quiz_tree_2"]
     assert at.selectbox(key="tree_preset").value == "abc"
 
 

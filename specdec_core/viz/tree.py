@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import html
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import plotly.graph_objects as go
 
-from specdec_core.tree_paths import MassFlows, Tally, TreeView, layout, leaf_split, mass_flows
+from specdec_core.tree_paths import MassFlows, Tally, TreeLayout, TreeView, layout, leaf_split, mass_flows
+from specdec_core.verify import TreeNode
 from specdec_core.viz import palette
 
 TEXT: dict[str, str] = {
@@ -109,6 +111,25 @@ _EDGE_COLOUR = {
 }
 _VERDICT_X = 2.0
 _TOTAL_X = 4.25
+_HEADER_Y = -1.0
+_HEADERS = ((1.0, "col_proposal"), (_VERDICT_X, "col_verdict"), (3.0, "col_emitted"), (_TOTAL_X, "col_total"))
+_HOVER = {"proposal": "hover_proposal", "accept": "hover_accept", "resample": "hover_resample"}
+
+
+@dataclass(frozen=True)
+class _Drawing:
+    """Everything the parts of one tree figure share."""
+
+    view: TreeView
+    pos: TreeLayout
+    names: list[str]
+    colours: list[tuple[str, str]]
+    on_path: frozenset[int]
+    t: dict[str, str]
+
+    def dim(self, hot: bool, faded: float) -> float:
+        """Opacity: full without a highlighted path, else full on it and `faded` off it."""
+        return 1.0 if hot or not self.on_path else faded
 
 
 def _edge_points(kind: str, x0: float, y0: float, x1: float, y1: float) -> tuple[list[float], list[float]]:
@@ -116,6 +137,174 @@ def _edge_points(kind: str, x0: float, y0: float, x1: float, y1: float) -> tuple
     if kind == "accept":
         return [x0, _VERDICT_X, x1], [y0, y1, y1]
     return [x0, x1], [y0, y1]
+
+
+def _edge_label(node: TreeNode, xs: list[float], ys: list[float]) -> tuple[float, float, str]:
+    """Where an edge's conditional probability is written, and how."""
+    if node.kind == "proposal":
+        return 0.3 * xs[0] + 0.7 * xs[1], 0.3 * ys[0] + 0.7 * ys[1], f"q={num(node.edge_prob)}"
+    if node.kind == "accept":
+        return (_VERDICT_X + xs[2]) / 2, ys[2], f"✓ {num(node.edge_prob)}"
+    if node.kind == "reject":
+        return (xs[0] + xs[1]) / 2, (ys[0] + ys[1]) / 2, f"✗ {num(node.edge_prob)}"
+    return 0.45 * xs[0] + 0.55 * xs[1], 0.45 * ys[0] + 0.55 * ys[1], f"r={num(node.edge_prob)}"
+
+
+def _add_edges(fig: go.Figure, dr: _Drawing) -> list[dict]:
+    """Edges as thick as their mass, the verdict ticks, and dotted lines from leaves to totals;
+    returns the edge-label annotations."""
+    tree, pos = dr.view.tree, dr.pos
+    notes = []
+    for node, g in zip(tree.nodes, dr.view.node_group, strict=True):
+        if node.parent is None:
+            continue
+        xs, ys = _edge_points(
+            node.kind, pos.x[node.parent], pos.y[node.parent], pos.x[node.id], pos.y[node.id]
+        )
+        hot = node.id in dr.on_path
+        colour = _EDGE_COLOUR[node.kind]
+        fig.add_trace(
+            go.Scatter(
+                x=xs,
+                y=ys,
+                mode="lines",
+                line={"color": colour, "width": 1.5 + 10 * node.mass + (4 if hot else 0)},
+                opacity=dr.dim(hot, 0.22),
+                hoverinfo="skip",
+                showlegend=False,
+            )
+        )
+        x, y, label = _edge_label(node, xs, ys)
+        notes.append(
+            {
+                "x": x,
+                "y": y,
+                "text": label,
+                "showarrow": False,
+                "font": {"size": 12, "color": colour},
+                "bgcolor": "rgba(255,255,255,0.85)",
+                "opacity": dr.dim(hot, 0.45),
+            }
+        )
+        if node.is_leaf:
+            fig.add_trace(
+                go.Scatter(
+                    x=[pos.x[node.id] + 0.12, _TOTAL_X],
+                    y=[pos.y[node.id], pos.total_y[g]],
+                    mode="lines",
+                    line={"color": dr.colours[g][0], "width": 1.2, "dash": "dot"},
+                    opacity=0.55 if not dr.on_path else (0.9 if hot else 0.15),
+                    hoverinfo="skip",
+                    showlegend=False,
+                )
+            )
+    ticks = [pos.y[n.id] for n in tree.nodes if n.kind == "accept"]
+    fig.add_trace(
+        go.Scatter(
+            x=[_VERDICT_X] * len(ticks),
+            y=ticks,
+            mode="markers",
+            marker={"size": 9, "color": palette.ACCEPTED},
+            opacity=dr.dim(False, 0.22),
+            hoverinfo="skip",
+            showlegend=False,
+        )
+    )
+    return notes
+
+
+def _node_face(node: TreeNode, g: int | None, dr: _Drawing, tally: Tally | None) -> tuple[str, str, str, str]:
+    """(fill colour, text, text position, hover text) of one node."""
+    t = dr.t
+    if node.kind == "root":
+        return palette.TARGET_ONLY, t["start"], "middle left", t["start"]
+    if node.kind == "reject":
+        return (
+            palette.REJECTED,
+            "✗",
+            "top center",
+            t["hover_reject"].format(prob=num(node.edge_prob), mass=num(node.mass)),
+        )
+    hover = t[_HOVER[node.kind]].format(token=dr.names[g], prob=num(node.edge_prob), mass=num(node.mass))
+    if not node.is_leaf:
+        return dr.colours[g][0], dr.names[g], "top center", hover
+    if tally is not None and tally.n:
+        hover += "<br>" + t["hover_sampled"].format(k=tally.leaf_counts.get(node.id, 0), n=tally.n)
+    return dr.colours[g][0], f"{dr.names[g]} <b>{num(node.mass)}</b>", "middle right", hover
+
+
+def _add_nodes(fig: go.Figure, dr: _Drawing, tally: Tally | None) -> None:
+    tree = dr.view.tree
+    faces = [_node_face(n, g, dr, tally) for n, g in zip(tree.nodes, dr.view.node_group, strict=True)]
+    hot = [n.id in dr.on_path for n in tree.nodes]
+    fig.add_trace(
+        go.Scatter(
+            x=dr.pos.x,
+            y=dr.pos.y,
+            mode="markers+text",
+            marker={
+                "color": [f[0] for f in faces],
+                "size": [26 if h else 20 for h in hot],
+                "opacity": 1.0,
+                "line": {"color": [HIGHLIGHT if h else "white" for h in hot], "width": 3},
+            },
+            text=[f[1] for f in faces],
+            textposition=[f[2] for f in faces],
+            textfont={"size": 13},
+            hovertext=[f[3] for f in faces],
+            hoverinfo="text",
+            showlegend=False,
+        )
+    )
+
+
+def _add_totals(fig: go.Figure, dr: _Drawing, end_group: int | None) -> None:
+    """The Σ column: one square per label with the sum of its leaves (= p)."""
+    split = leaf_split(dr.view)
+    count = len(dr.names)
+    hovers = []
+    for g in range(count):
+        parts = " + ".join(num(v) for v in (split.direct[g], split.via_reject[g]) if v > 0) or "0"
+        hovers.append(
+            dr.t["hover_total"].format(
+                token=dr.names[g], parts=parts, total=num(split.total[g]), p=num(split.p[g])
+            )
+        )
+    fig.add_trace(
+        go.Scatter(
+            x=[_TOTAL_X] * count,
+            y=dr.pos.total_y,
+            mode="markers+text",
+            marker={
+                "color": [c for c, _ in dr.colours],
+                "size": [30 if g == end_group else 22 for g in range(count)],
+                "opacity": 1.0,
+                "symbol": "square",
+                "line": {
+                    "color": [HIGHLIGHT if g == end_group else "white" for g in range(count)],
+                    "width": 3,
+                },
+            },
+            text=[f"{dr.names[g]} <b>{num(split.total[g])}</b>" for g in range(count)],
+            textposition="middle right",
+            textfont={"size": 14},
+            hovertext=hovers,
+            hoverinfo="text",
+            showlegend=False,
+        )
+    )
+
+
+def _add_legend(fig: go.Figure, dr: _Drawing) -> None:
+    for colour, name in sorted(set(dr.colours), key=lambda cn: _SET_ORDER.index(cn[0])):
+        fig.add_trace(
+            go.Scatter(x=[None], y=[None], mode="markers", marker={"color": colour, "size": 12}, name=name)
+        )
+    kinds = {n.kind for n in dr.view.tree.nodes}
+    for kind, colour in _EDGE_COLOUR.items():
+        if kind in kinds:
+            line = {"color": colour, "width": 4}
+            fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", line=line, name=dr.t[f"edge_{kind}"]))
 
 
 def tree_figure(
@@ -128,200 +317,29 @@ def tree_figure(
 
     Edges are as thick as their path mass and labelled with their conditional probability;
     leaves show their path mass; dotted lines gather each token's leaves into its total,
-    which equals p(x). `highlight` (node ids from the start) draws one sampled path on top.
+    which equals p(x). `highlight` (node ids from the start) draws one sampled path on top;
+    with a `tally`, each leaf's hover says how often sampled paths ended there.
     """
     t = _text(text)
-    tree = view.tree
-    pos = layout(view)
-    names = _labels(view, t)
-    colours = set_colours(view, t)
-    split = leaf_split(view)
-    on_path = set(highlight)
-    dim = 0.22 if on_path else 1.0
+    dr = _Drawing(view, layout(view), _labels(view, t), set_colours(view, t), frozenset(highlight), t)
     fig = go.Figure()
-    notes: list[dict] = []
-
-    for node, g in zip(tree.nodes, view.node_group, strict=True):
-        if node.parent is None:
-            continue
-        parent = tree.nodes[node.parent]
-        xs, ys = _edge_points(node.kind, pos.x[parent.id], pos.y[parent.id], pos.x[node.id], pos.y[node.id])
-        hot = node.id in on_path
-        fig.add_trace(
-            go.Scatter(
-                x=xs,
-                y=ys,
-                mode="lines",
-                line={"color": _EDGE_COLOUR[node.kind], "width": 1.5 + 10 * node.mass + (4 if hot else 0)},
-                opacity=1.0 if hot else dim,
-                hoverinfo="skip",
-                showlegend=False,
-            )
-        )
-        if node.kind == "proposal":
-            lx, ly, label = 0.3 * xs[0] + 0.7 * xs[1], 0.3 * ys[0] + 0.7 * ys[1], f"q={num(node.edge_prob)}"
-        elif node.kind == "accept":
-            lx, ly, label = 2.5, ys[1], f"✓ {num(node.edge_prob)}"
-        elif node.kind == "reject":
-            lx, ly, label = 0.5 * (xs[0] + xs[1]), 0.5 * (ys[0] + ys[1]), f"✗ {num(node.edge_prob)}"
-        else:
-            lx, ly, label = (
-                0.55 * xs[1] + 0.45 * xs[0],
-                0.55 * ys[1] + 0.45 * ys[0],
-                f"r={num(node.edge_prob)}",
-            )
-        notes.append(
-            {
-                "x": lx,
-                "y": ly,
-                "text": label,
-                "showarrow": False,
-                "font": {"size": 12, "color": _EDGE_COLOUR[node.kind]},
-                "bgcolor": "rgba(255,255,255,0.85)",
-                "opacity": 1.0 if hot or not on_path else 0.45,
-            }
-        )
-        if node.is_leaf:
-            fig.add_trace(
-                go.Scatter(
-                    x=[pos.x[node.id] + 0.12, _TOTAL_X],
-                    y=[pos.y[node.id], pos.total_y[g]],
-                    mode="lines",
-                    line={"color": colours[g][0], "width": 1.2, "dash": "dot"},
-                    opacity=0.55 if not on_path else (0.9 if hot else 0.15),
-                    hoverinfo="skip",
-                    showlegend=False,
-                )
-            )
-
-    xs, ys, fills, sizes, rings, labels, hovers, text_pos = [], [], [], [], [], [], [], []
-    for node, g in zip(tree.nodes, view.node_group, strict=True):
-        xs.append(pos.x[node.id])
-        ys.append(pos.y[node.id])
-        hot = node.id in on_path
-        rings.append(HIGHLIGHT if hot else "white")
-        sizes.append(26 if hot else 20)
-        if node.kind == "root":
-            fills.append(palette.TARGET_ONLY)
-            labels.append(t["start"])
-            hovers.append(t["start"])
-            text_pos.append("middle left")
-            continue
-        if node.kind == "reject":
-            fills.append(palette.REJECTED)
-            labels.append("✗")
-            hovers.append(t["hover_reject"].format(prob=num(node.edge_prob), mass=num(node.mass)))
-            text_pos.append("top center")
-            continue
-        fills.append(colours[g][0])
-        key = {"proposal": "hover_proposal", "accept": "hover_accept", "resample": "hover_resample"}[
-            node.kind
-        ]
-        hover = t[key].format(token=names[g], prob=num(node.edge_prob), mass=num(node.mass))
-        if node.is_leaf:
-            labels.append(f"{names[g]} <b>{num(node.mass)}</b>")
-            text_pos.append("middle right")
-            if tally is not None and tally.n:
-                hover += "<br>" + t["hover_sampled"].format(k=tally.leaf_counts.get(node.id, 0), n=tally.n)
-        else:
-            labels.append(names[g])
-            text_pos.append("top center")
-        hovers.append(hover)
-    fig.add_trace(
-        go.Scatter(
-            x=xs,
-            y=ys,
-            mode="markers+text",
-            marker={"color": fills, "size": sizes, "opacity": 1.0, "line": {"color": rings, "width": 3}},
-            text=labels,
-            textposition=text_pos,
-            textfont={"size": 13},
-            hovertext=hovers,
-            hoverinfo="text",
-            showlegend=False,
-        )
-    )
-
-    ticks = [(pos.y[n.id], pos.x[n.id]) for n in tree.nodes if n.kind == "accept"]
-    if ticks:
-        fig.add_trace(
-            go.Scatter(
-                x=[_VERDICT_X] * len(ticks),
-                y=[y for y, _ in ticks],
-                mode="markers",
-                marker={"symbol": "circle", "size": 9, "color": palette.ACCEPTED},
-                opacity=dim if on_path else 1.0,
-                hoverinfo="skip",
-                showlegend=False,
-            )
-        )
-
-    end_group = view.node_group[highlight[-1]] if highlight and tree.nodes[highlight[-1]].is_leaf else None
-    total_hover, total_text = [], []
-    for g in range(len(view.labels)):
-        parts = " + ".join(num(v) for v in (split.direct[g], split.via_reject[g]) if v > 0) or "0"
-        total_hover.append(
-            t["hover_total"].format(token=names[g], parts=parts, total=num(split.total[g]), p=num(tree.p[g]))
-        )
-        total_text.append(f"{names[g]} <b>{num(split.total[g])}</b>")
-    fig.add_trace(
-        go.Scatter(
-            x=[_TOTAL_X] * len(view.labels),
-            y=pos.total_y,
-            mode="markers+text",
-            marker={
-                "color": [c for c, _ in colours],
-                "size": [30 if g == end_group else 22 for g in range(len(view.labels))],
-                "opacity": 1.0,
-                "symbol": "square",
-                "line": {
-                    "color": [HIGHLIGHT if g == end_group else "white" for g in range(len(view.labels))],
-                    "width": 3,
-                },
-            },
-            text=total_text,
-            textposition="middle right",
-            textfont={"size": 14},
-            hovertext=total_hover,
-            hoverinfo="text",
-            showlegend=False,
-        )
-    )
-
-    for colour, name in sorted(set(colours), key=lambda cn: _SET_ORDER.index(cn[0])):
-        fig.add_trace(
-            go.Scatter(x=[None], y=[None], mode="markers", marker={"color": colour, "size": 12}, name=name)
-        )
-    for kind, colour in _EDGE_COLOUR.items():
-        if any(n.kind == kind for n in tree.nodes):
-            fig.add_trace(
-                go.Scatter(
-                    x=[None],
-                    y=[None],
-                    mode="lines",
-                    line={"color": colour, "width": 4},
-                    name=t[f"edge_{kind}"],
-                )
-            )
-
-    top = -1.0
-    for x, key in (
-        (1.0, "col_proposal"),
-        (_VERDICT_X, "col_verdict"),
-        (3.0, "col_emitted"),
-        (_TOTAL_X, "col_total"),
-    ):
-        notes.append(
-            {
-                "x": x,
-                "y": top,
-                "text": f"<b>{t[key]}</b>",
-                "showarrow": False,
-                "font": {"size": 13},
-                "yanchor": "bottom",
-            }
-        )
-    rows = max(pos.rows, len(view.labels))
+    notes = _add_edges(fig, dr)
+    _add_nodes(fig, dr, tally)
+    leaf_end = bool(highlight) and view.tree.nodes[highlight[-1]].is_leaf
+    _add_totals(fig, dr, view.node_group[highlight[-1]] if leaf_end else None)
+    _add_legend(fig, dr)
+    notes += [
+        {
+            "x": x,
+            "y": _HEADER_Y,
+            "text": f"<b>{t[key]}</b>",
+            "showarrow": False,
+            "font": {"size": 13},
+            "yanchor": "bottom",
+        }
+        for x, key in _HEADERS
+    ]
+    rows = max(dr.pos.rows, len(view.labels))
     fig.update_layout(
         **palette.base_layout(
             height=int(150 + 46 * rows),
@@ -332,7 +350,7 @@ def tree_figure(
         )
     )
     fig.update_xaxes(visible=False, range=[-0.45, 5.1], fixedrange=True)
-    fig.update_yaxes(visible=False, range=[rows - 0.4, top - 0.5], fixedrange=True)
+    fig.update_yaxes(visible=False, range=[rows - 0.4, _HEADER_Y - 0.5], fixedrange=True)
     return fig
 
 
