@@ -118,7 +118,7 @@ else:
         verdict = s("verdict_rejected", pos=rnd.accepted + 1, draft=labels[rnd.rejected],
                     corrected=labels[rnd.committed[-1]], committed=len(rnd.committed), kmax=k + 1)
         if rnd.void:
-            verdict += " " + s("verdict_void", tokens=void)
+            verdict += s("verdict_void", tokens=void)
     st.markdown(s("round_caption", n=rnd.index, anchor=labels[rnd.anchor],
                   drafts=", ".join(f"“{labels[t]}”" for t in rnd.drafts), verdict=verdict))
     st.plotly_chart(viz.round_figure(rnd, labels, fig_text), theme=None)
