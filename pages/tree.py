@@ -28,6 +28,7 @@ EDITOR_OUT = "tree_editor_out"  # the table as the editor returned it, edits inc
 EDITOR_VERSION = "tree_editor_version"
 STEP_SECONDS = 0.35
 MANY = 100
+MAX_TOP_N = 8  # beyond 8 shown tokens (+ other) the tree stops being readable
 FOUR_DECIMALS = ("direct", "via_reject", "total", "p")
 
 
@@ -42,7 +43,7 @@ PARAMS = [
     urlstate.choice_param("tree_preset", "abc", inputs.PRESETS),
     urlstate.int_param("tree_vocab_seed", 0, 0, 9999),
     urlstate.Param("tree_data", "", _table_param),
-    urlstate.int_param("tree_top_n", 6, 1, 10),
+    urlstate.int_param("tree_top_n", 6, 1, MAX_TOP_N),
     urlstate.int_param("tree_seed", 0, 0, 999_999),
 ]
 
@@ -113,7 +114,7 @@ c2.number_input(
     disabled=st.session_state["tree_preset"] != "random",
     help=s["vocab_seed_help"],
 )
-c3.slider(s["top_n"], min_value=1, max_value=10, key="tree_top_n", help=s["top_n_help"])
+c3.slider(s["top_n"], min_value=1, max_value=MAX_TOP_N, key="tree_top_n", help=s["top_n_help"])
 st.caption(s[f"preset_notes.{st.session_state['tree_preset']}"])
 
 preset_json = _preset_json()
