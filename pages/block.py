@@ -16,12 +16,12 @@ MANY = 25
 MIN_ROUNDS_FOR_HISTOGRAM = 30
 TEXT_TAIL = 80
 PARAMS = [
-    choice_param("chain", "story", block_demo.CHAINS),
-    choice_param("draft", "good", block_demo.DRAFTS),
-    int_param("K", 4, 1, 8),
-    int_param("seed", 7, 0, 2**32 - 1),
-    float_param("T", 1.0, 0.0, 2.0),
-    int_param("round", 0, 0, MAX_ROUNDS),
+    choice_param("block_chain", "story", block_demo.CHAINS),
+    choice_param("block_draft", "good", block_demo.DRAFTS),
+    int_param("block_k", 4, 1, 8),
+    int_param("block_seed", 7, 0, 2**32 - 1),
+    float_param("block_t", 1.0, 0.0, 2.0),
+    int_param("block_round", 0, 0, MAX_ROUNDS),
 ]
 
 s, text = start("block")
@@ -34,24 +34,25 @@ text.show("intro")
 
 
 def _advance(n: int) -> None:
-    st.session_state["round"] = min(MAX_ROUNDS, max(0, st.session_state["round"] + n))
+    st.session_state["block_round"] = min(MAX_ROUNDS, max(0, st.session_state["block_round"] + n))
 
 
 def _reset() -> None:
-    st.session_state["round"] = 0
+    st.session_state["block_round"] = 0
 
 
 with st.container(border=True):
     st.markdown(f"**{s['controls']}**")
     c1, c2, c3 = st.columns([1.3, 1.6, 1.1])
-    c1.selectbox(s["chain"], block_demo.CHAINS, format_func=lambda c: s[f"chains.{c}"], key="chain",
+    c1.selectbox(s["chain"], block_demo.CHAINS, format_func=lambda c: s[f"chains.{c}"], key="block_chain",
                  help=s["chain_help"])
-    c2.radio(s["draft"], block_demo.DRAFTS, format_func=lambda d: s[f"drafts.{d}"], key="draft",
+    c2.radio(s["draft"], block_demo.DRAFTS, format_func=lambda d: s[f"drafts.{d}"], key="block_draft",
              horizontal=True, help=s["draft_help"])
-    c3.number_input(s["seed"], min_value=0, max_value=2**32 - 1, step=1, key="seed", help=s["seed_help"])
+    c3.number_input(s["seed"], min_value=0, max_value=2**32 - 1, step=1, key="block_seed",
+                    help=s["seed_help"])
     c4, c5, c6 = st.columns([1.3, 1.6, 1.1])
-    c4.slider(s["K"], 1, 8, key="K", help=s["K_help"])
-    c5.slider(s["T"], 0.0, 2.0, step=0.05, key="T", help=s["T_help"])
+    c4.slider(s["K"], 1, 8, key="block_k", help=s["K_help"])
+    c5.slider(s["T"], 0.0, 2.0, step=0.05, key="block_t", help=s["T_help"])
     with c6:
         st.button(s["next"], key="block_next", type="primary", on_click=_advance, args=(1,), width="stretch")
         b1, b2 = st.columns(2)
@@ -60,7 +61,7 @@ with st.container(border=True):
 mirror(PARAMS)
 
 settings = tuple(st.session_state[p.key] for p in PARAMS[:-1])
-n_rounds = st.session_state["round"]
+n_rounds = st.session_state["block_round"]
 cached = st.session_state.get("_block_demo")
 try:
     if cached is None or cached[0] != settings or len(cached[1].rounds) > n_rounds:

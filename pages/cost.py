@@ -30,11 +30,11 @@ MEASURED_VERIFY = (5, 1.3)
 MEASURED_BETA = 0.075
 
 PARAMS = [
-    float_param("alpha", 0.8, 0.0, 1.0),
-    int_param("gamma", 4, 1, MAX_GAMMA),
-    float_param("c", 0.05, 0.0, 1.0),
-    choice_param("verify", "constant", ("constant", "linear")),
-    float_param("beta", MEASURED_BETA, 0.0, 0.5),
+    float_param("cost_alpha", 0.8, 0.0, 1.0),
+    int_param("cost_gamma", 4, 1, MAX_GAMMA),
+    float_param("cost_c", 0.05, 0.0, 1.0),
+    choice_param("cost_verify", "constant", ("constant", "linear")),
+    float_param("cost_beta", MEASURED_BETA, 0.0, 0.5),
 ]
 
 s, text = start("cost")
@@ -48,8 +48,8 @@ st.session_state.setdefault("cost_preset", "custom")
 def _load_preset() -> None:
     name = st.session_state["cost_preset"]
     if name in MEASURED_DRAFTS:
-        st.session_state["alpha"], st.session_state["c"] = MEASURED_DRAFTS[name]
-        st.session_state["verify"], st.session_state["beta"] = "linear", MEASURED_BETA
+        st.session_state["cost_alpha"], st.session_state["cost_c"] = MEASURED_DRAFTS[name]
+        st.session_state["cost_verify"], st.session_state["cost_beta"] = "linear", MEASURED_BETA
 
 
 def _to_custom() -> None:
@@ -63,19 +63,19 @@ with st.container(border=True):
     st.selectbox(s["preset"], ["custom", *MEASURED_DRAFTS], format_func=lambda k: s[f"presets.{k}"],
                  key="cost_preset", on_change=_load_preset, help=s["preset_help"])
     c1, c2, c3 = st.columns(3)
-    c1.slider(s["alpha"], 0.0, 1.0, step=0.01, key="alpha", help=s["alpha_help"], on_change=_to_custom)
-    c2.slider(s["gamma"], 1, MAX_GAMMA, key="gamma", help=s["gamma_help"])
-    c3.slider(s["c"], 0.0, 1.0, step=0.01, key="c", help=s["c_help"], on_change=_to_custom)
+    c1.slider(s["alpha"], 0.0, 1.0, step=0.01, key="cost_alpha", help=s["alpha_help"], on_change=_to_custom)
+    c2.slider(s["gamma"], 1, MAX_GAMMA, key="cost_gamma", help=s["gamma_help"])
+    c3.slider(s["c"], 0.0, 1.0, step=0.01, key="cost_c", help=s["c_help"], on_change=_to_custom)
     c4, c5 = st.columns([2, 1])
     c4.radio(s["verify"], ["constant", "linear"], format_func=lambda k: s[f"verify_models.{k}"],
-             key="verify", horizontal=True, help=s["verify_help"])
-    c5.slider(s["beta"], 0.0, 0.5, step=0.005, format="%.3f", key="beta", help=s["beta_help"],
-              disabled=st.session_state["verify"] == "constant")
+             key="cost_verify", horizontal=True, help=s["verify_help"])
+    c5.slider(s["beta"], 0.0, 0.5, step=0.005, format="%.3f", key="cost_beta", help=s["beta_help"],
+              disabled=st.session_state["cost_verify"] == "constant")
 mirror(PARAMS)
 
-alpha, gamma, c = st.session_state["alpha"], st.session_state["gamma"], st.session_state["c"]
-beta = st.session_state["beta"]
-verify_cost = 1.0 if st.session_state["verify"] == "constant" else linear_verify_cost(beta)
+alpha, gamma, c = st.session_state["cost_alpha"], st.session_state["cost_gamma"], st.session_state["cost_c"]
+beta = st.session_state["cost_beta"]
+verify_cost = 1.0 if st.session_state["cost_verify"] == "constant" else linear_verify_cost(beta)
 now = viz.cost_summary(alpha, gamma, c, verify_cost, MAX_GAMMA)
 value, best, best_value = now.speedup, now.best_gamma, now.best_speedup
 

@@ -32,21 +32,21 @@ def test_page_loads_in_both_languages(lang):
     at = open_page("block", lang)
     assert at.title[0].value == TITLES[lang]
     assert at.info, "before any round the page explains what Next round does"
-    at = open_page("block", lang, query={"round": "40"})
+    at = open_page("block", lang, query={"block_round": "40"})
     assert len(at.get("plotly_chart")) == 5  # round, rows, caches, rounds, histogram
     assert len(at.radio) >= 1 + 3  # draft choice + three quiz questions
     assert not at.warning and not at.error
 
 
 def test_next_round_advances_and_the_url_replays_it():
-    at = open_page("block", "en", query={"seed": "123"})
+    at = open_page("block", "en", query={"block_seed": "123"})
     at.button(key="block_next").click()
     rerun(at)
-    assert at.session_state["round"] == 1 and at.query_params["round"] == "1"
+    assert at.session_state["block_round"] == 1 and at.query_params["block_round"] == "1"
     for _ in range(2):
         at.button(key="block_next").click()
         rerun(at)
-    assert _metrics(at)["Round"] == "3" and at.query_params["round"] == "3"
+    assert _metrics(at)["Round"] == "3" and at.query_params["block_round"] == "3"
     clicked = _view(at)
     shared = open_page("block", "en", query=dict(at.query_params.items()))
     assert _view(shared) == clicked
@@ -55,16 +55,17 @@ def test_next_round_advances_and_the_url_replays_it():
     assert _metrics(at)["Round"] == "28"
     at.button(key="block_reset").click()
     rerun(at)
-    assert at.session_state["round"] == 0 and not at.metric and at.info
+    assert at.session_state["block_round"] == 0 and not at.metric and at.info
 
 
 def test_a_shared_url_restores_the_controls_and_the_round():
-    query = {"chain": "random", "draft": "poor", "K": "6", "seed": "99", "T": "0.5", "round": "7"}
+    query = {"block_chain": "random", "block_draft": "poor", "block_k": "6", "block_seed": "99",
+             "block_t": "0.5", "block_round": "7"}
     at = open_page("block", "en", query=query)
-    assert at.selectbox(key="chain").value == "random"
-    assert at.radio(key="draft").value == "poor"
-    assert at.slider(key="K").value == 6 and at.slider(key="T").value == 0.5
-    assert at.number_input(key="seed").value == 99
+    assert at.selectbox(key="block_chain").value == "random"
+    assert at.radio(key="block_draft").value == "poor"
+    assert at.slider(key="block_k").value == 6 and at.slider(key="block_t").value == 0.5
+    assert at.number_input(key="block_seed").value == 99
     assert _metrics(at)["Round"] == "7" and _metrics(at)["Drafts accepted"].endswith("/ 6")
     again = open_page("block", "zh", query=query)
     assert tuple(m.value for m in again.metric) == tuple(m.value for m in at.metric)
@@ -72,11 +73,11 @@ def test_a_shared_url_restores_the_controls_and_the_round():
 
 @pytest.mark.parametrize(
     ("key", "value", "widget"),
-    [("chain", "random", "selectbox"), ("draft", "poor", "radio"), ("K", 7, "slider"),
-     ("T", 0.3, "slider"), ("seed", 5, "number_input")],
+    [("block_chain", "random", "selectbox"), ("block_draft", "poor", "radio"), ("block_k", 7, "slider"),
+     ("block_t", 0.3, "slider"), ("block_seed", 5, "number_input")],
 )
 def test_each_control_changes_the_round(key, value, widget):
-    at = open_page("block", "en", query={"round": "30"})
+    at = open_page("block", "en", query={"block_round": "30"})
     before = _view(at)
     getattr(at, widget)(key=key).set_value(value)
     rerun(at)
@@ -85,7 +86,7 @@ def test_each_control_changes_the_round(key, value, widget):
 
 
 def test_identical_draft_commits_k_plus_one_every_round():
-    at = open_page("block", "en", query={"draft": "identical", "K": "3", "round": "30"})
+    at = open_page("block", "en", query={"block_draft": "identical", "block_k": "3", "block_round": "30"})
     m = _metrics(at)
     assert m["Drafts accepted"] == "3 / 3" and m["Tokens committed"] == "4" and m["Measured α"] == "1.00"
     assert m["Text length"] == str(1 + 30 * 4)
@@ -93,7 +94,13 @@ def test_identical_draft_commits_k_plus_one_every_round():
 
 
 def test_bad_url_values_fall_back_with_a_warning():
-    at = open_page("block", "en", query={"K": "99", "round": "many", "draft": "<b>"})
-    assert at.slider(key="K").value == 4 and at.session_state["round"] == 0
-    assert at.radio(key="draft").value == "good"
-    assert "K" in at.warning[0].value and "round" in at.warning[0].value
+    at = open_page("block", "en", query={"block_k": "99", "block_round": "many", "block_draft": "<b>"})
+    assert at.slider(key="block_k").value == 4 and at.session_state["block_round"] == 0
+    assert at.radio(key="block_draft").value == "good"
+    assert "block_k" in at.warning[0].value and "block_round" in at.warning[0].value
+
+
+def test_other_pages_state_does_not_leak_in():
+    """Keys are page-prefixed: another lesson's seed or temperature cannot break this page."""
+    at = open_page("block", "en", state={"seed": 10**9, "T": 4.5, "K": 0, "round": "x"})
+    assert at.slider(key="block_t").value == 1.0 and at.number_input(key="block_seed").value == 7

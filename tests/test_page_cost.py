@@ -36,7 +36,7 @@ def test_page_loads_in_both_languages(lang):
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_seed_table_is_recomputed_and_two_rows_flagged(lang):
-    at = open_page("cost", lang, query={"alpha": "0.9", "gamma": "7", "c": "0"})
+    at = open_page("cost", lang, query={"cost_alpha": "0.9", "cost_gamma": "7", "cost_c": "0"})
     assert _metrics(at)[0] == "5.70"
     table = at.dataframe[0].value
     computed = table.iloc[:, 3].tolist()
@@ -49,19 +49,19 @@ def test_the_seed_table_is_recomputed_and_two_rows_flagged(lang):
 
 
 def test_best_gamma_changes_with_the_draft_cost():
-    at = open_page("cost", "en", query={"alpha": "0.8", "c": "0.05"})
+    at = open_page("cost", "en", query={"cost_alpha": "0.8", "cost_c": "0.05"})
     assert _metrics(at)[3] == "γ = 8"
-    at.slider(key="c").set_value(0.3)
+    at.slider(key="cost_c").set_value(0.3)
     rerun(at)
-    assert _metrics(at)[3] != "γ = 8" and at.query_params["c"] == "0.3"
+    assert _metrics(at)[3] != "γ = 8" and at.query_params["cost_c"] == "0.3"
     replay = open_page("cost", "en", query=dict(at.query_params.items()))
     assert _metrics(replay) == _metrics(at)
 
 
 @pytest.mark.parametrize(
     ("widget", "key", "value", "start"),
-    [("slider", "alpha", 0.6, {}), ("slider", "gamma", 9, {}), ("slider", "c", 0.5, {}),
-     ("radio", "verify", "linear", {}), ("slider", "beta", 0.3, {"verify": "linear"})],
+    [("slider", "cost_alpha", 0.6, {}), ("slider", "cost_gamma", 9, {}), ("slider", "cost_c", 0.5, {}),
+     ("radio", "cost_verify", "linear", {}), ("slider", "cost_beta", 0.3, {"cost_verify": "linear"})],
 )
 def test_each_control_changes_the_numbers(widget, key, value, start):
     at = open_page("cost", "en", query=start)
@@ -73,11 +73,12 @@ def test_each_control_changes_the_numbers(widget, key, value, start):
 
 
 def test_a_shared_url_restores_the_controls():
-    query = {"alpha": "0.7", "gamma": "6", "c": "0.12", "verify": "linear", "beta": "0.2"}
+    query = {"cost_alpha": "0.7", "cost_gamma": "6", "cost_c": "0.12", "cost_verify": "linear",
+             "cost_beta": "0.2"}
     at = open_page("cost", "zh", query=query)
-    assert at.slider(key="alpha").value == 0.7 and at.slider(key="gamma").value == 6
-    assert at.slider(key="c").value == 0.12 and at.slider(key="beta").value == 0.2
-    assert at.radio(key="verify").value == "linear"
+    assert at.slider(key="cost_alpha").value == 0.7 and at.slider(key="cost_gamma").value == 6
+    assert at.slider(key="cost_c").value == 0.12 and at.slider(key="cost_beta").value == 0.2
+    assert at.radio(key="cost_verify").value == "linear"
     expected = speedup(0.7, 6, 0.12, lambda g: 1 + 0.2 * g)
     assert _metrics(at)[2] == f"{expected:.2f}×"
 
@@ -86,19 +87,19 @@ def test_a_measured_draft_loads_its_numbers_and_a_bad_apprentice_is_named():
     at = open_page("cost", "en")
     at.selectbox(key="cost_preset").set_value("layers8")
     rerun(at)
-    assert at.slider(key="alpha").value == 0.02 and at.slider(key="c").value == 0.4
-    assert at.radio(key="verify").value == "linear"
+    assert at.slider(key="cost_alpha").value == 0.02 and at.slider(key="cost_c").value == 0.4
+    assert at.radio(key="cost_verify").value == "linear"
     assert "bad apprentice" in _verdict(at)
-    assert at.query_params["alpha"] == "0.02"
-    at.slider(key="alpha").set_value(0.9)
+    assert at.query_params["cost_alpha"] == "0.02"
+    at.slider(key="cost_alpha").set_value(0.9)
     rerun(at)
     assert at.selectbox(key="cost_preset").value == "custom"
 
 
 def test_bad_url_values_fall_back_with_a_warning():
-    at = open_page("cost", "en", query={"alpha": "1.5", "verify": "cheap"})
-    assert at.slider(key="alpha").value == 0.8 and at.radio(key="verify").value == "constant"
-    assert "alpha" in at.warning[0].value and "verify" in at.warning[0].value
+    at = open_page("cost", "en", query={"cost_alpha": "1.5", "cost_verify": "cheap"})
+    assert at.slider(key="cost_alpha").value == 0.8 and at.radio(key="cost_verify").value == "constant"
+    assert "cost_alpha" in at.warning[0].value and "cost_verify" in at.warning[0].value
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -107,3 +108,9 @@ def test_quiz_numbers_agree_with_the_theory(lang):
     first = quiz[0]
     assert first["options"][first["answer"]].startswith(f"{expected_tokens(0.8, 4):.2f}")
     assert f"{speedup(0.02, 1, 0.4):.2f}×" in quiz[2]["feedback"][0]
+
+
+def test_other_pages_state_does_not_leak_in():
+    """Keys are page-prefixed: another lesson's alpha or c cannot break this page."""
+    at = open_page("cost", "en", state={"alpha": 7.0, "gamma": 99, "c": -1, "beta": "x"})
+    assert at.slider(key="cost_alpha").value == 0.8 and at.slider(key="cost_gamma").value == 4
