@@ -65,7 +65,8 @@ DEFAULT_TEXT: dict[str, str] = {
     "not_examined": "not examined",
     "q_rows": "draft rows q_i",
     "p_rows": "target rows p_i",
-    "after": "after “{token}”",
+    "after": "“{token}”",
+    "after_axis": "each column: the next-token law after the quoted input",
     "target": "target",
     "draft": "draft",
     "kept": "added and kept ({model})",
@@ -235,9 +236,12 @@ def rows_figure(
         _legend_entry(fig, name, colour, row=1, col=2)
     fig.update_yaxes(tickvals=ys, ticktext=[escape(lab) for lab in labels], autorange="reversed",
                      showgrid=False, row=1, col=1)
-    fig.update_xaxes(showgrid=False, tickfont={"size": 12})
-    fig.update_layout(**base_layout(height=170 + 34 * size, margin={"l": 70, "r": 20, "t": 50, "b": 130},
-                                    legend={"orientation": "h", "yanchor": "top", "y": -0.2, "x": 0},
+    fig.update_xaxes(showgrid=False, tickfont={"size": 12}, tickangle=0)
+    fig.update_layout(annotations=[*fig.layout.annotations, {
+        "text": t["after_axis"], "xref": "paper", "yref": "paper", "x": 0.5, "y": -0.15, "showarrow": False,
+        "font": {"size": 13, "color": "#6B7280"}}])
+    fig.update_layout(**base_layout(height=180 + 34 * size, margin={"l": 70, "r": 20, "t": 50, "b": 140},
+                                    legend={"orientation": "h", "yanchor": "top", "y": -0.24, "x": 0},
                                     shapes=shapes))
     return fig
 
