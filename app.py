@@ -4,6 +4,7 @@ import streamlit as st
 
 from pages.common.i18n import LANGUAGES, current_lang, strings
 from pages.common.nav import SECTIONS, available
+from pages.common.urlstate import redraw_controls
 
 st.set_page_config(page_title="SpecDec Studio", page_icon=":material/bolt:", layout="wide")
 
@@ -13,6 +14,7 @@ s = strings("common")
 
 def _switch_language() -> None:
     st.session_state["lang"] = st.session_state["_lang_widget"]
+    redraw_controls()
 
 
 st.session_state.setdefault("_lang_widget", lang)

@@ -101,3 +101,15 @@ def mirror(params: Sequence[Param]) -> None:
             last[prm.key] = raw
             if st.query_params.get(prm.key) != raw:
                 st.query_params[prm.key] = raw
+
+
+def redraw_controls() -> None:
+    """Send every URL-mirrored control's value to the browser again (call from a callback).
+
+    A keyed selectbox keeps its identity when its option labels change, and the browser keeps
+    showing the label it had: after a language switch it would still display the old
+    language. Re-assigning the value through session state makes Streamlit send it afresh.
+    """
+    for key in st.session_state.get(_LAST, {}):
+        if key in st.session_state:
+            st.session_state[key] = st.session_state[key]

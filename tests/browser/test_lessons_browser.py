@@ -1,0 +1,78 @@
+"""The lessons in a real browser: every page renders, a slider moves a number, 中文 works.
+
+Runs against `streamlit run app.py` in Debian's chromium; screenshots of every page are
+saved under artifacts/screenshots (the path is printed).
+"""
+
+from __future__ import annotations
+
+import re
+
+from playwright.sync_api import Page, expect
+
+from pages.common.nav import PAGES
+
+PLOTTED = {"sampling_lab", "overlap", "tree", "block", "cost"}
+TIMEOUT = 45_000
+
+
+def _wait_for_page(page: Page) -> None:
+    expect(page.get_by_test_id("stMain").locator("h1").first).to_be_visible(timeout=TIMEOUT)
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=TIMEOUT
+    )
+
+
+def test_every_page_renders_with_its_figures(page: Page, app_url: str, screenshot_dir):
+    page.goto(app_url)
+    _wait_for_page(page)
+    nav = page.get_by_test_id("stSidebarNav")
+    for info in PAGES:
+        # The home page is the default one: its link points at the app's root.
+        link = nav.locator("a").first if info.key == "home" else nav.locator(f'a[href$="/{info.key}"]')
+        link.click()
+        _wait_for_page(page)
+        if info.key == "block":  # nothing is drawn before the first round
+            page.get_by_role("button", name="Next round").click()
+        if info.key in PLOTTED:
+            expect(page.locator(".js-plotly-plot").first).to_be_visible(timeout=TIMEOUT)
+        assert not page.get_by_test_id("stException").count(), info.key
+        page.screenshot(path=str(screenshot_dir / f"{info.key}-en.png"), full_page=True)
+
+
+def test_a_slider_changes_a_number(page: Page, app_url: str):
+    page.goto(f"{app_url}/sampling_lab")
+    _wait_for_page(page)
+    metric = page.get_by_test_id("stMetric").filter(has_text="Sampleable tokens")
+    expect(metric).to_be_visible(timeout=TIMEOUT)
+    before = metric.get_by_test_id("stMetricValue").inner_text()
+    slider = page.get_by_role("slider", name=re.compile("top-k"))
+    slider.focus()
+    slider.press("ArrowRight")  # k: 0 (off) -> 1
+    expect(metric.get_by_test_id("stMetricValue")).to_have_text("1", timeout=TIMEOUT)
+    assert before != "1"
+    expect(page.get_by_test_id("stMain")).to_contain_text("top-k with k = 1")
+
+
+def test_a_page_url_opens_inside_the_course(page: Page, app_url: str, screenshot_dir):
+    page.goto(f"{app_url}/overlap")
+    _wait_for_page(page)
+    sidebar = page.get_by_test_id("stSidebar")
+    expect(sidebar.get_by_text("中文")).to_be_visible(timeout=TIMEOUT)
+    expect(page.get_by_test_id("stMain").locator("h1").first).to_have_text("Overlap and residual")
+    sidebar.get_by_text("中文").click()
+    expect(page.get_by_test_id("stMain").locator("h1").first).to_have_text("重叠与残差", timeout=TIMEOUT)
+    expect(page.get_by_test_id("stSidebarNav")).to_contain_text("概率树")
+    # Keyed selectboxes keep their identity across languages; their shown value must follow.
+    preset = page.get_by_test_id("stSelectbox").first.locator("input")
+    expect(preset).to_have_value("A/B/C（课堂示例）", timeout=TIMEOUT)
+    expect(page.locator(".js-plotly-plot").first).to_be_visible(timeout=TIMEOUT)
+    assert "lang=zh" in page.url
+    page.screenshot(path=str(screenshot_dir / "overlap-zh.png"), full_page=True)
+
+
+def test_a_shared_link_restores_the_controls(page: Page, app_url: str):
+    page.goto(f"{app_url}/sampling_lab?lang=zh&k=1")
+    _wait_for_page(page)
+    metric = page.get_by_test_id("stMetric").filter(has_text="可采样")
+    expect(metric.get_by_test_id("stMetricValue")).to_have_text("1", timeout=TIMEOUT)
