@@ -1,0 +1,93 @@
+"""How fast the lessons respond: median page rerun after a control change, and 10⁶ Monte Carlo trials.
+
+Each page is opened once under Streamlit's AppTest (the page script runs in-process, as in
+the server, without the browser's rendering), then one control is changed repeatedly and
+every rerun is timed. Prints a table and, last, one JSON line.
+
+    .venv/bin/python bench/lessons.py [--repeats 7]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from specdec_core.variants import MAX_TRIALS, simulate  # noqa: E402
+from tests.apptest_helpers import open_page  # noqa: E402
+
+# The block lesson draws nothing before its first round: open it ten rounds in.
+QUERIES: dict[str, dict[str, str]] = {"block": {"block_round": "10"}}
+# page -> (widget kind, key, values to cycle through)
+CONTROLS: dict[str, tuple[str, str, list[object]]] = {
+    "sampling_lab": ("slider", "k", [1, 2, 3, 0]),
+    "overlap": ("selectbox", "ov_preset", ["equal", "disjoint", "random", "abc"]),
+    "tree": ("slider", "tree_top_n", [2, 3, 4, 5]),
+    "block": ("slider", "block_k", [2, 3, 5, 4]),
+    "cost": ("slider", "cost_alpha", [0.5, 0.7, 0.9, 0.8]),
+}
+
+
+def page_reruns(page: str, repeats: int) -> list[float]:
+    kind, key, values = CONTROLS[page]
+    at = open_page(page, query=QUERIES.get(page))
+    times = []
+    for i in range(repeats):
+        getattr(at, kind)(key=key).set_value(values[i % len(values)])
+        start = time.perf_counter()
+        at.run()
+        times.append(time.perf_counter() - start)
+        assert not at.exception, (page, [e.value for e in at.exception])
+    return times
+
+
+def monte_carlo(repeats: int) -> list[float]:
+    p, q = np.array([0.2, 0.4, 0.4]), np.array([0.1, 0.1, 0.8])
+    rng = np.random.default_rng(0)
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        simulate(p, q, MAX_TRIALS, rng)
+        times.append(time.perf_counter() - start)
+    return times
+
+
+def monte_carlo_on_page() -> float:
+    at = open_page("overlap", query={"ov_n": str(MAX_TRIALS)})
+    at.button(key="ov_mc_run").click()
+    start = time.perf_counter()
+    at.run()
+    elapsed = time.perf_counter() - start
+    assert not at.exception
+    return elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=7)
+    args = parser.parse_args()
+
+    results: dict[str, float] = {}
+    print(f"{'page':<14} {'control':<12} {'median rerun':>13} {'min':>8} {'max':>8}")
+    for page, (_, key, _) in CONTROLS.items():
+        t = page_reruns(page, args.repeats)
+        results[f"{page}_rerun_s"] = statistics.median(t)
+        print(f"{page:<14} {key:<12} {statistics.median(t):>12.3f}s {min(t):>7.3f}s {max(t):>7.3f}s")
+    mc = monte_carlo(args.repeats)
+    results["monte_carlo_1e6_s"] = statistics.median(mc)
+    results["monte_carlo_1e6_page_rerun_s"] = monte_carlo_on_page()
+    print(f"\n{MAX_TRIALS:,} Monte Carlo trials (vectorised): median {statistics.median(mc):.3f}s")
+    print(f"overlap page rerun that runs them and redraws: {results['monte_carlo_1e6_page_rerun_s']:.3f}s")
+    print(json.dumps({k: round(v, 4) for k, v in results.items()}))
+
+
+if __name__ == "__main__":
+    main()
