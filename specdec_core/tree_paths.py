@@ -56,14 +56,6 @@ class TreeView:
         return np.array([values[g].sum() for g in self.groups])
 
 
-def _groups(p: np.ndarray, q: np.ndarray, top_n: int | None) -> list[np.ndarray]:
-    """Tokens behind each label, by the rule of verify.tree: largest max(p, q), then lowest id."""
-    if top_n is None or top_n >= p.size:
-        return [np.array([i]) for i in range(p.size)]
-    order = np.lexsort((np.arange(p.size), -np.maximum(p, q)))
-    return [np.array([i]) for i in order[:top_n]] + [np.sort(order[top_n:])]
-
-
 def _token_group(groups: Sequence[np.ndarray], size: int) -> np.ndarray:
     out = np.empty(size, dtype=np.int64)
     for g, members in enumerate(groups):
@@ -75,19 +67,9 @@ def tree_view(p: Dist, q: Dist, labels: Sequence[str] | None = None, top_n: int 
     """The tree of one speculative step, with tokens outside the top N merged into "other"."""
     t = tree(p, q, labels, top_n)
     p_arr, q_arr = np.asarray(p, dtype=np.float64), np.asarray(q, dtype=np.float64)
-    groups = _groups(p_arr, q_arr, top_n)
-    other = len(groups) - 1 if groups[-1].size > 1 else None
-    token_group = _token_group(groups, p_arr.size)
-    node_group: list[int | None] = []
-    for node in t.nodes:
-        if node.kind in ("root", "reject"):
-            node_group.append(None)
-            continue
-        g = other if node.token is None else int(token_group[node.token])
-        if g is None or t.labels[g] != node.label:
-            raise RuntimeError("the label groups disagree with verify.tree; update _groups to match it.")
-        node_group.append(g)
-    return TreeView(t, p_arr, q_arr, tuple(groups), tuple(node_group), other)
+    other = len(t.groups) - 1 if t.groups[-1].size > 1 else None
+    node_group = tuple(node.group for node in t.nodes)
+    return TreeView(t, p_arr, q_arr, tuple(t.groups), node_group, other)
 
 
 def children(t: ProbabilityTree) -> dict[int, list[int]]:

@@ -198,6 +198,7 @@ class TreeNode:
     label: str
     edge_prob: float
     mass: float
+    group: int | None = None  # index into ProbabilityTree.labels; None for the root and reject nodes
 
     @property
     def is_leaf(self) -> bool:
@@ -210,11 +211,13 @@ class ProbabilityTree:
 
     ``leaf_totals[i]`` sums the leaves that emit ``labels[i]``; it equals p of that label.
     With ``top_n`` the tokens outside the top N are merged into one "other" label without
-    losing exactness: the merged masses are sums over the real tokens.
+    losing exactness: the merged masses are sums over the real tokens. ``groups[i]`` lists
+    the token ids behind ``labels[i]``.
     """
 
     nodes: list[TreeNode]
     labels: list[str]
+    groups: list[np.ndarray]
     p: np.ndarray
     q: np.ndarray
     leaf_totals: np.ndarray
@@ -268,7 +271,7 @@ def tree(p: Dist, q: Dist, labels: Sequence[str] | None = None, top_n: int | Non
         if gq[gi] <= 0:
             continue
         token = int(g[0]) if g.size == 1 else None
-        prop = TreeNode(len(nodes), 0, "proposal", token, shown[gi], float(gq[gi]), float(gq[gi]))
+        prop = TreeNode(len(nodes), 0, "proposal", token, shown[gi], float(gq[gi]), float(gq[gi]), gi)
         nodes.append(prop)
         if g_over[gi] > 0:
             nodes.append(
@@ -280,6 +283,7 @@ def tree(p: Dist, q: Dist, labels: Sequence[str] | None = None, top_n: int | Non
                     shown[gi],
                     float(g_over[gi] / gq[gi]),
                     float(g_over[gi]),
+                    gi,
                 )
             )
             totals[gi] += g_over[gi]
@@ -292,11 +296,14 @@ def tree(p: Dist, q: Dist, labels: Sequence[str] | None = None, top_n: int | Non
                 if gr > 0:
                     mass = float(g_sur[gi] * gr)
                     tok = int(groups[gj][0]) if groups[gj].size == 1 else None
-                    nodes.append(TreeNode(len(nodes), rej.id, "resample", tok, shown[gj], float(gr), mass))
+                    nodes.append(
+                        TreeNode(len(nodes), rej.id, "resample", tok, shown[gj], float(gr), mass, gj)
+                    )
                     totals[gj] += mass
     return ProbabilityTree(
         nodes=nodes,
         labels=shown,
+        groups=groups,
         p=gp,
         q=gq,
         leaf_totals=totals,
