@@ -121,8 +121,7 @@ def reason_html(reason: Reason, rows: tuple[tuple[str, float], ...]) -> str:
     if "token" in params:
         params["token"] = token_ref(int(params["token"]), rows)
     if "tied" in params:
-        tied = [int(i) for i in str(params["tied"]).split(",")]
-        params["tied"] = s["list_sep"].join(token_ref(i, rows) for i in tied)
+        params["tied"] = s["list_sep"].join(token_ref(i, rows) for i in params["tied"])
     return s(f"reasons.{reason.code}", **params)
 
 

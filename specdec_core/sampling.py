@@ -102,13 +102,15 @@ class Reason(str):
     """A learner-readable explanation that also carries a ``code`` and its ``params``.
 
     The string itself is English; interfaces in other languages translate from ``code``.
+    Token lists in ``params`` (e.g. ``tied``) are tuples of ids.
     """
 
     code: str
     params: dict[str, object]
 
     def __new__(cls, code: str, **params: object) -> Reason:
-        obj = super().__new__(cls, REASONS_EN[code].format(**params))
+        shown = {k: ", ".join(map(str, v)) if isinstance(v, tuple) else v for k, v in params.items()}
+        obj = super().__new__(cls, REASONS_EN[code].format(**shown))
         obj.code = code
         obj.params = params
         return obj
@@ -184,11 +186,6 @@ def greedy(logits: Sequence[float] | np.ndarray) -> int:
     return int(np.argmax(validate_logits(logits)))
 
 
-def _descending(probs: np.ndarray) -> np.ndarray:
-    """Token order by probability, highest first, lowest index first among equals."""
-    return np.lexsort((np.arange(probs.size), -probs))
-
-
 def _top_k_remove(probs: np.ndarray, k: int, min_keep: int) -> np.ndarray:
     k = min(max(k, min_keep), probs.size)
     threshold = np.sort(probs)[::-1][k - 1]
@@ -196,16 +193,23 @@ def _top_k_remove(probs: np.ndarray, k: int, min_keep: int) -> np.ndarray:
 
 
 def _top_p_remove(probs: np.ndarray, top_p: float, min_keep: int) -> np.ndarray:
-    order = _descending(probs)
+    """Drop the least likely tokens whose cumulative mass stays within 1 - top_p.
+
+    Same arithmetic as transformers' TopPLogitsWarper (ascending cumulative sum compared
+    with 1 - top_p), so the two agree even at rounding boundaries. A tie group is judged
+    by the cumulative mass at its last member, so it is kept or dropped as a whole.
+    """
+    n = probs.size
+    order = np.lexsort((-np.arange(n), probs))  # ascending; among equals the lowest index last
     p_sorted = probs[order]
-    before = np.cumsum(p_sorted) - p_sorted
-    # A tie group is judged by the mass before its first member, so it stays together.
-    new_group = np.r_[True, p_sorted[1:] != p_sorted[:-1]]
-    group_before = before[np.flatnonzero(new_group)[np.cumsum(new_group) - 1]]
-    keep_sorted = group_before < top_p
-    keep_sorted[:min_keep] = True
-    remove = np.zeros(probs.size, dtype=bool)
-    remove[order] = ~keep_sorted
+    cum = np.cumsum(p_sorted)
+    starts = np.r_[True, p_sorted[1:] != p_sorted[:-1]]
+    ends = np.flatnonzero(np.r_[starts[1:], True])
+    group_cum = cum[ends[np.cumsum(starts) - 1]]
+    remove_sorted = group_cum <= 1 - top_p
+    remove_sorted[n - min(min_keep, n) :] = False
+    remove = np.zeros(n, dtype=bool)
+    remove[order] = remove_sorted
     return remove
 
 
@@ -301,5 +305,5 @@ def greedy_equivalence(logits: Sequence[float] | np.ndarray, config: SamplingCon
     return False, Reason("several", n=int(support.size), p_max=p_max, p_next=p_next)
 
 
-def _list(indices: np.ndarray) -> str:
-    return ", ".join(str(int(i)) for i in indices)
+def _list(indices: np.ndarray) -> tuple[int, ...]:
+    return tuple(int(i) for i in indices)
