@@ -24,10 +24,10 @@ import torch
 
 from specdec_core.engine.events import RoundEvent, TopTokens
 from specdec_core.engine.gamma import GammaController, make_controller
-from specdec_core.engine.processing import process_rows, verify_greedy
+from specdec_core.engine.processing import argmax_rows, process_rows, verify_greedy
 from specdec_core.models.drafts import check_compatible
 from specdec_core.models.locking import hold
-from specdec_core.sampling import SamplingConfig, apply
+from specdec_core.sampling import SamplingConfig, apply, softmax
 from specdec_core.verify import sample, verify_block
 
 
@@ -96,6 +96,9 @@ def autoregressive(
     run = _Run(cfg, seed, top_n, record_softmax, reference)
     return _autoregressive(target, prompt, run, max_new_tokens, stop_at_eos, lock_timeout)
 
+#: Logit rows: float32 torch tensors from an HF session, float64 numpy from other models.
+Rows = torch.Tensor | np.ndarray
+
 
 # -- the maths of one run ------------------------------------------------------------------------
 class _Run:
@@ -109,18 +112,18 @@ class _Run:
         self.softmax = softmax
         self.reference = reference
 
-    def probs(self, rows: torch.Tensor) -> np.ndarray:
+    def probs(self, rows: Rows) -> np.ndarray:
         """Exact processed float64 distributions of each row."""
         if self.reference:
-            z = rows.detach().to("cpu", torch.float64).numpy()
+            z = _numpy64(rows)
             return np.stack([apply(r, self.cfg).probs for r in z])
         return process_rows(rows, self.cfg)
 
-    def draw(self, row: torch.Tensor) -> tuple[int, np.ndarray | None]:
+    def draw(self, row: Rows) -> tuple[int, np.ndarray | None]:
         """Sample one token from the processed law of `row` (1, V); greedy needs no row."""
         if self.greedy and not self.reference:
             self.rng.random()  # the draw `sample` makes from a one-hot row
-            return int(torch.argmax(row[0])), None
+            return argmax_rows(row)[0], None
         q = self.probs(row)[0]
         return sample(q, self.rng), q
 
@@ -131,20 +134,24 @@ class _Run:
             return TopTokens.one_hot(token if token is not None else 0)
         return TopTokens.from_probs(probs, self.top_n)
 
-    def softmax_rows(self, rows: torch.Tensor | None) -> list[TopTokens]:
+    def softmax_rows(self, rows: Rows | None) -> list[TopTokens]:
         if not self.softmax or rows is None:
             return []
-        z = rows.detach().to("cpu", torch.float64)
-        probs = torch.softmax(z, dim=-1).numpy()
-        return [TopTokens.from_probs(p, max(self.top_n, 1)) for p in probs]
+        return [TopTokens.from_probs(softmax(z), max(self.top_n, 1)) for z in _numpy64(rows)]
 
 
-def _rows(session: Any, ids: list[int], last_only: bool = False) -> torch.Tensor:
-    """Logit rows as a torch tensor: an HF session's fast float32 path, else ``extend``."""
+def _numpy64(rows: Rows) -> np.ndarray:
+    if isinstance(rows, torch.Tensor):
+        return rows.detach().to("cpu", torch.float64).numpy()
+    return np.asarray(rows, dtype=np.float64)
+
+
+def _rows(session: Any, ids: list[int], last_only: bool = False) -> Rows:
+    """Logit rows: an HF session's fast float32 torch path, else the protocol's ``extend``."""
     fast = getattr(session, "logits", None)
     if fast is not None:
         return fast(ids, last_only=last_only)
-    out = torch.from_numpy(np.asarray(session.extend(ids), dtype=np.float64))
+    out = np.asarray(session.extend(ids), dtype=np.float64)
     return out[-1:] if last_only else out
 
 
@@ -201,12 +208,12 @@ class _ModelDrafter:
 
     def propose(
         self, g: int, run: _Run
-    ) -> tuple[list[int], list[np.ndarray | None], torch.Tensor | None, int]:
+    ) -> tuple[list[int], list[np.ndarray | None], Rows | None, int]:
         self.base = self.session.length
         self.fed_before = len(self.pending)
         tokens: list[int] = []
         qs: list[np.ndarray | None] = []
-        raw: list[torch.Tensor] = []
+        raw: list[Rows] = []
         feed = self.pending
         for _ in range(g):
             row = _rows(self.session, feed, last_only=True)
@@ -216,7 +223,7 @@ class _ModelDrafter:
             if run.softmax:
                 raw.append(row)
             feed = [x]
-        return tokens, qs, (torch.cat(raw) if raw else None), g
+        return tokens, qs, (np.concatenate([_numpy64(r) for r in raw]) if raw else None), g
 
     def commit(self, drafts: list[int], accepted: int, last: int) -> None:
         g = len(drafts)
@@ -237,7 +244,7 @@ class _LookupDrafter:
 
     def propose(
         self, g: int, run: _Run
-    ) -> tuple[list[int], list[np.ndarray | None], torch.Tensor | None, int]:
+    ) -> tuple[list[int], list[np.ndarray | None], Rows | None, int]:
         tokens = [int(t) for t in self.draft.propose(self.context, g)][:g] if g > 0 else []
         qs: list[np.ndarray | None] = [None] * len(tokens)
         return tokens, qs, None, 0
@@ -279,7 +286,7 @@ def _speculative(
 
             k = len(drafts)
             if run.greedy and not run.reference:
-                choice = torch.argmax(rows, dim=-1).tolist()
+                choice = argmax_rows(rows)
                 result = verify_greedy(choice, drafts, run.rng)
                 p_full: np.ndarray | None = None
                 draft_q = [1.0] * k

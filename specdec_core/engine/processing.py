@@ -14,12 +14,12 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 
-from specdec_core.sampling import SamplingConfig
+from specdec_core.sampling import SamplingConfig, apply
 from specdec_core.verify import BlockResult
 
 
 def _softmax(scores: torch.Tensor) -> torch.Tensor:
-    shifted = scores - scores.max(dim=-1, keepdim=True).values
+    shifted = scores - scores.amax(dim=-1, keepdim=True)
     e = torch.exp(shifted)
     return e / e.sum(dim=-1, keepdim=True)
 
@@ -77,11 +77,25 @@ def _top_p_keep_sorted(p_sorted: torch.Tensor, top_p: float, min_keep: int) -> t
     return keep
 
 
+#: Below this vocabulary size rows go through ``sampling.apply`` itself: torch's per-call
+#: overhead (and its thread pool, which stalls when the CPUs are busy) dominates tiny rows.
+SMALL_VOCAB = 4096
+
+
 def process_rows(logits: torch.Tensor | np.ndarray, config: SamplingConfig) -> np.ndarray:
     """Final float64 distributions of each row of `logits` (n, V), as ``sampling.apply``.
 
     ``temperature == 0`` gives one-hot rows at the argmax (lowest index on ties).
     """
+    if logits.shape[-1] <= SMALL_VOCAB:
+        z = logits.detach().cpu().numpy() if isinstance(logits, torch.Tensor) else np.asarray(logits)
+        z = np.asarray(z, dtype=np.float64).reshape(-1, z.shape[-1])
+        return np.stack([apply(row, config).probs for row in z])
+    return process_rows_torch(logits, config)
+
+
+def process_rows_torch(logits: torch.Tensor | np.ndarray, config: SamplingConfig) -> np.ndarray:
+    """The vectorised torch float64 version of :func:`process_rows` (any vocabulary size)."""
     z = torch.as_tensor(logits).detach().to("cpu", torch.float64)
     if z.ndim == 1:
         z = z[None]
@@ -94,7 +108,7 @@ def process_rows(logits: torch.Tensor | np.ndarray, config: SamplingConfig) -> n
     for name in config.order:
         if name == "temperature":
             finite = torch.isfinite(scores)
-            shifted = (scores - scores.max(dim=-1, keepdim=True).values) / config.temperature
+            shifted = (scores - scores.amax(dim=-1, keepdim=True)) / config.temperature
             scores = torch.where(finite, shifted, torch.full_like(scores, -torch.inf))
             probs = _softmax(scores)
             continue
@@ -108,6 +122,13 @@ def process_rows(logits: torch.Tensor | np.ndarray, config: SamplingConfig) -> n
         scores = scores.masked_fill(cut, -torch.inf)
         probs = _softmax(scores)
     return probs.numpy()
+
+
+def argmax_rows(rows: torch.Tensor | np.ndarray) -> list[int]:
+    """Index of each row's largest logit, lowest index on ties (like ``sampling.greedy``)."""
+    if isinstance(rows, torch.Tensor):
+        return torch.argmax(rows, dim=-1).tolist()
+    return np.argmax(rows, axis=-1).tolist()
 
 
 def verify_greedy(

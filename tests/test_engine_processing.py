@@ -1,0 +1,120 @@
+"""The engine's fast paths equal the reference maths: transforms, greedy verification, gamma."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import specdec_core.engine.processing as processing
+from specdec_core.engine import HeuristicGamma, TopTokens, make_controller, verify_greedy
+from specdec_core.engine.processing import process_rows, process_rows_torch
+from specdec_core.sampling import TRANSFORMS, SamplingConfig, apply
+from specdec_core.verify import verify_block
+
+configs = st.builds(
+    SamplingConfig,
+    temperature=st.sampled_from([0.0, 0.2, 0.7, 1.0, 2.5]),
+    top_k=st.integers(0, 6),
+    top_p=st.sampled_from([1.0, 0.95, 0.8, 0.5, 0.2, 0.01]),
+    min_tokens_to_keep=st.integers(1, 3),
+    order=st.permutations(TRANSFORMS).map(tuple),
+)
+
+
+@st.composite
+def logit_blocks(draw):
+    """(rows, V) logits with ties (rounded values) and masked tokens (-inf)."""
+    v = draw(st.integers(2, 40))
+    n = draw(st.integers(1, 4))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    z = np.round(rng.normal(size=(n, v)) * draw(st.sampled_from([0.5, 3.0, 20.0])), draw(st.integers(0, 2)))
+    z[rng.random(z.shape) < 0.15] = -np.inf
+    z[:, 0] = np.where(np.isfinite(z[:, 0]), z[:, 0], 1.0)
+    return z
+
+
+@settings(max_examples=300, deadline=None)
+@given(logit_blocks(), configs)
+def test_torch_transforms_equal_sampling_apply(z, cfg):
+    fast = process_rows_torch(torch.from_numpy(z), cfg)
+    for i, row in enumerate(z):
+        ref = apply(row, cfg).probs
+        assert np.array_equal(ref > 0, fast[i] > 0)  # the same support, exactly
+        np.testing.assert_allclose(fast[i], ref, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "cfg",
+    [
+        SamplingConfig(0.7),
+        SamplingConfig(1.0, 50, 0.9),
+        SamplingConfig(1.3, 0, 0.95, 3),
+        SamplingConfig(0.0),
+        SamplingConfig(1.0, 0, 0.999, order=("top_p", "temperature", "top_k")),
+    ],
+)
+def test_full_vocabulary_rows_match_including_the_top_p_shortcut(cfg):
+    rng = np.random.default_rng(1)
+    z = rng.standard_t(3, size=(3, 49152)) * 2.5  # heavy-tailed like real logits
+    z[0, :4] = z[0].max() + 1  # a four-way tie at the top
+    z[1] = rng.normal(size=49152)  # flat: the nucleus is thousands of tokens (full sort)
+    fast = process_rows(torch.from_numpy(z).float(), cfg)
+    for i in range(3):
+        ref = apply(z[i].astype(np.float32).astype(np.float64), cfg).probs
+        assert np.array_equal(ref > 0, fast[i] > 0)
+        np.testing.assert_allclose(fast[i], ref, atol=1e-12)
+
+
+def test_top_p_shortcut_and_full_sort_agree(monkeypatch):
+    rng = np.random.default_rng(2)
+    z = torch.from_numpy(np.round(rng.normal(size=(4, 5000)) * 4, 1))
+    cfg = SamplingConfig(1.0, 0, 0.6, 2)
+    monkeypatch.setattr(processing, "_TOP_P_WINDOW", 64)
+    small_window = process_rows_torch(z, cfg)
+    monkeypatch.setattr(processing, "_TOP_P_WINDOW", 10**6)
+    np.testing.assert_array_equal(small_window > 0, process_rows_torch(z, cfg) > 0)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 6), st.integers(2, 8), st.integers(0, 2**32 - 1))
+def test_greedy_verify_makes_verify_blocks_decisions_with_the_same_draws(k, v, seed):
+    rng = np.random.default_rng(seed)
+    choice = rng.integers(0, v, size=k + 1).tolist()
+    drafts = [c if rng.random() < 0.6 else int(rng.integers(0, v)) for c in choice[:k]]
+    eye = np.eye(v)
+    a, b = np.random.default_rng(seed), np.random.default_rng(seed)
+    fast = verify_greedy(choice, drafts, a)
+    ref = verify_block(eye[choice], eye[drafts], drafts, b)
+    assert fast == ref
+    assert a.random() == b.random()  # both consumed the stream identically
+
+
+def test_top_tokens_keep_exact_mass():
+    p = np.array([0.1, 0.4, 0.0, 0.4, 0.1])
+    row = TopTokens.from_probs(p, 3)
+    assert row.ids == [1, 3, 0] and row.probs == [0.4, 0.4, 0.1]
+    assert row.other == pytest.approx(0.1) and row.prob(2) is None and row.prob(3) == 0.4
+    assert TopTokens.from_probs(p, 10).ids == [1, 3, 0, 4]  # zeros are left out
+    assert TopTokens.from_dict(row.to_dict()) == row
+
+
+def test_heuristic_gamma_follows_transformers_rule_within_bounds():
+    c = HeuristicGamma(4, 1, 8)
+    c.update(4, 4, False)
+    assert c.next_gamma() == 6
+    c.update(6, 6, False)
+    c.update(8, 8, False)
+    assert c.next_gamma() == 8
+    c.update(8, 2, True)
+    assert c.next_gamma() == 7
+    c.update(0, 0, False)  # nothing proposed: no evidence
+    assert c.next_gamma() == 7
+    for _ in range(10):
+        c.update(3, 0, True)
+    assert c.next_gamma() == 1
+    assert make_controller(3, False).next_gamma() == 3
+    with pytest.raises(ValueError):
+        make_controller(3, "sometimes")
