@@ -1,8 +1,10 @@
 """Fast paths of the exact maths, tested equal to ``specdec_core.sampling`` / ``verify``.
 
-* :func:`process_rows` runs ``sampling.apply``'s transforms on a block of logit rows at once
-  in torch float64 (same stages, same order, same tie rules), about ten times faster than
-  one ``apply`` per 49k-token row.
+* :func:`process_rows` runs ``sampling.apply``'s transforms on a block of logit rows at once,
+  with the same numpy float64 operations (so the same numbers), without keeping every
+  stage. Top-p normally sorts the whole vocabulary; here each row first looks at its 1024
+  most likely tokens and skips the sort when that provably gives the same cut (otherwise
+  it calls the reference ``sampling._top_p_remove``).
 * :func:`verify_greedy` makes exactly the decisions ``verify.verify_block`` makes on one-hot
   rows (the temperature-0 switch) and draws the same random numbers, without building rows.
 """
@@ -14,72 +16,27 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 
-from specdec_core.sampling import SamplingConfig, apply
+from specdec_core.sampling import SamplingConfig, _top_p_remove
 from specdec_core.verify import BlockResult
 
-
-def _softmax(scores: torch.Tensor) -> torch.Tensor:
-    shifted = scores - scores.amax(dim=-1, keepdim=True)
-    e = torch.exp(shifted)
-    return e / e.sum(dim=-1, keepdim=True)
-
-
-def _top_k_cut(probs: torch.Tensor, k: int, min_keep: int) -> torch.Tensor:
-    k = min(max(k, min_keep), probs.shape[-1])
-    threshold = torch.topk(probs, k, dim=-1).values[:, k - 1 : k]
-    return probs < threshold
-
-
-#: Candidates examined before falling back to a full sort in top-p.
+#: Most likely tokens a top-p row examines before it falls back to a full sort.
 _TOP_P_WINDOW = 1024
+#: Bound on the rounding error of a float64 sum of ≤ 10^6 probabilities (≈ n·eps), with room.
+_SUM_MARGIN = 1e-9
 
 
-def _top_p_cut(probs: torch.Tensor, top_p: float, min_keep: int) -> torch.Tensor:
-    """Tokens top-p removes: a tie group is judged by the mass before its first member.
-
-    Sorting 49k float64 values per row is the slow part, so each row first tries the 1024
-    most likely tokens: when the nucleus ends inside them (and no tie straddles the
-    window's edge) every token outside is removed and the full sort is skipped.
-    """
-    n = probs.shape[-1]
-    window = min(n, max(_TOP_P_WINDOW, min_keep + 1))
-    if window < n:
-        top = torch.topk(probs, window, dim=-1)
-        # order the window by (probability desc, index asc), like the full stable sort
-        by_index, pos = torch.sort(top.indices, dim=-1)
-        values = torch.gather(top.values, -1, pos)
-        values, pos = torch.sort(values, dim=-1, descending=True, stable=True)
-        indices = torch.gather(by_index, -1, pos)
-        inside = _top_p_keep_sorted(values, top_p, min_keep)
-        edge = values[:, -1:]
-        closed = inside[:, -1].logical_not() & ((probs >= edge).sum(dim=-1) == window)
-        if bool(closed.all()):
-            keep = torch.zeros_like(probs, dtype=torch.bool)
-            keep.scatter_(-1, indices, inside)
-            return ~keep
-    p_sorted, order = torch.sort(probs, dim=-1, descending=True, stable=True)
-    keep = torch.empty_like(p_sorted, dtype=torch.bool)
-    keep.scatter_(-1, order, _top_p_keep_sorted(p_sorted, top_p, min_keep))
-    return ~keep
+def _softmax_rows(scores: np.ndarray) -> np.ndarray:
+    """``sampling.softmax`` row by row (the same operations, so the same float64 results)."""
+    shifted = scores - np.max(scores, axis=1, keepdims=True)
+    e = np.exp(shifted)
+    return e / e.sum(axis=1, keepdims=True)
 
 
-def _top_p_keep_sorted(p_sorted: torch.Tensor, top_p: float, min_keep: int) -> torch.Tensor:
-    """Keep flags along each row's descending order (ties lowest index first)."""
-    before = torch.cumsum(p_sorted, dim=-1) - p_sorted
-    m = p_sorted.shape[-1]
-    new_group = torch.ones_like(p_sorted, dtype=torch.bool)
-    new_group[:, 1:] = p_sorted[:, 1:] != p_sorted[:, :-1]
-    # index of the first member of each token's tie group: a running max of group starts
-    idx = torch.arange(m, device=p_sorted.device).expand_as(p_sorted)
-    first = torch.cummax(torch.where(new_group, idx, torch.zeros_like(idx)), dim=-1).values
-    keep = torch.gather(before, -1, first) < top_p
-    keep[:, :min_keep] = True
-    return keep
-
-
-#: Below this vocabulary size rows go through ``sampling.apply`` itself: torch's per-call
-#: overhead (and its thread pool, which stalls when the CPUs are busy) dominates tiny rows.
-SMALL_VOCAB = 4096
+def _as_rows(logits: torch.Tensor | np.ndarray) -> np.ndarray:
+    if isinstance(logits, torch.Tensor):
+        logits = logits.detach().to("cpu", torch.float64).numpy()
+    z = np.asarray(logits, dtype=np.float64)
+    return z.reshape(-1, z.shape[-1])
 
 
 def process_rows(logits: torch.Tensor | np.ndarray, config: SamplingConfig) -> np.ndarray:
@@ -87,41 +44,74 @@ def process_rows(logits: torch.Tensor | np.ndarray, config: SamplingConfig) -> n
 
     ``temperature == 0`` gives one-hot rows at the argmax (lowest index on ties).
     """
-    if logits.shape[-1] <= SMALL_VOCAB:
-        z = logits.detach().cpu().numpy() if isinstance(logits, torch.Tensor) else np.asarray(logits)
-        z = np.asarray(z, dtype=np.float64).reshape(-1, z.shape[-1])
-        return np.stack([apply(row, config).probs for row in z])
-    return process_rows_torch(logits, config)
-
-
-def process_rows_torch(logits: torch.Tensor | np.ndarray, config: SamplingConfig) -> np.ndarray:
-    """The vectorised torch float64 version of :func:`process_rows` (any vocabulary size)."""
-    z = torch.as_tensor(logits).detach().to("cpu", torch.float64)
-    if z.ndim == 1:
-        z = z[None]
+    z = _as_rows(logits)
     if config.is_greedy_switch:
-        out = torch.zeros_like(z)
-        out.scatter_(-1, torch.argmax(z, dim=-1, keepdim=True), 1.0)
-        return out.numpy()
-    scores = z
-    probs = _softmax(z)
+        out = np.zeros_like(z)
+        out[np.arange(z.shape[0]), np.argmax(z, axis=1)] = 1.0
+        return out
+    scores = z.copy()
+    probs = _softmax_rows(z)
     for name in config.order:
         if name == "temperature":
-            finite = torch.isfinite(scores)
-            shifted = (scores - scores.amax(dim=-1, keepdim=True)) / config.temperature
-            scores = torch.where(finite, shifted, torch.full_like(scores, -torch.inf))
-            probs = _softmax(scores)
+            finite = np.isfinite(scores)
+            scores = np.where(
+                finite, (scores - np.max(scores, axis=1, keepdims=True)) / config.temperature, -np.inf
+            )
+            probs = _softmax_rows(scores)
             continue
         if name == "top_k" and config.top_k > 0:
-            cut = _top_k_cut(probs, config.top_k, config.min_tokens_to_keep)
+            k = min(max(config.top_k, config.min_tokens_to_keep), z.shape[1])
+            threshold = np.partition(probs, z.shape[1] - k, axis=1)[:, z.shape[1] - k : z.shape[1] - k + 1]
+            cut = probs < threshold
         elif name == "top_p" and config.top_p < 1.0:
-            cut = _top_p_cut(probs, config.top_p, config.min_tokens_to_keep)
+            cut = np.stack([_top_p_cut(row, config.top_p, config.min_tokens_to_keep) for row in probs])
         else:
             continue
         cut &= probs > 0
-        scores = scores.masked_fill(cut, -torch.inf)
-        probs = _softmax(scores)
-    return probs.numpy()
+        scores = np.where(cut, -np.inf, scores)
+        probs = _softmax_rows(scores)
+    return probs
+
+
+def _top_p_cut(probs: np.ndarray, top_p: float, min_keep: int) -> np.ndarray:
+    """``sampling._top_p_remove``, skipping the full sort when the window decides for sure.
+
+    top-p removes a token when the ascending cumulative mass at the end of its tie group is
+    ≤ 1 - top_p. If the mass outside the window is clearly below that line, every outside
+    token is removed, and the window's own sums decide the rest unless one lands within
+    rounding distance of the line; then the exact reference runs. Tokens at probability 0
+    add exactly 0.0 to every sum, so they are set aside first (they count as removed, which
+    the caller's ``cut &= probs > 0`` makes irrelevant).
+    """
+    n = probs.size
+    nonzero = np.flatnonzero(probs)
+    if nonzero.size < n:
+        remove = np.ones(n, dtype=bool)
+        remove[nonzero] = _top_p_cut(probs[nonzero], top_p, min_keep)
+        return remove
+    w = _TOP_P_WINDOW
+    if n <= 2 * w or min_keep >= w:
+        return _top_p_remove(probs, top_p, min_keep)
+    top = np.argpartition(probs, n - w)[n - w :]
+    vals = probs[top]
+    edge = vals.min()
+    line = 1 - top_p
+    outside = float(probs.sum() - vals.sum())
+    if np.count_nonzero(probs >= edge) != w or outside > line - _SUM_MARGIN:
+        return _top_p_remove(probs, top_p, min_keep)
+    order = np.lexsort((-top, vals))  # ascending; among equals the lowest index last
+    idx, sorted_vals = top[order], vals[order]
+    cum = outside + np.cumsum(sorted_vals)
+    starts = np.r_[True, sorted_vals[1:] != sorted_vals[:-1]]
+    ends = np.flatnonzero(np.r_[starts[1:], True])
+    group_cum = cum[ends[np.cumsum(starts) - 1]]
+    if np.any(np.abs(group_cum - line) <= _SUM_MARGIN):
+        return _top_p_remove(probs, top_p, min_keep)
+    remove_sorted = group_cum <= line
+    remove_sorted[w - min_keep :] = False
+    remove = np.ones(n, dtype=bool)
+    remove[idx] = remove_sorted
+    return remove
 
 
 def argmax_rows(rows: torch.Tensor | np.ndarray) -> list[int]:
