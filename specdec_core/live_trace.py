@@ -1,0 +1,303 @@
+"""A live run as data: settings, prompt, token texts and events; saved as JSON, loaded back.
+
+A ``LiveTrace`` holds everything the live page shows, so a run replays without any model:
+the settings, the prompt and its ids, the names of the models, the display text of every
+token id the events mention (committed, drafted, and the ids of the top-N rows), the
+speculative run's events and, when it was run, the target-only baseline. :func:`to_json`
+writes it (floats round-trip exactly); :func:`from_json` validates a file and raises
+``TraceError`` with a plain message for anything that is not a well-formed trace.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from datetime import UTC, datetime
+from importlib import metadata
+from typing import Any
+
+from specdec_core.engine import KINDS, RoundEvent
+from specdec_core.model_choices import DraftSpec, TargetSpec
+from specdec_core.sampling import SamplingConfig
+
+FORMAT = "specdec-studio/live-trace"
+VERSION = 1
+#: Largest trace file accepted (bytes).
+MAX_TRACE_BYTES = 50_000_000
+_PACKAGES = ("specdec-studio", "torch", "transformers", "numpy", "streamlit")
+
+
+class TraceError(ValueError):
+    """The file is not a trace this version can replay; the message says what is wrong."""
+
+
+@dataclass(frozen=True)
+class LiveSettings:
+    """Everything that shapes a run: models, prompt handling, γ and the sampling transforms."""
+
+    target: TargetSpec
+    draft: DraftSpec
+    chat: bool = True
+    gamma: int = 4
+    adaptive: bool = False
+    temperature: float = 0.0
+    top_k: int = 0
+    top_p: float = 1.0
+    seed: int = 0
+    max_new_tokens: int = 64
+    compare: bool = True
+
+    @property
+    def greedy(self) -> bool:
+        return self.temperature == 0
+
+    def sampling(self) -> SamplingConfig:
+        return SamplingConfig(temperature=self.temperature, top_k=self.top_k, top_p=self.top_p)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> LiveSettings:
+        """Settings from :meth:`to_dict` output; ValueError / TypeError for anything malformed."""
+        values = dict(data)
+        values["target"] = TargetSpec(**values["target"])
+        values["draft"] = DraftSpec(**values["draft"])
+        for name, kind in _SETTING_TYPES.items():
+            value = values.get(name)
+            if name in values and (not isinstance(value, kind) or isinstance(value, bool) != (kind is bool)):
+                raise ValueError(f"{name} has the wrong type ({type(value).__name__}).")
+        settings = cls(**values)
+        settings.sampling()  # validates temperature, top-k and top-p
+        return settings
+
+
+_SETTING_TYPES: dict[str, type | tuple[type, ...]] = {
+    "chat": bool,
+    "gamma": int,
+    "adaptive": bool,
+    "temperature": (int, float),
+    "top_k": int,
+    "top_p": (int, float),
+    "seed": int,
+    "max_new_tokens": int,
+    "compare": bool,
+}
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """One generation: its events, wall time (without waiting for models) and whether it was stopped."""
+
+    events: list[RoundEvent]
+    wall_s: float
+    stopped: bool = False
+
+    @property
+    def tokens(self) -> list[int]:
+        return [t for e in self.events for t in e.committed]
+
+    @property
+    def complete(self) -> bool:
+        return bool(self.events) and self.events[-1].finished and not self.stopped
+
+
+@dataclass(frozen=True)
+class LiveTrace:
+    """A speculative run (and optionally its target-only baseline) with all it needs for display."""
+
+    settings: LiveSettings
+    prompt: str
+    prompt_ids: list[int]
+    target_name: str
+    draft_name: str
+    vocab_size: int
+    texts: dict[int, str]
+    speculative: RunRecord
+    baseline: RunRecord | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def text(self, token: int) -> str:
+        """Display text of a token id (raw, not HTML-escaped)."""
+        return self.texts[int(token)]
+
+    def replayed(self) -> LiveTrace:
+        """The same trace, marked in its ``meta`` as loaded from a file."""
+        return replace(self, meta={**self.meta, "replayed": True})
+
+
+def referenced_ids(prompt_ids: Sequence[int], events: Iterable[RoundEvent]) -> set[int]:
+    """Every token id a view of these events can show: prompt, drafts, commits and row ids."""
+    ids = {int(t) for t in prompt_ids}
+    for e in events:
+        ids.update(int(t) for t in e.draft_tokens)
+        ids.update(int(t) for t in e.committed)
+        for row in (*e.p_rows, *e.q_rows):
+            ids.update(int(t) for t in row.ids)
+    return ids
+
+
+def versions() -> dict[str, str]:
+    """Versions of Python and the packages that produced a trace."""
+    out = {"python": platform.python_version()}
+    for name in _PACKAGES:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue
+    return out
+
+
+def build(
+    settings: LiveSettings,
+    prompt: str,
+    prompt_ids: Sequence[int],
+    target: Any,
+    draft: Any,
+    speculative: RunRecord,
+    baseline: RunRecord | None = None,
+) -> LiveTrace:
+    """A trace of a run made with `target` (whose ``token_text`` names every id) and `draft`."""
+    events = [*speculative.events, *(baseline.events if baseline else [])]
+    ids = sorted(referenced_ids(prompt_ids, events))
+    texts = dict(zip(ids, target.token_texts(ids), strict=True))
+    meta = {"created": datetime.now(UTC).isoformat(timespec="seconds"), "versions": versions()}
+    return LiveTrace(
+        settings,
+        prompt,
+        [int(t) for t in prompt_ids],
+        str(getattr(target, "name", "target")),
+        str(getattr(draft, "name", "draft")),
+        int(target.vocab_size),
+        texts,
+        speculative,
+        baseline,
+        meta,
+    )
+
+
+def _record_dict(record: RunRecord | None) -> dict[str, Any] | None:
+    if record is None:
+        return None
+    return {
+        "wall_s": record.wall_s,
+        "stopped": record.stopped,
+        "events": [e.to_dict() for e in record.events],
+    }
+
+
+def to_json(trace: LiveTrace) -> str:
+    """The trace as JSON text (one object; floats written so they read back exactly)."""
+    data = {
+        "format": FORMAT,
+        "version": VERSION,
+        "meta": trace.meta,
+        "settings": trace.settings.to_dict(),
+        "prompt": {"text": trace.prompt, "ids": trace.prompt_ids},
+        "models": {"target": trace.target_name, "draft": trace.draft_name, "vocab_size": trace.vocab_size},
+        "token_texts": {str(k): v for k, v in sorted(trace.texts.items())},
+        "speculative": _record_dict(trace.speculative),
+        "baseline": _record_dict(trace.baseline),
+    }
+    return json.dumps(data, ensure_ascii=False, allow_nan=False)
+
+
+# -- reading and validating ------------------------------------------------------------------------
+def _need(data: Any, key: str, kind: type | tuple[type, ...], where: str) -> Any:
+    if not isinstance(data, dict) or key not in data:
+        raise TraceError(f"{where} has no {key!r} field.")
+    value = data[key]
+    if not isinstance(value, kind) or (isinstance(value, bool) and bool not in _tuple(kind)):
+        raise TraceError(f"{where}.{key} has the wrong type ({type(value).__name__}).")
+    return value
+
+
+def _tuple(kind: type | tuple[type, ...]) -> tuple[type, ...]:
+    return kind if isinstance(kind, tuple) else (kind,)
+
+
+def _check_event(e: RoundEvent, where: str, mode: str, index: int) -> None:
+    if e.mode != mode:
+        raise TraceError(f"{where} is a {e.mode!r} event, expected {mode!r}.")
+    if e.index != index:
+        raise TraceError(f"{where} has index {e.index}, expected {index}.")
+    if not e.committed or len(e.committed) != len(e.kinds):
+        raise TraceError(f"{where} must commit at least one token and give one kind per token.")
+    bad = [k for k in e.kinds if k not in KINDS]
+    if bad:
+        raise TraceError(f"{where} has an unknown token kind {bad[0]!r}.")
+    if e.accepted_count != e.kinds.count("accepted") or e.accepted_count > len(e.draft_tokens):
+        raise TraceError(f"{where}: accepted_count does not match its tokens.")
+    if e.committed[: e.accepted_count] != e.draft_tokens[: e.accepted_count]:
+        raise TraceError(f"{where}: its accepted tokens are not its drafts.")
+    if len(e.acceptance_probs) > len(e.draft_tokens) or len(e.draft_q) != len(e.draft_tokens):
+        raise TraceError(f"{where}: draft_q / acceptance_probs do not match its drafts.")
+
+
+def _record(data: Any, where: str, mode: str) -> RunRecord:
+    wall = _need(data, "wall_s", (int, float), where)
+    stopped = _need(data, "stopped", bool, where)
+    raw = _need(data, "events", list, where)
+    events = []
+    for i, item in enumerate(raw):
+        try:
+            event = RoundEvent.from_dict(item)
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise TraceError(f"{where}.events[{i}] is not a valid round event ({exc}).") from None
+        _check_event(event, f"{where}.events[{i}]", mode, i)
+        events.append(event)
+    return RunRecord(events, float(wall), stopped)
+
+
+def from_json(raw: str | bytes) -> LiveTrace:
+    """Read a trace written by :func:`to_json`; raises ``TraceError`` for anything else."""
+    if len(raw) > MAX_TRACE_BYTES:
+        raise TraceError(f"The file is larger than {MAX_TRACE_BYTES // 1_000_000} MB.")
+    try:
+        data = json.loads(raw)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise TraceError(f"The file is not JSON ({exc}).") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise TraceError(f'The file is not a SpecDec Studio live trace (no "format": "{FORMAT}").')
+    version = data.get("version")
+    if not isinstance(version, int) or isinstance(version, bool) or not 1 <= version <= VERSION:
+        raise TraceError(f"Trace version {version!r} is not supported (this app reads version {VERSION}).")
+    try:
+        settings = LiveSettings.from_dict(_need(data, "settings", dict, "trace"))
+    except (TypeError, ValueError, KeyError) as exc:
+        raise TraceError(f"trace.settings is not valid ({exc}).") from None
+    prompt = _need(data, "prompt", dict, "trace")
+    text = _need(prompt, "text", str, "trace.prompt")
+    ids = _need(prompt, "ids", list, "trace.prompt")
+    if not ids or not all(isinstance(t, int) and not isinstance(t, bool) for t in ids):
+        raise TraceError("trace.prompt.ids must be a non-empty list of token ids.")
+    models = _need(data, "models", dict, "trace")
+    names = (_need(models, "target", str, "trace.models"), _need(models, "draft", str, "trace.models"))
+    vocab = _need(models, "vocab_size", int, "trace.models")
+    if vocab < 1:
+        raise TraceError("trace.models.vocab_size must be at least 1.")
+    raw_texts = _need(data, "token_texts", dict, "trace")
+    try:
+        texts = {int(k): v for k, v in raw_texts.items() if isinstance(v, str)}
+    except ValueError:
+        raise TraceError("trace.token_texts must map token ids to texts.") from None
+    if len(texts) != len(raw_texts):
+        raise TraceError("trace.token_texts must map token ids to texts.")
+    speculative = _record(_need(data, "speculative", dict, "trace"), "speculative", "speculative")
+    if not speculative.events:
+        raise TraceError("The trace has no speculative round to show.")
+    baseline = None
+    if data.get("baseline") is not None:
+        baseline = _record(data["baseline"], "baseline", "autoregressive")
+    referenced = referenced_ids(ids, [*speculative.events, *(baseline.events if baseline else [])])
+    if max(referenced) >= vocab or min(referenced) < 0:
+        raise TraceError(f"The trace uses token ids outside its vocabulary of {vocab} tokens.")
+    missing = referenced - set(texts)
+    if missing:
+        raise TraceError(
+            f"trace.token_texts lacks the text of {len(missing)} token ids (e.g. {min(missing)})."
+        )
+    meta = data.get("meta") if isinstance(data.get("meta"), dict) else {}
+    return LiveTrace(settings, text, ids, names[0], names[1], vocab, texts, speculative, baseline, meta)

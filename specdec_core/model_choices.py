@@ -1,0 +1,248 @@
+"""The models the live pages offer: targets, drafts for each, and how to build them.
+
+Targets: the bundled SmolLM2-135M-Instruct (real, the default), a toy word-level Markov
+pair (instant, exact, no download) and any Hugging Face id or local folder. Drafts for a
+transformer target: n-gram prompt lookup, a bf16 copy, its own first k layers, or a custom
+model; for the toy target: the toy draft chain or n-gram. A choice is a small frozen spec,
+so it can key a cache; :class:`ModelShelf` builds each model once per process and lets a
+second caller wait for a load already in progress.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from specdec_core.models import MarkovChainLM, ModelLock, NGramDraft
+
+#: ``progress(fraction in [0, 1], message)`` while a model loads.
+Progress = Callable[[float, str], None]
+
+TARGETS: tuple[str, ...] = ("bundled", "toy", "custom")
+HF_DRAFTS: tuple[str, ...] = ("ngram", "bf16", "layerskip", "custom")
+TOY_DRAFTS: tuple[str, ...] = ("toy_draft", "ngram", "custom")
+DRAFTS: tuple[str, ...] = ("ngram", "bf16", "layerskip", "toy_draft", "custom")
+
+
+class ChoiceError(ValueError):
+    """A draft that cannot go with the chosen target, or a custom choice left empty."""
+
+
+@dataclass(frozen=True)
+class TargetSpec:
+    """Which target: ``kind`` in :data:`TARGETS`; ``source`` is the custom id or folder."""
+
+    kind: str
+    source: str = ""
+
+
+@dataclass(frozen=True)
+class DraftSpec:
+    """Which draft: ``kind`` in :data:`DRAFTS`; ``k`` layers for layer-skip; ``source`` for custom."""
+
+    kind: str
+    k: int = 0
+    source: str = ""
+
+
+def drafts_for(target_kind: str) -> tuple[str, ...]:
+    """The draft kinds that make sense with a target kind."""
+    return TOY_DRAFTS if target_kind == "toy" else HF_DRAFTS
+
+
+# -- the toy pair --------------------------------------------------------------------------------
+#: The toy vocabulary: a few words, punctuation and a little HTML, so a UI must escape tokens.
+TOY_WORDS: tuple[str, ...] = (
+    "the",
+    "cat",
+    "dog",
+    "sat",
+    "ran",
+    "on",
+    "mat",
+    "rug",
+    "home",
+    "and",
+    "then",
+    ".",
+    "<script>",
+    "alert",
+    "(",
+    ")",
+    ";",
+    "</script>",
+)
+
+_TOY_NEXT: dict[str, dict[str, float]] = {
+    "the": {"cat": 0.45, "dog": 0.35, "mat": 0.1, "rug": 0.1},
+    "cat": {"sat": 0.6, "ran": 0.3, ".": 0.1},
+    "dog": {"ran": 0.6, "sat": 0.3, ".": 0.1},
+    "sat": {"on": 0.8, "then": 0.1, ".": 0.1},
+    "ran": {"home": 0.5, "on": 0.3, ".": 0.2},
+    "on": {"the": 1.0},
+    "mat": {".": 0.6, "and": 0.4},
+    "rug": {".": 0.6, "and": 0.4},
+    "home": {".": 0.7, "and": 0.3},
+    "and": {"then": 0.5, "the": 0.5},
+    "then": {"the": 0.8, "<script>": 0.2},
+    ".": {"the": 0.75, "<script>": 0.25},
+    "<script>": {"alert": 1.0},
+    "alert": {"(": 1.0},
+    "(": {")": 0.8, "the": 0.2},
+    ")": {";": 1.0},
+    ";": {"</script>": 0.7, "alert": 0.3},
+    "</script>": {"the": 0.8, ".": 0.2},
+}
+#: Share of a random chain mixed into the toy draft: right most of the time, not always.
+TOY_DRAFT_NOISE = 0.3
+_TOY_NOISE_SEED = 5
+TOY_PROMPT = "the cat sat on the mat . <script> alert ( ) ; </script> the dog"
+
+
+class ToyWordLM(MarkovChainLM):
+    """A Markov chain over words whose token texts carry a leading space, like BPE pieces."""
+
+    def __init__(self, transitions: np.ndarray, name: str) -> None:
+        super().__init__(transitions, labels=TOY_WORDS)
+        self.name = name
+        self.lock = ModelLock(name)
+
+    def token_text(self, token_id: int) -> str:
+        """The word with a leading space, so concatenated token texts read as a sentence."""
+        return " " + super().token_text(token_id)
+
+    def decode(self, ids: Any) -> str:
+        return "".join(self.token_texts(ids)).lstrip()
+
+
+def _toy_rows() -> np.ndarray:
+    index = {w: i for i, w in enumerate(TOY_WORDS)}
+    rows = np.zeros((len(TOY_WORDS), len(TOY_WORDS)))
+    for word, nexts in _TOY_NEXT.items():
+        for nxt, weight in nexts.items():
+            rows[index[word], index[nxt]] = weight
+    return rows / rows.sum(axis=1, keepdims=True)
+
+
+def toy_target() -> ToyWordLM:
+    """The toy target: a hand-written word chain (exact probabilities, instant)."""
+    return ToyWordLM(_toy_rows(), f"Toy Markov target ({len(TOY_WORDS)} words)")
+
+
+def toy_draft() -> ToyWordLM:
+    """The toy draft: the target's rows mixed with a fixed random chain."""
+    noise = np.random.default_rng(_TOY_NOISE_SEED).dirichlet(np.ones(len(TOY_WORDS)), size=len(TOY_WORDS))
+    mixed = (1 - TOY_DRAFT_NOISE) * _toy_rows() + TOY_DRAFT_NOISE * noise
+    return ToyWordLM(
+        mixed / mixed.sum(axis=1, keepdims=True),
+        f"Toy Markov draft ({TOY_DRAFT_NOISE:.0%} noise)",
+    )
+
+
+# -- building models -----------------------------------------------------------------------------
+def load_target(spec: TargetSpec, progress: Progress | None = None) -> Any:
+    """Build the target of `spec` (the bundled model reports its loading through `progress`).
+
+    Raises ``ModelNotAvailableError`` / ``ModelLoadError`` (from ``specdec_core.models``) for a
+    model that is missing or cannot load, ``ChoiceError`` for an empty custom source.
+    """
+    if spec.kind == "toy":
+        return toy_target()
+    if spec.kind == "bundled":
+        from specdec_core.models import load_bundled
+
+        return load_bundled(progress=progress)
+    if spec.kind == "custom":
+        from specdec_core.models import HFCausalLM
+
+        source = spec.source.strip()
+        if not source:
+            raise ChoiceError("Enter a Hugging Face model id or a local folder for the custom target.")
+        return HFCausalLM.load(source, progress=progress)
+    raise ChoiceError(f"Unknown target {spec.kind!r}; choose one of {', '.join(TARGETS)}.")
+
+
+def load_draft(target: Any, spec: DraftSpec, progress: Progress | None = None) -> Any:
+    """Build the draft of `spec` for `target`; checks that the pair shares one vocabulary.
+
+    Raises ``ChoiceError`` when the draft kind does not fit the target,
+    ``TokenizerMismatchError`` for a custom draft with another tokenizer, and the loading
+    errors of :func:`load_target`.
+    """
+    from specdec_core.models import check_compatible
+
+    if spec.kind == "ngram":
+        return NGramDraft.for_model(target)
+    if spec.kind == "toy_draft":
+        if not isinstance(target, ToyWordLM):
+            raise ChoiceError("The toy draft only fits the toy target.")
+        return toy_draft()
+    if spec.kind in ("bf16", "layerskip"):
+        from specdec_core.models import HFCausalLM, LayerSkipDraft, precision_copy
+
+        if not isinstance(target, HFCausalLM):
+            raise ChoiceError("A bf16 copy or a layer-skip draft is built from a transformer target.")
+        if spec.kind == "bf16":
+            if progress is not None:
+                progress(0.0, f"Copying {target.name} to bfloat16…")
+            return precision_copy(target, "bfloat16")
+        return LayerSkipDraft(target, spec.k)
+    if spec.kind == "custom":
+        from specdec_core.models import HFCausalLM
+
+        source = spec.source.strip()
+        if not source:
+            raise ChoiceError("Enter a Hugging Face model id or a local folder for the custom draft.")
+        draft = HFCausalLM.load(source, progress=progress)
+        check_compatible(target, draft)
+        return draft
+    raise ChoiceError(f"Unknown draft {spec.kind!r}; choose one of {', '.join(DRAFTS)}.")
+
+
+def default_layers(num_layers: int, count: int = 3) -> list[int]:
+    """`count` layer-skip depths spread over a model of `num_layers` layers (shallow to deep)."""
+    if num_layers < 2:
+        return []
+    depths = {max(1, min(num_layers - 1, round(num_layers * f))) for f in np.linspace(1 / 3, 0.9, count)}
+    return sorted(depths)
+
+
+class ModelShelf:
+    """Models built once per process, by key; concurrent callers of one key share one build.
+
+    A failed build is not kept, so the next call tries again (e.g. after a folder is fixed).
+    """
+
+    def __init__(self) -> None:
+        self._models: dict[Hashable, Any] = {}
+        self._locks: dict[Hashable, threading.Lock] = {}
+        self._guard = threading.Lock()
+
+    def cached(self, key: Hashable) -> bool:
+        """True when the model of `key` is built already."""
+        return key in self._models
+
+    def get(self, key: Hashable, build: Callable[[], Any], on_wait: Callable[[], None] | None = None) -> Any:
+        """The model of `key`, building it with `build()` unless it exists.
+
+        When another thread is building the same key, `on_wait()` is called once and this
+        call blocks until that build ends (then uses its model, or builds if it failed).
+        """
+        if key in self._models:
+            return self._models[key]
+        with self._guard:
+            lock = self._locks.setdefault(key, threading.Lock())
+        if not lock.acquire(blocking=False):
+            if on_wait is not None:
+                on_wait()
+            lock.acquire()
+        try:
+            if key not in self._models:
+                self._models[key] = build()
+            return self._models[key]
+        finally:
+            lock.release()

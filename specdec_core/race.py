@@ -1,0 +1,249 @@
+"""The draft race: several drafts on one prompt and one setting, against one target-only run.
+
+:class:`Race` runs the baseline, then each draft, yielding every event as it comes (a UI
+shows progress and can stop). :func:`race_rows` turns the runs into the table's numbers,
+all measured:
+
+* α — accepted drafts / drafts examined; mean tokens per round;
+* draft cost ratio c — draft time per drafted token ÷ time per target-only token;
+* verification cost v — a round's verify + bookkeeping time ÷ time per target-only token;
+* speedups in tokens per second over the baseline: wall clock, and decode time (the
+  engine's compute time without the prompt's prefill, which the theory describes);
+* the theory's prediction for the measured α, c and v: mean over rounds of
+  E[tokens | α, k_r] ÷ (mean k_r · c + v) — for a fixed γ exactly ``theory.speedup``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+from specdec_core.engine import RoundEvent, autoregressive, generate, summarize
+from specdec_core.live_run import Stream
+from specdec_core.live_trace import RunRecord
+from specdec_core.sampling import SamplingConfig
+from specdec_core.theory import expected_tokens
+
+BASELINE = "baseline"
+
+
+@dataclass(frozen=True)
+class RaceSettings:
+    """The shared settings of every run of a race."""
+
+    gamma: int = 4
+    adaptive: bool = False
+    temperature: float = 0.0
+    top_k: int = 0
+    top_p: float = 1.0
+    seed: int = 0
+    max_new_tokens: int = 48
+
+    def sampling(self) -> SamplingConfig:
+        return SamplingConfig(temperature=self.temperature, top_k=self.top_k, top_p=self.top_p)
+
+
+class Race:
+    """Iterate to run the race: yields (key, event); ``records`` holds each finished run.
+
+    `drafts` are (key, draft model) pairs; the baseline runs first under :data:`BASELINE`.
+    Busy models are waited for (``on_wait(seconds)``), as in :class:`live_run.Stream`.
+    """
+
+    def __init__(
+        self,
+        target: Any,
+        drafts: Sequence[tuple[str, Any]],
+        prompt_ids: Sequence[int],
+        settings: RaceSettings,
+        on_wait: Callable[[float], None] | None = None,
+        timeout: float = 300.0,
+    ) -> None:
+        self.target = target
+        self.drafts = list(drafts)
+        self.prompt_ids = list(prompt_ids)
+        self.settings = settings
+        self.on_wait = on_wait
+        self.timeout = timeout
+        self.records: dict[str, RunRecord] = {}
+
+    @property
+    def keys(self) -> list[str]:
+        return [BASELINE, *(k for k, _ in self.drafts)]
+
+    def _start(self, key: str, draft: Any) -> Callable[[float], Iterator[RoundEvent]]:
+        s = self.settings
+        if draft is None:
+            return lambda wait: autoregressive(
+                self.target,
+                self.prompt_ids,
+                s.sampling(),
+                s.max_new_tokens,
+                s.seed,
+                top_n=0,
+                lock_timeout=wait,
+            )
+        return lambda wait: generate(
+            self.target,
+            draft,
+            self.prompt_ids,
+            s.sampling(),
+            s.gamma,
+            s.max_new_tokens,
+            s.seed,
+            s.adaptive,
+            top_n=0,
+            lock_timeout=wait,
+        )
+
+    def __iter__(self) -> Iterator[tuple[str, RoundEvent]]:
+        for key, draft in [(BASELINE, None), *self.drafts]:
+            stream = Stream(self._start(key, draft), self.on_wait, self.timeout)
+            events: list[RoundEvent] = []
+            try:
+                for event in stream:
+                    events.append(event)
+                    yield key, event
+            finally:
+                stream.close()  # stopping the race releases the models at once
+            self.records[key] = RunRecord(events, stream.wall_s)
+
+
+@dataclass(frozen=True)
+class RaceRow:
+    """The measured figures of one draft's run (see the module docstring)."""
+
+    key: str
+    tokens: int
+    rounds: int
+    alpha: float | None
+    tokens_per_round: float
+    cost_ratio: float
+    verify_cost: float
+    wall_s: float
+    decode_s: float
+    wall_speedup: float
+    decode_speedup: float
+    predicted_speedup: float | None
+    drafted: tuple[int, ...]
+    same_text: bool
+
+
+def predicted_speedup(
+    alpha: float | np.ndarray, drafted: Sequence[int], cost_ratio: float, verify_cost: float
+) -> float | np.ndarray:
+    """The i.i.d. model's speedup for rounds that drafted `drafted` tokens each."""
+    if not drafted:
+        raise ValueError("predicted_speedup needs at least one round.")
+    if cost_ratio < 0 or verify_cost <= 0:
+        raise ValueError("cost_ratio must be ≥ 0 and verify_cost > 0 (in target steps).")
+    tokens = np.mean([expected_tokens(alpha, int(k)) for k in drafted], axis=0)
+    return tokens / (float(np.mean(drafted)) * cost_ratio + verify_cost)
+
+
+def target_step_s(baseline: RunRecord) -> float:
+    """Seconds per token of target-only decoding (the engine's time, prefill excluded)."""
+    s = summarize(baseline.events)
+    if s.tokens == 0 or s.seconds - s.prefill_s <= 0:
+        raise ValueError("the baseline run has no measured decode time.")
+    return (s.seconds - s.prefill_s) / s.tokens
+
+
+def race_row(key: str, record: RunRecord, baseline: RunRecord) -> RaceRow:
+    """One row of the race table, measured against the target-only `baseline`."""
+    step = target_step_s(baseline)
+    s, b = summarize(record.events), summarize(baseline.events)
+    drafted = tuple(len(e.draft_tokens) for e in record.events)
+    examined = s.accepted + s.rejections
+    alpha = s.accepted / examined if examined else None
+    cost = (s.draft_s / s.drafted) / step if s.drafted else 0.0
+    verify = (s.verify_s + s.overhead_s) / s.rounds / step
+    decode = s.seconds - s.prefill_s
+    base_rate_wall = b.tokens / baseline.wall_s if baseline.wall_s > 0 else float("nan")
+    return RaceRow(
+        key=key,
+        tokens=s.tokens,
+        rounds=s.rounds,
+        alpha=alpha,
+        tokens_per_round=s.tokens_per_round,
+        cost_ratio=cost,
+        verify_cost=verify,
+        wall_s=record.wall_s,
+        decode_s=decode,
+        wall_speedup=(s.tokens / record.wall_s) / base_rate_wall if record.wall_s > 0 else float("nan"),
+        decode_speedup=(s.tokens / decode) * step if decode > 0 else float("nan"),
+        predicted_speedup=None if alpha is None else float(predicted_speedup(alpha, drafted, cost, verify)),
+        drafted=drafted,
+        same_text=record.tokens == baseline.tokens,
+    )
+
+
+def race_rows(records: dict[str, RunRecord]) -> list[RaceRow]:
+    """Rows for every draft run in `records` (which must hold the :data:`BASELINE` run)."""
+    baseline = records[BASELINE]
+    return [race_row(k, r, baseline) for k, r in records.items() if k != BASELINE and r.events]
+
+
+def best(rows: Sequence[RaceRow]) -> RaceRow | None:
+    """The draft with the highest decode speedup."""
+    return max(rows, key=lambda r: r.decode_speedup, default=None)
+
+
+@dataclass(frozen=True)
+class RaceResult:
+    """A finished (or stopped) race: what ran, on which prompt, and every run's events."""
+
+    task: str
+    prompt: str
+    target_name: str
+    target_kind: str
+    names: dict[str, str]
+    settings: RaceSettings
+    records: dict[str, RunRecord]
+    stopped: bool = False
+
+    @property
+    def rows(self) -> list[RaceRow]:
+        return race_rows(self.records) if BASELINE in self.records else []
+
+
+def result_json(result: RaceResult) -> str:
+    """The race as JSON: settings, prompt, names, each draft's measured row and run totals."""
+    runs = {}
+    for key, record in result.records.items():
+        s = summarize(record.events)
+        runs[key] = {
+            "name": result.names.get(key, key),
+            "wall_s": record.wall_s,
+            "tokens": record.tokens,
+            "summary": {f: getattr(s, f) for f in s.__dataclass_fields__},
+        }
+    rows = [{**asdict(r), "name": result.names.get(r.key, r.key)} for r in result.rows]
+    data = {
+        "format": "specdec-studio/draft-race",
+        "version": 1,
+        "task": result.task,
+        "prompt": result.prompt,
+        "target": result.target_name,
+        "target_kind": result.target_kind,
+        "settings": asdict(result.settings),
+        "stopped": result.stopped,
+        "rows": rows,
+        "runs": runs,
+    }
+    return json.dumps(_finite(data), ensure_ascii=False, allow_nan=False)
+
+
+def _finite(value: Any) -> Any:
+    """JSON-ready copy: NaN / infinity become null (strict JSON has no NaN)."""
+    if isinstance(value, float):
+        return value if np.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value

@@ -1,0 +1,280 @@
+"""Views of a live run: the coloured text (HTML), the round timeline, progress over time, and
+the target's row at a bonus or target-only position.
+
+Token text is untrusted (a model can emit ``<script>``): every piece of it is HTML-escaped
+here, and whitespace is made visible. Builders take plain data and an optional ``text``
+mapping that overrides their English strings.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable, Mapping, Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from specdec_core.live_stats import Timeline
+from specdec_core.live_text import TokenSpan
+from specdec_core.viz import palette
+
+TEXT: dict[str, str] = {
+    "accepted": "accepted",
+    "rejected": "rejected draft",
+    "corrected": "corrected",
+    "bonus": "bonus",
+    "target": "target only",
+    "void": "not examined",
+    "prompt": "prompt",
+    "tip_draft": "round {round}, draft {slot}: {kind}\nq(x) = {q}   p(x) = {p}\nmin(1, p/q) = {a}",
+    "tip_token": "round {round}, position {slot}: {kind}",
+    "tip_p": "\np(x) = {p}",
+    "earlier": "… ({n} earlier characters)",
+    "drafted": "drafted",
+    "committed_top": "committed",
+    "round_axis": "round",
+    "tokens_axis": "tokens",
+    "selected": "inspected",
+    "seconds_axis": "seconds (model time)",
+    "generated_axis": "tokens generated",
+    "probability": "probability",
+    "chosen": "emitted",
+    "row_axis": "token",
+}
+
+_MAX_LABEL = 12
+
+
+def _text(text: Mapping[str, str] | None) -> dict[str, str]:
+    return {**TEXT, **(text or {})}
+
+
+def visible(token: str) -> str:
+    """A token's text with its whitespace made visible, NOT escaped: newline → ↵ (and a real
+    line break), tab → ⇥, a token of spaces only → ␣ per space, the empty token → ∅."""
+    if token == "":
+        return "∅"
+    if token.strip(" ") == "":
+        return "␣" * len(token)
+    return token.replace("\r", "␍").replace("\t", "⇥").replace("\n", "↵\n")
+
+
+def label(token: str, limit: int = _MAX_LABEL) -> str:
+    """A short one-line label for a figure axis (not escaped: the figure builders escape)."""
+    shown = token.replace("\n", "↵").replace("\t", "⇥").replace(" ", "␣") or "∅"
+    return shown if len(shown) <= limit else shown[: limit - 1] + "…"
+
+
+def _num(x: float | None) -> str:
+    if x is None:
+        return "?"
+    if x == 0 or x >= 1e-3:
+        return f"{x:.4g}"
+    return f"{x:.2e}"
+
+
+def _tip(span: TokenSpan, t: Mapping[str, str]) -> str:
+    kind = t[span.kind]
+    if span.q is not None:
+        return t["tip_draft"].format(
+            round=span.round,
+            slot=span.slot + 1,
+            kind=kind,
+            q=_num(span.q),
+            p=_num(span.p),
+            a=_num(span.accept_prob),
+        )
+    tip = t["tip_token"].format(round=span.round, slot=span.slot + 1, kind=kind)
+    if span.p is not None:
+        tip += t["tip_p"].format(p=_num(span.p))
+    return tip
+
+
+def span_html(span: TokenSpan, token: str, t: Mapping[str, str], selected: bool = False) -> str:
+    """One coloured token: ``<span class="sd-tok KIND" title="…">escaped text</span>``."""
+    cls = "rejected void" if span.kind == "void" else span.kind
+    style = []
+    if span.kind == "void":
+        style.append("opacity:0.5")
+    if selected:
+        style.append("outline:2px solid #1F2433;outline-offset:1px")
+    attr = f' style="{";".join(style)}"' if style else ""
+    tip = html.escape(_tip(span, t), quote=True)
+    return (
+        f'<span class="sd-tok {cls}" data-round="{span.round}" title="{tip}"{attr}>'
+        f"{html.escape(visible(token))}</span>"
+    )
+
+
+def tokens_html(
+    prompt: str,
+    items: Sequence[TokenSpan],
+    text_of: Callable[[int], str],
+    text: Mapping[str, str] | None = None,
+    selected_round: int | None = None,
+    prompt_chars: int = 400,
+) -> str:
+    """The prompt (grey, its last `prompt_chars` characters) and the coloured spans, as HTML."""
+    t = _text(text)
+    shown = prompt[-prompt_chars:] if prompt_chars > 0 else ""
+    head = ""
+    if len(prompt) > len(shown):
+        earlier = html.escape(t["earlier"].format(n=len(prompt) - len(shown)))
+        head = f'<span class="sd-tok prompt">{earlier}</span>'
+    parts = [head]
+    if shown:
+        parts.append(f'<span class="sd-tok prompt">{html.escape(shown)}</span>')
+    parts += [span_html(s, text_of(s.token), t, s.round == selected_round) for s in items]
+    return f'<div class="sd-tokens">{"".join(parts)}</div>'
+
+
+def legend_html(kinds: Sequence[str], text: Mapping[str, str] | None = None) -> str:
+    """A legend: one sample chip per kind."""
+    t = _text(text)
+    chips = []
+    for kind in kinds:
+        cls = "rejected void" if kind == "void" else kind
+        style = ' style="opacity:0.5"' if kind == "void" else ""
+        chips.append(f'<span class="sd-tok {cls}"{style}>{html.escape(t[kind])}</span>')
+    return f'<div class="sd-legend">{"".join(chips)}</div>'
+
+
+def timeline_figure(
+    tl: Timeline, selected: int | None = None, text: Mapping[str, str] | None = None
+) -> go.Figure:
+    """One bar per round: drafted (grey, behind), accepted (green) and the round's last token
+    (amber corrected / blue bonus) stacked on it, so the top is the tokens committed."""
+    t = _text(text)
+    if not tl.rounds:
+        raise ValueError("timeline_figure needs at least one round.")
+    x = np.array(tl.rounds)
+    accepted = np.array(tl.accepted)
+    last = np.array(tl.committed) - accepted
+    fig = go.Figure()
+    fig.add_trace(
+        go.Bar(
+            x=x,
+            y=tl.drafted,
+            width=0.9,
+            name=t["drafted"],
+            customdata=x,
+            marker={"color": "rgba(201,206,216,0.45)", "line": {"color": "#8A93A6", "width": 1}},
+            hovertemplate=f"{t['round_axis']} %{{x}}: {t['drafted']} %{{y}}<extra></extra>",
+        )
+    )
+    fig.add_trace(
+        go.Bar(
+            x=x,
+            y=accepted,
+            width=0.55,
+            name=t["accepted"],
+            customdata=x,
+            marker={"color": palette.ACCEPTED},
+            hovertemplate=f"{t['round_axis']} %{{x}}: {t['accepted']} %{{y}}<extra></extra>",
+        )
+    )
+    for kind in ("corrected", "bonus"):
+        mask = np.array([k == kind for k in tl.last_kind])
+        if not mask.any():
+            continue
+        fig.add_trace(
+            go.Bar(
+                x=x[mask],
+                y=last[mask],
+                base=accepted[mask],
+                width=0.55,
+                name=t[kind],
+                customdata=x[mask],
+                marker={"color": palette.KIND_COLOURS[kind]},
+                hovertemplate=f"{t['round_axis']} %{{x}}: {t[kind]}<extra></extra>",
+            )
+        )
+    if selected is not None and selected in tl.rounds:
+        i = tl.rounds.index(selected)
+        top = max(tl.drafted[i], tl.committed[i])
+        fig.add_trace(
+            go.Scatter(
+                x=[selected],
+                y=[top + 0.35],
+                mode="markers",
+                name=t["selected"],
+                hoverinfo="skip",
+                marker={"symbol": "triangle-down", "size": 13, "color": "#1F2433"},
+            )
+        )
+    ymax = max(max(tl.drafted), max(tl.committed)) + 1
+    fig.update_layout(
+        **palette.base_layout(
+            barmode="overlay",
+            height=280,
+            bargap=0.1,
+            clickmode="event+select",
+            margin={"l": 50, "r": 20, "t": 50, "b": 45},
+        )
+    )
+    fig.update_xaxes(title_text=t["round_axis"], showgrid=False)
+    fig.update_yaxes(
+        title_text=t["tokens_axis"], range=[0, ymax], dtick=1 if ymax <= 12 else 2, gridcolor=palette.GRID
+    )
+    return fig
+
+
+def speed_figure(
+    curves: Sequence[tuple[str, np.ndarray, np.ndarray, str]], text: Mapping[str, str] | None = None
+) -> go.Figure:
+    """Tokens generated against model time, one line per run: (name, seconds, tokens, colour)."""
+    t = _text(text)
+    fig = go.Figure()
+    for name, seconds, tokens, colour in curves:
+        fig.add_trace(
+            go.Scatter(
+                x=seconds,
+                y=tokens,
+                mode="lines",
+                name=html.escape(name),
+                line={"color": colour, "width": 3, "shape": "hv"},
+                hovertemplate="%{x:.2f} s: %{y} tokens<extra></extra>",
+            )
+        )
+    fig.update_layout(**palette.base_layout(height=280, margin={"l": 50, "r": 20, "t": 50, "b": 45}))
+    fig.update_xaxes(title_text=t["seconds_axis"], rangemode="tozero", gridcolor=palette.GRID)
+    fig.update_yaxes(title_text=t["generated_axis"], rangemode="tozero", gridcolor=palette.GRID)
+    return fig
+
+
+def row_bars(
+    labels: Sequence[str],
+    p: Sequence[float] | np.ndarray,
+    chosen: int | None,
+    text: Mapping[str, str] | None = None,
+) -> go.Figure:
+    """The target's distribution p at a position without a draft (bonus or target-only token);
+    bar `chosen` (the emitted token) is outlined."""
+    t = _text(text)
+    probs = np.asarray(p, dtype=np.float64)
+    if probs.shape != (len(labels),):
+        raise ValueError("row_bars needs one probability per label.")
+    widths = [3 if i == chosen else 0 for i in range(len(labels))]
+    fig = go.Figure(
+        go.Bar(
+            x=list(range(len(labels))),
+            y=probs,
+            marker={"color": palette.TARGET, "line": {"color": "#1F2433", "width": widths}},
+            customdata=[html.escape(s) for s in labels],
+            name="p",
+            hovertemplate="<b>%{customdata}</b>: %{y:.4f}<extra></extra>",
+        )
+    )
+    if chosen is not None:
+        fig.add_annotation(
+            x=chosen, y=float(probs[chosen]), text=t["chosen"], showarrow=True, arrowhead=2, ay=-30
+        )
+    fig.update_layout(**palette.base_layout(height=320, showlegend=False))
+    fig.update_xaxes(
+        tickmode="array",
+        tickvals=list(range(len(labels))),
+        ticktext=[html.escape(s) for s in labels],
+        title=t["row_axis"],
+    )
+    fig.update_yaxes(title=t["probability"], rangemode="tozero", gridcolor=palette.GRID)
+    return fig

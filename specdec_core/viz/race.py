@@ -1,0 +1,135 @@
+"""Figures of the draft race: each draft's measured speedup on its own theory curve, and bars.
+
+A race row here is plain data: ``RacePoint(name, alpha, speedup, drafted, cost_ratio,
+verify_cost)``, all measured (see :mod:`specdec_core.race`). Builders take an optional
+``text`` mapping (English defaults) and escape draft names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from html import escape
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from specdec_core.race import predicted_speedup
+from specdec_core.viz import palette
+
+TEXT: dict[str, str] = {
+    "alpha_axis": "acceptance rate α",
+    "speedup_axis": "decode speedup over the target alone",
+    "curve": "{name}: theory for its c and v",
+    "measured": "{name}: measured",
+    "break_even": "break-even (1×)",
+    "hover_curve": "α = %{x:.2f}: %{y:.2f}× predicted",
+    "hover_point": "α = %{x:.3f}: %{y:.2f}× measured",
+    "alpha_panel": "acceptance rate α",
+    "speedup_panel": "speedup (decode time)",
+    "wall_panel": "speedup (wall clock)",
+}
+
+#: One colour per draft, in race order.
+COLOURS: tuple[str, ...] = ("#2E9E5B", "#F28E2B", "#4C5FD5", "#B07AA1", "#76B7B2", "#E15759", "#9C755F")
+
+
+@dataclass(frozen=True)
+class RacePoint:
+    """One draft's measured figures for the charts."""
+
+    name: str
+    alpha: float | None
+    speedup: float
+    wall_speedup: float
+    drafted: tuple[int, ...]
+    cost_ratio: float
+    verify_cost: float
+
+
+def _text(text: Mapping[str, str] | None) -> dict[str, str]:
+    return {**TEXT, **(text or {})}
+
+
+def theory_figure(points: Sequence[RacePoint], text: Mapping[str, str] | None = None) -> go.Figure:
+    """Speedup against α: per draft the theory curve for its measured cost and rounds (line)
+    and its measured (α, decode speedup) (marker); a dashed line marks break-even."""
+    t = _text(text)
+    alphas = np.linspace(0.0, 1.0, 101)
+    fig = go.Figure()
+    top = 1.5
+    for i, pt in enumerate(points):
+        if pt.alpha is None:
+            continue
+        colour = COLOURS[i % len(COLOURS)]
+        name = escape(pt.name)
+        curve = np.asarray(predicted_speedup(alphas, pt.drafted, pt.cost_ratio, pt.verify_cost))
+        fig.add_trace(
+            go.Scatter(
+                x=alphas,
+                y=curve,
+                mode="lines",
+                name=t["curve"].format(name=name),
+                legendgroup=name,
+                line={"color": colour, "width": 2, "dash": "dot"},
+                hovertemplate=t["hover_curve"] + "<extra></extra>",
+            )
+        )
+        fig.add_trace(
+            go.Scatter(
+                x=[pt.alpha],
+                y=[pt.speedup],
+                mode="markers",
+                name=t["measured"].format(name=name),
+                legendgroup=name,
+                marker={"color": colour, "size": 14, "line": {"color": "#1F2433", "width": 1.5}},
+                hovertemplate=t["hover_point"] + "<extra></extra>",
+            )
+        )
+        top = max(top, float(curve.max()), pt.speedup)
+    fig.add_hline(
+        y=1.0,
+        line={"color": "#1F2433", "dash": "dash", "width": 1.5},
+        annotation_text=t["break_even"],
+        annotation_position="bottom right",
+    )
+    fig.update_layout(**palette.base_layout(height=460, legend={"orientation": "v", "x": 1.02, "y": 1}))
+    fig.update_xaxes(title_text=t["alpha_axis"], range=[0, 1.02], gridcolor=palette.GRID)
+    fig.update_yaxes(title_text=t["speedup_axis"], range=[0, top * 1.1], gridcolor=palette.GRID)
+    return fig
+
+
+def bars_figure(points: Sequence[RacePoint], text: Mapping[str, str] | None = None) -> go.Figure:
+    """Three panels, one bar per draft: acceptance rate, decode speedup, wall-clock speedup."""
+    t = _text(text)
+    names = [escape(p.name) for p in points]
+    colours = [COLOURS[i % len(COLOURS)] for i in range(len(points))]
+    fig = make_subplots(
+        rows=1, cols=3, subplot_titles=(t["alpha_panel"], t["speedup_panel"], t["wall_panel"])
+    )
+    columns = (
+        [p.alpha if p.alpha is not None else 0.0 for p in points],
+        [p.speedup for p in points],
+        [p.wall_speedup for p in points],
+    )
+    for col, values in enumerate(columns, start=1):
+        fig.add_trace(
+            go.Bar(
+                x=names,
+                y=values,
+                marker={"color": colours},
+                showlegend=False,
+                text=[f"{v:.2f}" for v in values],
+                textposition="outside",
+                hovertemplate="%{x}: %{y:.3f}<extra></extra>",
+            ),
+            row=1,
+            col=col,
+        )
+        if col > 1:
+            fig.add_hline(y=1.0, line={"color": "#1F2433", "dash": "dash", "width": 1}, row=1, col=col)
+    fig.update_layout(**palette.base_layout(height=380, margin={"l": 40, "r": 20, "t": 60, "b": 90}))
+    fig.update_yaxes(rangemode="tozero", gridcolor=palette.GRID)
+    fig.update_yaxes(range=[0, 1.1], row=1, col=1)
+    return fig

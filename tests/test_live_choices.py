@@ -1,0 +1,117 @@
+"""The live pages' model catalogue: the toy pair, draft choices, build-once shelf, presets."""
+
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from specdec_core.live_presets import PRESETS, preset_prompt
+from specdec_core.model_choices import (
+    TOY_WORDS,
+    ChoiceError,
+    DraftSpec,
+    ModelShelf,
+    TargetSpec,
+    default_layers,
+    drafts_for,
+    load_draft,
+    load_target,
+    toy_draft,
+    toy_target,
+)
+from specdec_core.models import ModelNotAvailableError, NGramDraft, TokenizerMismatchError
+
+
+def test_toy_pair_is_a_valid_word_chain_with_html_in_its_vocabulary():
+    target, draft = toy_target(), toy_draft()
+    assert target.vocab_size == draft.vocab_size == len(TOY_WORDS)
+    assert "<script>" in TOY_WORDS
+    np.testing.assert_allclose(target.transitions.sum(axis=1), 1.0)
+    np.testing.assert_allclose(draft.transitions.sum(axis=1), 1.0)
+    assert not np.allclose(target.transitions, draft.transitions)
+    ids = target.encode("the cat <script>")
+    assert target.token_texts(ids) == [" the", " cat", " <script>"]
+    assert target.decode(ids) == "the cat <script>"
+    assert target.lock is not draft.lock
+
+
+def test_every_preset_has_both_languages_and_a_toy_text_in_toy_words():
+    target = toy_target()
+    for key in PRESETS:
+        assert preset_prompt(key, "en") != preset_prompt(key, "zh")
+        assert target.encode(preset_prompt(key, "en", toy=True))  # only toy words
+    assert preset_prompt("copy", "fr") == preset_prompt("copy", "en")
+    with pytest.raises(ValueError, match="unknown preset"):
+        preset_prompt("poem", "en")
+
+
+def test_drafts_fit_their_target_kind():
+    assert "toy_draft" in drafts_for("toy") and "bf16" not in drafts_for("toy")
+    assert {"ngram", "bf16", "layerskip", "custom"} == set(drafts_for("bundled"))
+    toy = load_target(TargetSpec("toy"))
+    assert isinstance(load_draft(toy, DraftSpec("ngram")), NGramDraft)
+    with pytest.raises(ChoiceError, match="transformer target"):
+        load_draft(toy, DraftSpec("layerskip", 2))
+    with pytest.raises(ChoiceError, match="custom draft"):
+        load_draft(toy, DraftSpec("custom", source="  "))
+    with pytest.raises(ChoiceError, match="custom target"):
+        load_target(TargetSpec("custom"))
+
+
+def test_a_missing_custom_model_says_so(tmp_path):
+    with pytest.raises(ModelNotAvailableError, match="does not exist"):
+        load_target(TargetSpec("custom", str(tmp_path / "nowhere" / "model")))
+
+
+def test_custom_draft_with_another_tokenizer_is_refused(tiny_hf_folders):
+    target = load_target(TargetSpec("custom", str(tiny_hf_folders["target"])))
+    assert (
+        load_draft(target, DraftSpec("custom", source=str(tiny_hf_folders["draft"]))).vocab_size
+        == target.vocab_size
+    )
+    with pytest.raises(TokenizerMismatchError):
+        load_draft(target, DraftSpec("custom", source=str(tiny_hf_folders["other"])))
+    skip = load_draft(target, DraftSpec("layerskip", 2))
+    assert skip.num_layers == 2 and skip.lock is target.lock
+    with pytest.raises(ValueError, match="between 1 and 4"):
+        load_draft(target, DraftSpec("layerskip", 9))
+
+
+def test_default_layer_depths_spread_over_the_model():
+    assert default_layers(30) == [10, 18, 27]
+    assert all(1 <= k < 4 for k in default_layers(4))
+    assert default_layers(1) == []
+
+
+def test_shelf_builds_once_and_a_second_caller_waits_for_the_first():
+    shelf = ModelShelf()
+    calls, waited = [], []
+    started = threading.Event()
+
+    def slow_build():
+        calls.append(1)
+        started.set()
+        time.sleep(0.3)
+        return object()
+
+    results = {}
+    first = threading.Thread(target=lambda: results.setdefault("a", shelf.get("m", slow_build)))
+    first.start()
+    started.wait(5)
+    results["b"] = shelf.get("m", slow_build, on_wait=lambda: waited.append(1))
+    first.join()
+    assert results["a"] is results["b"] and calls == [1] and waited == [1]
+    assert shelf.cached("m") and not shelf.cached("n")
+
+
+def test_shelf_does_not_keep_a_failed_build():
+    shelf = ModelShelf()
+
+    def broken():
+        raise ModelNotAvailableError("missing")
+
+    with pytest.raises(ModelNotAvailableError):
+        shelf.get("x", broken)
+    assert not shelf.cached("x")
+    assert shelf.get("x", lambda: 42) == 42

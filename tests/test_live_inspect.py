@@ -1,0 +1,116 @@
+"""The inspector's inputs: the real p and q of a position, pooled honestly, and the decision.
+
+On the toy Markov pair the true next-token laws are known exactly, so every number the
+inspector shows is checked against the chain itself, not against the engine's record.
+"""
+
+import numpy as np
+import pytest
+
+from specdec_core.engine import autoregressive, generate
+from specdec_core.live_inspect import position_view, slots
+from specdec_core.model_choices import toy_draft, toy_target
+from specdec_core.sampling import SamplingConfig, apply
+
+TARGET, DRAFT = toy_target(), toy_draft()
+PROMPT = TARGET.encode("the cat sat on the mat .")
+V = TARGET.vocab_size
+
+
+def _laws(events, cfg):
+    """(event, position, true p, true q or None) for every committed position."""
+    prev = PROMPT[-1]
+    for e in events:
+        for i, _ in enumerate(e.committed):
+            before = prev if i == 0 else e.committed[i - 1]
+            p = apply(TARGET.next_logits(before), cfg).probs
+            q = (
+                apply(DRAFT.next_logits(before), cfg).probs
+                if e.kinds[i] in ("accepted", "corrected")
+                else None
+            )
+            yield e, i, p, q
+        prev = e.committed[-1]
+
+
+def test_exact_rows_show_the_chains_own_laws():
+    cfg = SamplingConfig(temperature=0.9, top_k=8)
+    events = list(generate(TARGET, DRAFT, PROMPT, cfg, 4, 60, seed=5, top_n=20))
+    seen = set()
+    for e, i, p, q in _laws(events, cfg):
+        view = position_view(e, i, V, max_tokens=20)
+        seen.add(view.kind)
+        assert not view.has_pool and view.exact
+        ids = [t for t in view.ids if t is not None]
+        np.testing.assert_allclose(view.p, p[ids], atol=1e-12)
+        assert np.isclose(view.p.sum(), 1.0) and np.isclose(p[ids].sum(), 1.0)
+        if q is None:
+            assert view.q is None and view.alpha is None and view.accepted is None
+            continue
+        np.testing.assert_allclose(view.q, q[ids], atol=1e-12)
+        alpha = float(np.minimum(p, q).sum())
+        assert view.alpha == pytest.approx((alpha, alpha), abs=1e-12)
+        x = e.draft_tokens[i]
+        assert view.draft_token == x and view.q_x == pytest.approx(q[x]) and view.p_x == pytest.approx(p[x])
+        assert view.accept_prob == pytest.approx(min(1.0, p[x] / q[x]))
+        assert view.accepted == (e.kinds[i] == "accepted")
+        assert view.emitted == e.committed[i] and view.emitted in view.ids
+    assert seen == {"accepted", "corrected", "bonus"}
+
+
+def test_pooled_rows_give_bounds_that_hold_the_true_acceptance_rate():
+    cfg = SamplingConfig(temperature=1.3)
+    events = list(generate(TARGET, DRAFT, PROMPT, cfg, 4, 80, seed=2, top_n=3))
+    loose = 0
+    for e, i, p, q in _laws(events, cfg):
+        view = position_view(e, i, V, max_tokens=3)
+        assert np.isclose(view.p.sum(), 1.0)
+        if q is None:
+            continue
+        alpha = float(np.minimum(p, q).sum())
+        lo, hi = view.alpha
+        assert lo - 1e-12 <= alpha <= hi + 1e-12
+        if view.has_pool:
+            assert view.ids[-1] is None and view.pool_size == V - (len(view.ids) - 1)
+            drawn = min(view.p[-1], view.q[-1])  # the figures treat the pool as one token
+            assert drawn >= view.pool_overlap[1] - 1e-12, "the pooled bar is an upper bound"
+        loose += not view.exact
+        assert view.draft_token in view.ids, "the decision's token always has its own bar"
+    assert loose > 0, "with top-3 rows some positions must be inexact"
+
+
+def test_max_tokens_pools_known_tokens_without_losing_their_overlap():
+    cfg = SamplingConfig(temperature=1.0)
+    events = list(generate(TARGET, DRAFT, PROMPT, cfg, 4, 40, seed=9, top_n=20))
+    for e, i, p, q in _laws(events, cfg):
+        if q is None:
+            continue
+        view = position_view(e, i, V, max_tokens=3)
+        assert len(view.ids) <= 4
+        alpha = float(np.minimum(p, q).sum())
+        assert view.alpha == pytest.approx((alpha, alpha), abs=1e-12), "pooled tokens are all known here"
+
+
+def test_greedy_positions_are_one_hot_and_all_or_nothing():
+    events = list(generate(TARGET, DRAFT, PROMPT, SamplingConfig(temperature=0), 4, 40, seed=0))
+    for e in events:
+        for slot in slots(e):
+            view = position_view(e, slot.index, V)
+            assert view.one_hot
+            if view.q is not None:
+                assert view.alpha[0] == view.alpha[1] == (1.0 if view.accepted else 0.0)
+
+
+def test_target_only_positions_have_no_draft():
+    events = list(autoregressive(TARGET, PROMPT, SamplingConfig(), 5, seed=0))
+    view = position_view(events[0], 0, V)
+    assert view.kind == "target" and view.q is None and view.draft_token is None
+    assert view.p_x == pytest.approx(TARGET.transitions[PROMPT[-1], view.emitted])
+
+
+def test_bad_positions_are_refused():
+    events = list(generate(TARGET, DRAFT, PROMPT, SamplingConfig(), 4, 10, seed=0, top_n=0))
+    with pytest.raises(ValueError, match="no position 9"):
+        position_view(events[0], 9, V)
+    with pytest.raises(ValueError, match="top_n = 0"):
+        position_view(events[0], 0, V)

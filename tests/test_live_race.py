@@ -1,0 +1,88 @@
+"""The draft race: runs, measured rows, the theory prediction and the JSON export."""
+
+import json
+
+import numpy as np
+import pytest
+
+from specdec_core.engine import summarize
+from specdec_core.model_choices import toy_draft, toy_target
+from specdec_core.models import NGramDraft
+from specdec_core.race import (
+    BASELINE,
+    Race,
+    RaceResult,
+    RaceSettings,
+    best,
+    predicted_speedup,
+    result_json,
+    target_step_s,
+)
+from specdec_core.theory import speedup
+
+TARGET = toy_target()
+PROMPT = TARGET.encode("the cat sat on the mat . the dog ran home . the cat")
+
+
+@pytest.fixture(scope="module")
+def greedy_race():
+    race = Race(
+        TARGET,
+        [("toy_draft", toy_draft()), ("ngram", NGramDraft.for_model(TARGET))],
+        PROMPT,
+        RaceSettings(gamma=3, temperature=0.0, max_new_tokens=40),
+    )
+    seen = [key for key, _ in race]
+    return race, seen
+
+
+def test_race_runs_baseline_then_each_draft(greedy_race):
+    race, seen = greedy_race
+    assert race.keys == [BASELINE, "toy_draft", "ngram"]
+    assert list(dict.fromkeys(seen)) == race.keys
+    assert all(len(r.tokens) == 40 for r in race.records.values())
+    assert all(r.wall_s > 0 for r in race.records.values())
+
+
+def test_rows_are_measured_from_the_runs(greedy_race):
+    race, _ = greedy_race
+    result = RaceResult(
+        "copy", "…", TARGET.name, "toy", {"toy_draft": "toy", "ngram": "n-gram"}, race.settings, race.records
+    )
+    rows = result.rows
+    assert [r.key for r in rows] == ["toy_draft", "ngram"]
+    base = summarize(race.records[BASELINE].events)
+    step = (base.seconds - base.prefill_s) / base.tokens
+    assert target_step_s(race.records[BASELINE]) == pytest.approx(step)
+    for row in rows:
+        s = summarize(race.records[row.key].events)
+        assert row.same_text, "greedy: every draft gives the target's own text"
+        assert row.alpha == pytest.approx(s.accepted / (s.accepted + s.rejections))
+        assert row.tokens_per_round == pytest.approx(s.tokens / s.rounds)
+        assert row.decode_speedup == pytest.approx((s.tokens / (s.seconds - s.prefill_s)) * step)
+        assert row.verify_cost == pytest.approx((s.verify_s + s.overhead_s) / s.rounds / step)
+    assert best(rows).decode_speedup == max(r.decode_speedup for r in rows)
+    data = json.loads(result_json(result))
+    assert data["format"] == "specdec-studio/draft-race" and len(data["rows"]) == 2
+    assert set(data["runs"]) == {BASELINE, "toy_draft", "ngram"}
+
+
+def test_prediction_is_the_theory_speedup_for_a_fixed_gamma():
+    for alpha in (0.0, 0.4, 0.9, 1.0):
+        assert predicted_speedup(alpha, [4] * 7, 0.3, 1.2) == pytest.approx(speedup(alpha, 4, 0.3, 1.2))
+    curve = predicted_speedup(np.linspace(0, 1, 11), [2, 4], 0.1, 1.0)
+    assert curve.shape == (11,) and np.all(np.diff(curve) > 0)
+    with pytest.raises(ValueError):
+        predicted_speedup(0.5, [], 0.1, 1.0)
+
+
+def test_stopping_a_race_keeps_finished_runs_and_frees_the_models():
+    draft = toy_draft()
+    race = Race(TARGET, [("toy_draft", draft)], PROMPT, RaceSettings(temperature=1.0, max_new_tokens=30))
+    runs = iter(race)
+    for key, _ in runs:
+        if key == "toy_draft":
+            break
+    runs.close()
+    assert list(race.records) == [BASELINE]
+    assert not TARGET.lock.busy and not draft.lock.busy
