@@ -1,0 +1,176 @@
+"""The live-generation page under AppTest, on the toy Markov pair (instant, exact).
+
+Each scenario opens a fresh AppTest with its language, URL and state set before the first
+run (see tests/apptest_helpers.py). A click on Generate runs the real engine on the toy
+models, streams, keeps the trace in session state and reruns into the finished view.
+"""
+
+import re
+
+import pytest
+
+from specdec_core.live_stats import live_stats
+from specdec_core.live_trace import to_json
+from specdec_core.model_choices import drafts_for
+from tests.apptest_helpers import open_page, rerun
+
+TOY = {"live_target": "toy", "live_draft": "toy_draft", "live_max": 60}
+SCRIPT_PROMPT = "the cat sat on the mat . <script> alert ( ) ; </script> the dog ran . <script> alert ( ) ;"
+
+
+def _generate(at):
+    at.button(key="live_generate").click()
+    return rerun(at)
+
+
+def _html(at, cls: str = "sd-tokens") -> list[str]:
+    return [h.proto.body for h in at.get("html") if h.proto.body.startswith(f'<div class="{cls}"')]
+
+
+def _view(at) -> tuple:
+    """What a viewer sees: metrics, the coloured texts and the inspector's words."""
+    words = [m.value for m in at.markdown if m.value.startswith(("**Round", "**Decision", "**Bonus"))]
+    return tuple((m.label, m.value) for m in at.metric), tuple(_html(at)), tuple(words)
+
+
+@pytest.mark.parametrize(("lang", "title"), [("en", "Live generation"), ("zh", "实时生成")])
+def test_page_opens_without_loading_a_model(lang, title):
+    at = open_page("live", lang)
+    assert at.title[0].value == title
+    assert at.info, "before a run the page says what Generate does"
+    assert at.text_area(key="live_prompt").value.startswith("Repeat" if lang == "en" else "请")
+    assert not at.error and "live_trace" not in at.session_state
+
+
+def test_tokens_are_coloured_by_kind_and_html_is_escaped():
+    at = open_page("live", state={**TOY, "live_t": 1.0, "live_max": 120, "live_prompt": SCRIPT_PROMPT})
+    _generate(at)
+    assert not at.error
+    trace = at.session_state["live_trace"]
+    spec_html, base_html = _html(at)
+    kinds = [k for e in trace.speculative.events for k in e.kinds]
+    classes = re.findall(r'class="sd-tok ([a-z ]+)"', spec_html)
+    for kind in ("accepted", "corrected", "bonus"):
+        assert classes.count(kind) == kinds.count(kind) > 0
+    assert classes.count("rejected") == kinds.count("corrected")
+    assert set(re.findall(r'class="sd-tok ([a-z ]+)"', base_html)) == {"prompt", "target"}
+    generated = spec_html.split('class="sd-tok prompt"', 1)[1].split("</span>", 1)[1]
+    assert "&lt;script&gt;" in generated or "&lt;/script&gt;" in generated, "a generated <script> token"
+    for body in (spec_html, base_html):
+        assert "<script>" not in body and "</script>" not in body
+    legend = _html(at, "sd-legend")[0]
+    assert all(f"sd-tok {k}" in legend for k in ("accepted", "rejected", "corrected", "bonus", "target"))
+
+
+def test_stats_agree_with_the_events():
+    at = open_page("live", state={**TOY, "live_t": 0.8, "live_seed": 11, "live_gamma": 3})
+    _generate(at)
+    events = at.session_state["live_trace"].speculative.events
+    stats = live_stats(events)
+    metrics = {m.label: m.value for m in at.metric}
+    accepted = sum(e.accepted_count for e in events)
+    rejections = sum(e.rejected for e in events)
+    assert metrics["Acceptance rate α"] == f"{accepted / (accepted + rejections):.3f}"
+    assert metrics["Tokens per round"] == f"{sum(len(e.committed) for e in events) / len(events):.2f}"
+    assert metrics["Target passes saved"] == str(sum(len(e.committed) for e in events) - len(events))
+    assert metrics["Rejections"] == f"{rejections} / {len(events)}"
+    assert stats.counts.sum() == len(events)
+    assert len(at.get("plotly_chart")) >= 5  # timeline, histogram, speed, overlap, tree
+
+
+def test_greedy_compare_says_identical_and_inspector_follows_the_round():
+    at = open_page("live", state={**TOY, "live_t": 0.0, "live_draft": "ngram", "live_max": 40})
+    _generate(at)
+    assert any("identical token for token" in s.value for s in at.success)
+    trace = at.session_state["live_trace"]
+    assert trace.speculative.tokens == trace.baseline.tokens
+    last = len(trace.speculative.events) - 1
+    at.slider(key="live_round").set_value(last)
+    rerun(at)
+    event = trace.speculative.events[last]
+    assert any(m.value.startswith(f"**Round {last}**") for m in at.markdown)
+    at.radio(key="live_slot").set_value(len(event.committed) - 1)
+    rerun(at)
+    kind = event.kinds[-1]
+    assert any(m.value.startswith("**Decision" if kind == "corrected" else "**Bonus") for m in at.markdown)
+    assert at.session_state["live_trace"] is trace, "inspecting never reruns the model"
+
+
+def test_trace_export_then_import_gives_the_same_view():
+    at = open_page("live", state={**TOY, "live_t": 1.0, "live_seed": 5, "live_prompt": SCRIPT_PROMPT})
+    _generate(at)
+    exported = to_json(at.session_state["live_trace"]).encode()
+    original = _view(at)
+    replay = open_page("live", state={"live_target": "toy"})
+    replay.file_uploader(key="live_upload").set_value(("run.json", exported, "application/json"))
+    rerun(replay)
+    assert any("Replayed from a saved trace" in i.value for i in replay.info)
+    assert _view(replay) == original
+    broken = open_page("live", state={"live_target": "toy"})
+    broken.file_uploader(key="live_upload").set_value(("run.json", exported[:200], "application/json"))
+    rerun(broken)
+    assert any("cannot be replayed" in e.value for e in broken.error)
+    assert "live_trace" not in broken.session_state
+
+
+@pytest.mark.parametrize(
+    ("state", "message"),
+    [
+        ({**TOY, "live_prompt": "   "}, "The prompt is empty"),
+        ({**TOY, "live_prompt": "the " * 25_000}, "100,000 characters; the limit is 20,000"),
+        ({**TOY, "live_prompt": "the zebra"}, "cannot be encoded"),
+        ({"live_target": "custom", "live_target_src": "/nonexistent/model"}, "does not exist"),
+        ({"live_target": "custom", "live_target_src": ""}, "custom target"),
+    ],
+)
+def test_errors_are_messages_and_the_page_stays_usable(state, message):
+    at = open_page("live", state=state)
+    _generate(at)
+    assert any(message in e.value for e in at.error), [e.value for e in at.error]
+    assert "live_trace" not in at.session_state
+    assert not at.button(key="live_generate").disabled
+    if at.selectbox(key="live_target").value != "toy":
+        at.selectbox(key="live_target").set_value("toy")
+        rerun(at)
+        assert at.session_state["live_draft"] in drafts_for("toy"), "switching target keeps a draft that fits"
+    at.text_area(key="live_prompt").set_value("the cat")
+    _generate(at)
+    assert not at.error and "live_trace" in at.session_state
+
+
+def test_a_custom_draft_with_another_tokenizer_is_refused(tiny_hf_folders):
+    at = open_page(
+        "live",
+        state={
+            "live_target": "custom",
+            "live_target_src": str(tiny_hf_folders["target"]),
+            "live_draft": "custom",
+            "live_draft_src": str(tiny_hf_folders["other"]),
+            "live_max": 8,
+        },
+    )
+    _generate(at)
+    assert any("do not share a tokenizer" in e.value for e in at.error)
+    at.session_state["live_draft"] = "layerskip"
+    at.session_state["live_k"] = 2
+    _generate(at)
+    assert not at.error
+    assert at.session_state["live_trace"].draft_name.endswith("first 2 of 4 layers")
+
+
+def test_generation_in_chinese():
+    at = open_page("live", "zh", state={**TOY, "live_t": 0.5})
+    _generate(at)
+    assert not at.error and at.metric
+    assert any(m.label == "接受率 α" for m in at.metric)
+    assert "接受" in _html(at, "sd-legend")[0]
+
+
+def test_switching_to_the_toy_target_picks_a_fitting_draft_and_prompt():
+    at = open_page("live", query={"live_draft": "bf16", "live_t": "0.5", "live_preset": "chat"})
+    assert at.session_state["live_t"] == 0.5 and at.session_state["live_draft"] == "bf16"
+    at.selectbox(key="live_target").set_value("toy")
+    rerun(at)
+    assert at.session_state["live_draft"] == "toy_draft"
+    assert at.text_area(key="live_prompt").value == "<script> alert ( ) ; </script> the"
+    assert at.query_params["live_target"] == "toy" and at.query_params["live_draft"] == "toy_draft"
