@@ -29,7 +29,7 @@ from specdec_core import live_stats, live_text
 from specdec_core.engine import RoundEvent, autoregressive, generate
 from specdec_core.live_inspect import position_view
 from specdec_core.live_presets import PRESETS, preset_prompt
-from specdec_core.live_run import PromptError, Stream, encode_prompt
+from specdec_core.live_run import Handoff, PromptError, Stream, encode_prompt
 from specdec_core.live_trace import LiveSettings, LiveTrace, RunRecord, TraceError, build, from_json, to_json
 from specdec_core.model_choices import DRAFTS, TARGETS, TOY_WORDS, DraftSpec, TargetSpec, drafts_for
 from specdec_core.models import ModelBusyError
@@ -47,6 +47,7 @@ WAIT_LIMIT = 600.0  # seconds to wait for another session's generation
 PLAYBACK_MAX_PAUSE = 0.4
 TRACE_KEY = "live_trace"
 ERROR_KEY = "_live_error"
+JOB_KEY = "_live_job"
 PARAMS = [
     choice_param("live_target", "bundled", TARGETS),
     text_param("live_target_src", "", 500),
@@ -180,7 +181,6 @@ with st.container(border=True):
         type="primary",
         key="live_generate",
         on_click=_go,
-        disabled=going,
         width="stretch",
         icon=":material/play_arrow:",
     )
@@ -245,11 +245,13 @@ def _stream(
             last = now
 
 
-def _run(settings: LiveSettings, prompt: str) -> None:
-    """Load the models, stream the speculative run (and the baseline), keep the trace.
+def _run(settings: LiveSettings, prompt: str) -> NoReturn:
+    """Load the models, stream the speculative run (and the baseline), hand the trace over.
 
-    Any error is kept as a message for the rerun that follows, so the controls come back
-    enabled; Stop (a rerun) interrupts the stream, and ``finally`` keeps what was made.
+    Errors become messages for the next run, so the page comes back usable. A Stop (or
+    any rerun) interrupts the stream; ``finally`` releases the models and hands over what
+    was made, which the next run collects (:func:`_collect`) even if it starts at once in
+    another thread.
     """
     try:
         target = get_target(settings.target)
@@ -260,6 +262,8 @@ def _run(settings: LiveSettings, prompt: str) -> None:
     except (ValueError, OSError) as exc:  # a missing model, a mismatched pair, a bad layer count
         _fail(s("model_error", message=exc))
     st.session_state.pop(TRACE_KEY, None)
+    job = Handoff()
+    st.session_state[JOB_KEY] = job
     cols = st.columns(2) if settings.compare else [st.container()]
     cols[0].markdown(f"**{s['spec_title']}**")
     spec_status, spec_area = cols[0].empty(), cols[0].empty()
@@ -305,18 +309,33 @@ def _run(settings: LiveSettings, prompt: str) -> None:
         error = s("busy_timeout", seconds=int(WAIT_LIMIT))
     except ValueError as exc:
         error = s("run_error", message=exc)
-    finally:  # also on Stop: a rerun interrupts the loop here, and the models are released
+    finally:  # no Streamlit call in here: after a Stop each one would raise again
         spec_run.close()
         base_run.close()
+        trace = None
         if spec_events:
             spec = RunRecord(spec_events, spec_run.wall_s, stopped=stage == "spec")
             base = RunRecord(base_events, base_run.wall_s, stopped=stage == "base") if base_events else None
-            st.session_state[TRACE_KEY] = build(settings, prompt, ids, target, draft, spec, base)
-            st.session_state["live_round"] = 0
-            st.session_state["live_slot"] = 0
-    if error is not None:
-        _fail(error)
+            trace = build(settings, prompt, ids, target, draft, spec, base)
+        job.finish(trace, error)
     st.rerun()
+
+
+def _collect() -> None:
+    """Take over the result of the last run (waiting for an interrupted one to wind down)."""
+    job = st.session_state.get(JOB_KEY)
+    if job is None:
+        return
+    if not job.done:
+        with st.spinner(s["stopping"]):
+            job.wait(WAIT_LIMIT)
+    del st.session_state[JOB_KEY]
+    if job.value is not None:
+        st.session_state[TRACE_KEY] = job.value
+        st.session_state["live_round"] = 0
+        st.session_state["live_slot"] = 0
+    if job.error:
+        st.session_state[ERROR_KEY] = job.error
 
 
 def _fail(message: str) -> NoReturn:
@@ -499,10 +518,11 @@ def _view(trace: LiveTrace) -> None:
     kinds = ["accepted", "rejected", "corrected", "bonus"] + (
         ["void"] if st.session_state["live_void"] else []
     )
-    st.html(viz.legend_html(kinds + (["target"] if trace.baseline else []), fig_text))
+    items = live_text.spans(events, show_void=st.session_state["live_void"])
+    plain = trace.baseline is not None or any(i.kind == "target" for i in items)
+    st.html(viz.legend_html(kinds + (["target"] if plain else []), fig_text))
     cols = st.columns(2) if trace.baseline else [st.container()]
     cols[0].markdown(f"**{s['spec_title']}** · {trace.target_name} + {trace.draft_name}")
-    items = live_text.spans(events, show_void=st.session_state["live_void"])
     cols[0].html(viz.tokens_html(trace.prompt, items, trace.text, fig_text, selected_round=selected))
     if trace.baseline:
         cols[1].markdown(f"**{s['base_title']}** · {trace.target_name}")
@@ -564,6 +584,7 @@ if raw is not None:
         st.session_state.pop(ERROR_KEY, None)
     except TraceError as exc:
         st.session_state[ERROR_KEY] = s("import_error", message=exc)
+_collect()
 if st.session_state.pop("_live_go", False):
     st.session_state.pop(ERROR_KEY, None)
     _run(_settings(), st.session_state["live_prompt"])

@@ -27,7 +27,7 @@ from pages.common.urlstate import (
     text_param,
 )
 from specdec_core.live_presets import PRESETS, preset_prompt
-from specdec_core.live_run import PromptError, encode_prompt
+from specdec_core.live_run import Handoff, PromptError, encode_prompt
 from specdec_core.model_choices import TARGETS, DraftSpec, TargetSpec
 from specdec_core.models import ModelBusyError
 from specdec_core.race import BASELINE, Race, RaceResult, RaceSettings, best, result_json
@@ -37,6 +37,7 @@ WAIT_LIMIT = 600.0
 PAINT_EVERY = 0.2
 RESULTS_KEY = "race_results"
 ERROR_KEY = "_race_error"
+JOB_KEY = "_race_job"
 HF_CHOICES = ("ngram", "bf16", "layerskip", "custom")
 TOY_CHOICES = ("toy_draft", "ngram")
 PARAMS = [
@@ -149,7 +150,6 @@ with st.container(border=True):
         type="primary",
         key="race_run",
         on_click=_go,
-        disabled=going,
         width="stretch",
         icon=":material/sports_score:",
     )
@@ -178,7 +178,7 @@ def _name(key: str) -> str:
     return s[f"short.{key}"]
 
 
-def _run() -> None:
+def _run() -> NoReturn:
     ss = st.session_state
     settings = RaceSettings(
         gamma=int(ss["race_gamma"]),
@@ -206,13 +206,16 @@ def _run() -> None:
     bar = st.progress(0.0)
     race = Race(target, drafts, ids, settings, on_wait=wait_notice(status), timeout=WAIT_LIMIT)
     keys = race.keys
-    task = ss["race_preset"] if ss["race_prompt"] == _preset_text() else "custom"
+    prompt = ss["race_prompt"]
+    task = ss["race_preset"] if prompt == _preset_text() else "custom"
+    job = Handoff()
+    ss[JOB_KEY] = job
     done = False
     error = None
     last = 0.0
-    produced = 0
+    runs = iter(race)
     try:
-        for key, event in race:
+        for key, event in runs:
             produced = event.position + len(event.committed)
             now = time.perf_counter()
             if now - last >= PAINT_EVERY or event.finished:
@@ -224,12 +227,14 @@ def _run() -> None:
         error = ls("busy_timeout", seconds=int(WAIT_LIMIT))
     except ValueError as exc:
         error = ls("run_error", message=exc)
-    finally:  # also on Stop: the finished runs are kept
+    finally:  # no Streamlit call in here (after a Stop each would raise again); finished runs are kept
+        runs.close()  # type: ignore[attr-defined]
+        result = None
         if race.records:
             names = {k: _name(k) for k in keys}
             result = RaceResult(
                 task,
-                ss["race_prompt"],
+                prompt,
                 str(target.name),
                 target_spec.kind,
                 names,
@@ -237,11 +242,24 @@ def _run() -> None:
                 dict(race.records),
                 stopped=not done,
             )
-            ss.setdefault(RESULTS_KEY, {})[task] = result
-            ss["_race_last"] = task
-    if error is not None:
-        _fail(error)
+        job.finish(result, error)
     st.rerun()
+
+
+def _collect() -> None:
+    """Take over the result of the last race (waiting for an interrupted one to wind down)."""
+    job = st.session_state.get(JOB_KEY)
+    if job is None:
+        return
+    if not job.done:
+        with st.spinner(ls["stopping"]):
+            job.wait(WAIT_LIMIT)
+    del st.session_state[JOB_KEY]
+    if job.value is not None:
+        st.session_state.setdefault(RESULTS_KEY, {})[job.value.task] = job.value
+        st.session_state["_race_last"] = job.value.task
+    if job.error:
+        st.session_state[ERROR_KEY] = job.error
 
 
 def _fail(message: str) -> NoReturn:
@@ -335,6 +353,7 @@ def _view(result: RaceResult) -> None:
     )
 
 
+_collect()
 if st.session_state.pop("_race_go", False):
     st.session_state.pop(ERROR_KEY, None)
     _run()

@@ -3,6 +3,10 @@
 * :func:`encode_prompt` refuses an empty prompt, an over-long one (before tokenising it) and
   one that leaves no room in the model's context, each with a ``PromptError`` whose
   ``code`` a UI can translate.
+* :class:`Handoff` carries a run's result to the next script run of a UI: when a UI
+  interrupts a run (Stop, or any rerun) it may start the next script run in another thread
+  before the interrupted one has finished; that run waits for the hand-off instead of
+  reading half-written state.
 * :class:`Stream` iterates a run's events; when another generation holds the models it
   polls with a short lock timeout, calling ``on_wait(seconds waited)`` between tries, and
   gives up with ``ModelBusyError`` after ``timeout`` seconds. It measures the run's wall
@@ -11,6 +15,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -56,6 +61,29 @@ def encode_prompt(model: Any, text: str, chat: bool, max_new_tokens: int) -> lis
             limit=limit,
         )
     return ids
+
+
+class Handoff:
+    """A result finished in one thread and collected in another: ``finish`` once, ``wait`` for it."""
+
+    def __init__(self) -> None:
+        self._done = threading.Event()
+        self.value: Any = None
+        self.error: str | None = None
+
+    @property
+    def done(self) -> bool:
+        return self._done.is_set()
+
+    def finish(self, value: Any = None, error: str | None = None) -> None:
+        """Publish the result (`value`, or an `error` message) and wake every waiter."""
+        self.value = value
+        self.error = error
+        self._done.set()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until :meth:`finish` (True) or `timeout` seconds pass (False)."""
+        return self._done.wait(timeout)
 
 
 class Stream:

@@ -28,7 +28,8 @@ from specdec_core.theory import expected_tokens
 
 @dataclass(frozen=True)
 class Timeline:
-    """One entry per round: its index, drafts, accepted drafts, committed tokens and last kind."""
+    """One entry per round: its index, drafts, accepted drafts, committed tokens and last kind
+    ("target" for a round whose draft proposed nothing: its one token is a plain target step)."""
 
     rounds: list[int]
     drafted: list[int]
@@ -44,7 +45,7 @@ def timeline(events: Sequence[RoundEvent]) -> Timeline:
         drafted=[len(e.draft_tokens) for e in events],
         accepted=[e.accepted_count for e in events],
         committed=[len(e.committed) for e in events],
-        last_kind=[e.kinds[-1] for e in events],
+        last_kind=["target" if not e.draft_tokens else e.kinds[-1] for e in events],
     )
 
 

@@ -3,7 +3,9 @@
 A speculative round reads, left to right: its accepted drafts, then either a bonus token
 (all drafts stood) or the rejected draft followed by its corrected token, shown where the
 draft was proposed. Drafts after a rejection were never examined ("void"); they are
-included only on request. Target-only runs give one "target" span per token.
+included only on request. Target-only runs give one "target" span per token, and so does a
+round whose draft proposed nothing (an n-gram without a match): the engine calls that
+token "bonus", but it is a plain target step, and it is shown as one.
 """
 
 from __future__ import annotations
@@ -53,7 +55,8 @@ def spans(events: Sequence[RoundEvent], show_void: bool = False) -> list[TokenSp
                 if kind == "accepted":
                     continue
             p = e.p_rows[i].prob(token) if i < len(e.p_rows) else None
-            out.append(TokenSpan(int(token), kind, e.index, i, p=p))
+            shown = "target" if kind == "bonus" and not e.draft_tokens else kind
+            out.append(TokenSpan(int(token), shown, e.index, i, p=p))
             if kind == "corrected" and show_void:
                 out.extend(
                     TokenSpan(int(t), "void", e.index, j) for j, t in enumerate(e.draft_tokens) if j > i

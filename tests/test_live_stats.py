@@ -53,12 +53,14 @@ def test_timeline_and_spans_match_the_events(events):
     tl = timeline(events)
     assert tl.committed == [len(e.committed) for e in events]
     assert tl.committed == [a + 1 for a in tl.accepted], "the toy chain has no EOS: every round adds one more"
-    assert tl.last_kind == [
-        "bonus" if a == d else "corrected" for a, d in zip(tl.accepted, tl.drafted, strict=True)
-    ]
+    pairs = zip(tl.accepted, tl.drafted, strict=True)
+    expected = ["target" if d == 0 else "bonus" if a == d else "corrected" for a, d in pairs]
+    assert tl.last_kind == expected, "a round without drafts is a plain target step"
     n = counts(spans(events))
     kinds = [k for e in events for k in e.kinds]
-    assert n["accepted"] == kinds.count("accepted") and n["bonus"] == kinds.count("bonus")
+    plain = sum(1 for e in events if not e.draft_tokens)
+    assert n["accepted"] == kinds.count("accepted") and n["bonus"] == kinds.count("bonus") - plain
+    assert n["target"] == plain
     assert n["rejected"] == n["corrected"] == kinds.count("corrected")
     assert n["void"] == 0
     with_void = counts(spans(events, show_void=True))["void"]

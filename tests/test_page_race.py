@@ -72,4 +72,4 @@ def test_errors_are_messages(state, message):
     _run(at)
     assert any(message in e.value for e in at.error), [e.value for e in at.error]
     assert "race_results" not in at.session_state
-    assert not at.button(key="race_run").disabled
+    assert at.button(key="race_stop").disabled, "the page is back to idle"

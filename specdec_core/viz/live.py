@@ -143,7 +143,8 @@ def timeline_figure(
     tl: Timeline, selected: int | None = None, text: Mapping[str, str] | None = None
 ) -> go.Figure:
     """One bar per round: drafted (grey, behind), accepted (green) and the round's last token
-    (amber corrected / blue bonus) stacked on it, so the top is the tokens committed."""
+    (amber corrected / blue bonus / grey target step when nothing was drafted) stacked on it,
+    so the top is the tokens committed."""
     t = _text(text)
     if not tl.rounds:
         raise ValueError("timeline_figure needs at least one round.")
@@ -173,7 +174,7 @@ def timeline_figure(
             hovertemplate=f"{t['round_axis']} %{{x}}: {t['accepted']} %{{y}}<extra></extra>",
         )
     )
-    for kind in ("corrected", "bonus"):
+    for kind in ("corrected", "bonus", "target"):
         mask = np.array([k == kind for k in tl.last_kind])
         if not mask.any():
             continue

@@ -1,0 +1,92 @@
+"""The live page in a real browser, on the real bundled model (SmolLM2-135M-Instruct).
+
+A greedy n-gram run on the copy prompt shows coloured tokens, the identical-text check and
+a measured speedup; two browser sessions generating at the same time both finish, each with
+its own text (the second waits, visibly, for the model); a long run can be stopped.
+Screenshots are saved under artifacts/screenshots. Prepare the model cache first
+(``python -m specdec_core.models.bundled``) so loading takes seconds, not half a minute.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+pytestmark = pytest.mark.slow
+
+TIMEOUT = 45_000
+RUN_TIMEOUT = 240_000  # first model load + a run on a slow, shared CPU
+
+
+def _open(page: Page, url: str) -> None:
+    page.goto(url)
+    expect(page.get_by_test_id("stMain").locator("h1").first).to_have_text("Live generation", timeout=TIMEOUT)
+    expect(page.get_by_role("button", name="Generate")).to_be_enabled(timeout=TIMEOUT)
+
+
+def _finished(page: Page) -> None:
+    expect(page.get_by_role("heading", name="Rounds and statistics")).to_be_visible(timeout=RUN_TIMEOUT)
+    assert not page.get_by_test_id("stException").count()
+    assert not page.get_by_test_id("stAlertContentError").count()
+
+
+def _shot(page: Page, path) -> None:
+    """Screenshot with the coloured text in view (the page scrolls inside its main block)."""
+    page.get_by_role("heading", name="The generated text").scroll_into_view_if_needed()
+    page.screenshot(path=str(path))
+
+
+def _generated_text(page: Page) -> str:
+    """The speculative run's generated tokens (the first coloured text block, prompt excluded)."""
+    block = page.locator(".sd-tokens").first
+    return "".join(block.locator(".sd-tok:not(.prompt):not(.rejected)").all_inner_texts())
+
+
+def test_greedy_copy_run_shows_colours_and_a_speedup(page: Page, app_url: str, screenshot_dir):
+    _open(page, f"{app_url}/live?live_max=48")
+    page.get_by_role("button", name="Generate").click()
+    _finished(page)
+    main = page.get_by_test_id("stMain")
+    expect(main).to_contain_text("identical token for token")
+    assert page.locator(".sd-tokens .sd-tok.accepted").count() > 10, "the n-gram draft copies whole phrases"
+    assert page.locator(".sd-tokens .sd-tok.target").count() > 10
+    speedup = page.get_by_test_id("stMetric").filter(has_text="Speedup (wall clock)")
+    expect(speedup.get_by_test_id("stMetricValue")).to_have_text(re.compile(r"^\d+\.\d\d×$"))
+    assert "Thames" in _generated_text(page)
+    expect(page.locator(".js-plotly-plot").first).to_be_visible(timeout=TIMEOUT)
+    _shot(page, screenshot_dir / "live-greedy-copy.png")
+
+
+def test_two_sessions_generate_at_once(browser: Browser, app_url: str, screenshot_dir):
+    first, second = browser.new_context(), browser.new_context()
+    try:
+        a, b = first.new_page(), second.new_page()
+        _open(a, f"{app_url}/live?live_preset=chat&live_max=96&live_compare=0")
+        _open(b, f"{app_url}/live?live_preset=copy&live_max=32&live_compare=0")
+        a.get_by_role("button", name="Generate").click()
+        expect(a.get_by_text(re.compile(r"speculative: round \d+"))).to_be_visible(timeout=RUN_TIMEOUT)
+        b.get_by_role("button", name="Generate").click()
+        expect(b.get_by_text("Waiting for the model: another session is generating")).to_be_visible(
+            timeout=TIMEOUT
+        )
+        _finished(a)
+        _finished(b)
+        text_a, text_b = _generated_text(a), _generated_text(b)
+        assert "Thames" in text_b and "Thames" not in text_a, "each session shows its own run"
+        _shot(a, screenshot_dir / "live-two-sessions-a.png")
+        _shot(b, screenshot_dir / "live-two-sessions-b.png")
+    finally:
+        first.close()
+        second.close()
+
+
+def test_a_long_run_can_be_stopped(page: Page, app_url: str):
+    _open(page, f"{app_url}/live?live_preset=chat&live_max=400&live_compare=0&live_t=0.8")
+    page.get_by_role("button", name="Generate").click()
+    expect(page.get_by_text(re.compile(r"speculative: round \d+"))).to_be_visible(timeout=RUN_TIMEOUT)
+    page.locator(".st-key-live_stop button").click()  # the page's Stop, not the toolbar's
+    expect(page.get_by_text("Stopped before the end")).to_be_visible(timeout=TIMEOUT)
+    _finished(page)
+    expect(page.get_by_role("button", name="Generate")).to_be_enabled()
