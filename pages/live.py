@@ -27,7 +27,7 @@ from pages.common.urlstate import (
 )
 from specdec_core import live_stats, live_text
 from specdec_core.engine import RoundEvent, autoregressive, generate
-from specdec_core.live_inspect import position_view
+from specdec_core.live_inspect import POOL_P, position_view
 from specdec_core.live_presets import PRESETS, preset_prompt
 from specdec_core.live_run import Handoff, PromptError, Stream, encode_prompt
 from specdec_core.live_trace import LiveSettings, LiveTrace, RunRecord, TraceError, build, from_json, to_json
@@ -450,7 +450,10 @@ def _inspector(trace: LiveTrace) -> None:
     view = position_view(
         event, st.session_state["live_slot"], trace.vocab_size, st.session_state["live_shown"]
     )
-    labels = [s["other"] if t is None else viz.label(trace.text(t)) for t in view.ids]
+    pool_names = {
+        t: s[f"pool.{t}"] if view.q is not None else s["other"] for t in view.ids if isinstance(t, str)
+    }
+    labels = [pool_names[t] if isinstance(t, str) else viz.label(trace.text(t)) for t in view.ids]
 
     def tok(token: int) -> str:
         return viz.label(trace.text(token))
@@ -479,30 +482,21 @@ def _inspector(trace: LiveTrace) -> None:
             key="live_overlap",
         )
         tv = tree_view(view.p, view.q, labels)
-        proposed = view.ids.index(view.draft_token)
-        emitted = view.ids.index(view.emitted) if view.emitted in view.ids else len(view.ids) - 1
-        path = path_nodes(tv, StepResult(proposed, bool(view.accepted), emitted))
+        emitted = view.bar(view.emitted)
+        if emitted is None:  # a pooled replacement comes from the pool's deficit, "p only"
+            emitted = view.ids.index(POOL_P)
+        path = path_nodes(tv, StepResult(view.bar(view.draft_token), bool(view.accepted), emitted))
         st.plotly_chart(tree_viz.tree_figure(tv, highlight=path, text=tree_text), theme=None, key="live_tree")
-        lo, hi = view.alpha or (0.0, 0.0)
-        if view.has_pool and not view.exact:
-            st.caption(
-                s(
-                    "pool_note",
-                    n=view.pool_size,
-                    lo=view.pool_overlap[0],
-                    hi=view.pool_overlap[1],
-                    alo=lo,
-                    ahi=hi,
-                    shown=float(d.overlap[-1]),
-                )
-            )
+        lo, hi = view.alpha
+        if not view.exact:
+            st.caption(s("pool_note", n=view.pool_size, lo=lo, hi=hi))
         elif view.has_pool:
             st.caption(s("pool_exact", n=view.pool_size, alpha=lo))
         else:
             st.caption(s("exact_note", alpha=lo))
     else:
-        chosen = view.ids.index(view.emitted) if view.emitted in view.ids else None
-        st.plotly_chart(viz.row_bars(labels, view.p, chosen, text=fig_text), theme=None, key="live_row")
+        st.plotly_chart(viz.row_bars(labels, view.p, view.bar(view.emitted), text=fig_text), theme=None,
+                        key="live_row")  # fmt: skip
         if view.has_pool:
             st.caption(s("pool_p_note", n=view.pool_size))
 

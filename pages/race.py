@@ -52,6 +52,7 @@ PARAMS = [
     float_param("race_t", 0.0, 0.0, 2.0),
     int_param("race_seed", 0, 0, 2**31 - 1),
     int_param("race_max", 40, 4, 256),
+    int_param("race_repeats", 1, 1, 5),
 ]
 
 s, text = start("race")
@@ -143,6 +144,9 @@ with st.container(border=True):
     g2.slider(ls["temperature"], 0.0, 2.0, step=0.05, key="race_t", help=ls["temperature_help"])
     g3.number_input(ls["seed"], min_value=0, max_value=2**31 - 1, step=1, key="race_seed")
     g4.slider(ls["max_new"], 4, 256, key="race_max")
+    g4.number_input(
+        s["repeats"], min_value=1, max_value=5, step=1, key="race_repeats", help=s["repeats_help"]
+    )
     going = bool(st.session_state.get("_race_go"))
     b1, b2, _ = st.columns([1, 1, 3])
     b1.button(
@@ -186,6 +190,7 @@ def _run() -> NoReturn:
         temperature=float(ss["race_t"]),
         seed=int(ss["race_seed"]),
         max_new_tokens=int(ss["race_max"]),
+        repeats=int(ss["race_repeats"]),
     )
     target_spec = TargetSpec(
         ss["race_target"], ss["race_target_src"].strip() if ss["race_target"] == "custom" else ""
@@ -219,8 +224,11 @@ def _run() -> NoReturn:
             produced = event.position + len(event.committed)
             now = time.perf_counter()
             if now - last >= PAINT_EVERY or event.finished:
-                step = keys.index(key) + produced / settings.max_new_tokens
-                bar.progress(min(1.0, step / len(keys)), text=s("progress", name=_name(key), n=produced))
+                reps = settings.repeats
+                step = keys.index(key) * reps + race.repeat + produced / settings.max_new_tokens
+                bar.progress(
+                    min(1.0, step / (len(keys) * reps)), text=s("progress", name=_name(key), n=produced)
+                )
                 last = now
         done = True
     except ModelBusyError:
@@ -289,7 +297,7 @@ def _table(result: RaceResult) -> None:
         fmt[c] = "{:.2f}×"
     st.dataframe(frame.style.format(fmt, na_rep="—"), hide_index=True, width="stretch", key="race_table")
     base = result.records[BASELINE]
-    st.caption(s("table_caption", wall=base.wall_s, tokens=len(base.tokens)))
+    st.caption(s("table_caption", wall=base.wall_s, tokens=len(base.tokens), repeats=result.settings.repeats))
 
 
 def _by_task(results: dict[str, RaceResult]) -> None:

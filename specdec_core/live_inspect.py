@@ -2,17 +2,22 @@
 
 An event keeps each distribution in brief: the top N ids of p and of q with their exact
 probabilities, and the rest as one ``other`` mass. A token's p (or q) is *known* when it is
-listed, or when that row has no other mass (then an unlisted token has probability 0).
+listed, or when its row has no other mass (an unlisted token then has probability 0).
 The figures get one bar per token whose p and q are both known (at most ``max_tokens``,
-the largest first, the draft token and the emitted token always among them) and one
-pooled "other" bar holding all the remaining mass of p and of q.
+the largest first; the draft token and the emitted token are always among them when
+known). Everything else is *pooled*, and the pool is shown honestly:
 
-The pool is shown honestly: its two totals are exact, but how much of it p and q share
-(its part of min(p, q)) is not recorded. The figures treat the pool as one token, which
-gives an upper bound; :attr:`PositionView.pool_overlap` gives the bounds, and
-:attr:`PositionView.alpha` the resulting exact bounds on the acceptance rate Σ min(p, q)
-at this position. The decision (draft token, q(x), p(x), min(1, p/q), verdict, emitted
-token) is exact: the engine records it.
+* its totals p(pool) and q(pool) are exact;
+* the part of min(p, q) inside it that is known (from known tokens that did not get a bar)
+  is drawn as one shared bucket, "other: both" (p = q = that part);
+* the rest of the pool is drawn as "other: p only" and "other: q only", i.e. as if the
+  unknown tokens did not overlap. That is a lower bound: an unlisted token's probability
+  is at most the smallest listed one of its row, so how much more they *could* share is
+  bounded, and :attr:`PositionView.alpha` gives the exact interval for the acceptance
+  rate Σ min(p, q) at this position (one value when nothing is unknown).
+
+The decision (draft token, q(x), p(x), min(1, p/q), verdict, emitted token) is exact: the
+engine records it.
 """
 
 from __future__ import annotations
@@ -25,6 +30,8 @@ from specdec_core.engine import RoundEvent, TopTokens
 
 #: Row mass below this counts as none (float rounding of 1 - sum of the listed probabilities).
 ZERO_MASS = 1e-12
+#: Pool buckets, in drawing order: the known shared part, then p's and q's remaining mass.
+POOL_BOTH, POOL_P, POOL_Q = "pool_both", "pool_p", "pool_q"
 
 
 @dataclass(frozen=True)
@@ -44,23 +51,22 @@ def slots(event: RoundEvent) -> list[Slot]:
 class PositionView:
     """p and q at one position, pooled for display, with the decision taken there.
 
-    ``ids[i]`` is the token of bar i (None for the pool, always last when present);
-    ``p`` / ``q`` are the pooled distributions (sum 1; ``q`` is None where no draft was
-    examined: a bonus or target-only token). ``pool_size`` counts the vocabulary tokens in
-    the pool. ``pool_overlap`` = (low, high) bounds of the pool's real Σ min(p, q);
-    ``alpha`` = (low, high) bounds of the acceptance rate Σ min(p, q) at this position
-    (equal when exact). Decision: ``draft_token``, ``q_x``, ``p_x``, ``accept_prob`` =
+    ``ids[i]`` is the token id of bar i, or one of :data:`POOL_BOTH`, :data:`POOL_P`,
+    :data:`POOL_Q` for the pool's buckets (last, only those with mass). ``p`` / ``q`` are
+    distributions over these bars (sum 1; ``q`` is None where no draft was examined: a
+    bonus or target-only token). ``pool_size`` counts the vocabulary tokens without a bar.
+    ``alpha`` = (low, high): exact bounds of Σ min(p, q) at this position; the figures
+    draw ``low``. Decision: ``draft_token``, ``q_x``, ``p_x``, ``accept_prob`` =
     min(1, p/q), ``accepted`` (None without a draft), ``emitted`` (the committed token).
     """
 
     round_index: int
     index: int
     kind: str
-    ids: list[int | None]
+    ids: list[int | str]
     p: np.ndarray
     q: np.ndarray | None
     pool_size: int
-    pool_overlap: tuple[float, float]
     alpha: tuple[float, float] | None
     draft_token: int | None
     q_x: float | None
@@ -72,13 +78,16 @@ class PositionView:
 
     @property
     def has_pool(self) -> bool:
-        return self.ids[-1] is None
+        return any(isinstance(t, str) for t in self.ids)
 
     @property
     def exact(self) -> bool:
-        """True when the pooled picture loses nothing (the pool's overlap is known)."""
-        low, high = self.pool_overlap
-        return high - low <= ZERO_MASS
+        """True when the acceptance rate here is known exactly (or there is no draft)."""
+        return self.alpha is None or self.alpha[1] - self.alpha[0] <= ZERO_MASS
+
+    def bar(self, token: int) -> int | None:
+        """The bar of `token`, or None when it is pooled."""
+        return self.ids.index(token) if token in self.ids else None
 
 
 def _known(row: TopTokens, token: int) -> float | None:
@@ -86,6 +95,24 @@ def _known(row: TopTokens, token: int) -> float | None:
     if prob is None and row.other <= ZERO_MASS:
         return 0.0
     return prob
+
+
+def _cap(row: TopTokens) -> float:
+    """Largest probability an unlisted token of `row` can have."""
+    if row.other <= ZERO_MASS:
+        return 0.0
+    return min(row.other, min(row.probs)) if row.probs else row.other
+
+
+def _unknown_overlap(
+    p_row: TopTokens, q_row: TopTokens, known: set[int], p_rest: float, q_rest: float
+) -> float:
+    """Upper bound of Σ min(p, q) over the tokens whose p or q is not known."""
+    q_cap, p_cap = _cap(q_row), _cap(p_row)
+    only_p = sum(min(p, q_cap) for t, p in zip(p_row.ids, p_row.probs, strict=True) if t not in known)
+    only_q = sum(min(q, p_cap) for t, q in zip(q_row.ids, q_row.probs, strict=True) if t not in known)
+    neither = min(p_row.other, q_row.other)
+    return max(0.0, min(only_p + only_q + neither, p_rest, q_rest))
 
 
 def position_view(event: RoundEvent, index: int, vocab_size: int, max_tokens: int = 10) -> PositionView:
@@ -105,52 +132,59 @@ def position_view(event: RoundEvent, index: int, vocab_size: int, max_tokens: in
     q_row = event.q_rows[index] if drafted else None
     draft = int(event.draft_tokens[index]) if drafted else None
 
-    known: dict[int, tuple[float, float | None]] = {}
+    known: dict[int, tuple[float, float]] = {}
     for t in {*p_row.ids, *(q_row.ids if q_row else [])}:
         p_t = _known(p_row, t)
-        q_t = _known(q_row, t) if q_row else None
-        if p_t is not None and (q_row is None or q_t is not None):
+        q_t = _known(q_row, t) if q_row else 0.0
+        if p_t is not None and q_t is not None:
             known[t] = (p_t, q_t)
     if draft is not None:  # the engine records q(x) and p(x) of the draft exactly
         known[draft] = (float(event.draft_p[index]), float(event.draft_q[index]))
 
-    order = sorted(known, key=lambda t: (-max(known[t][0], known[t][1] or 0.0), t))
+    order = sorted(known, key=lambda t: (-max(known[t]), t))
     forced = list(dict.fromkeys(t for t in (draft, emitted) if t is not None and t in known))
     shown = [*forced, *[t for t in order if t not in forced]][: max(max_tokens, len(forced))]
-    shown = sorted(shown, key=order.index)
-    p = np.array([known[t][0] for t in shown])
-    q = np.array([known[t][1] for t in shown]) if q_row is not None else None
+    shown.sort(key=order.index)
+    pooled = [t for t in known if t not in shown]
 
-    pool_p = max(0.0, 1.0 - float(p.sum()))
-    pool_q = max(0.0, 1.0 - float(q.sum())) if q is not None else 0.0
-    pooled_known = [t for t in known if t not in shown]
-    low = sum(min(known[t][0], known[t][1] or 0.0) for t in pooled_known) if q is not None else 0.0
-    unknown_p = max(0.0, pool_p - sum(known[t][0] for t in pooled_known))
-    unknown_q = max(0.0, pool_q - sum(known[t][1] or 0.0 for t in pooled_known))
-    high = low + min(unknown_p, unknown_q) if q is not None else 0.0
-    has_pool = pool_p > ZERO_MASS or pool_q > ZERO_MASS
-    ids: list[int | None] = list(shown)
-    if has_pool:
-        ids.append(None)
-        p = np.append(p, pool_p)
-        q = np.append(q, pool_q) if q is not None else None
-    p = p / p.sum()
-    q = q / q.sum() if q is not None else None
+    p = [known[t][0] for t in shown]
+    p_pool = max(0.0, 1.0 - sum(p))
+    ids: list[int | str] = list(shown)
     alpha = None
-    if q is not None:
-        shown_overlap = float(np.minimum(p[: len(shown)], q[: len(shown)]).sum())
-        alpha = (shown_overlap + low, shown_overlap + high)
-    pool_size = max(0, vocab_size - len(shown)) if has_pool else 0
+    if q_row is None:
+        if p_pool > ZERO_MASS:
+            ids.append(POOL_P)
+            p.append(p_pool)
+        q_arr = None
+    else:
+        q = [known[t][1] for t in shown]
+        q_pool = max(0.0, 1.0 - sum(q))
+        shared = sum(min(known[t]) for t in pooled)
+        p_rest = max(0.0, p_pool - sum(known[t][0] for t in pooled))
+        q_rest = max(0.0, q_pool - sum(known[t][1] for t in pooled))
+        unknown = _unknown_overlap(p_row, q_row, set(known), p_rest, q_rest)
+        for bucket, p_b, q_b in (
+            (POOL_BOTH, shared, shared),
+            (POOL_P, p_pool - shared, 0.0),
+            (POOL_Q, 0.0, q_pool - shared),
+        ):
+            if max(p_b, q_b) > ZERO_MASS:
+                ids.append(bucket)
+                p.append(max(0.0, p_b))
+                q.append(max(0.0, q_b))
+        q_arr = np.array(q) / sum(q)
+        low = float(np.minimum(np.array(p) / sum(p), q_arr).sum())
+        alpha = (low, low + unknown)
+    p_arr = np.array(p) / sum(p)
     rows = [p_row] + ([q_row] if q_row else [])
     return PositionView(
         round_index=event.index,
         index=index,
         kind=kind,
         ids=ids,
-        p=p,
-        q=q,
-        pool_size=pool_size,
-        pool_overlap=(low, high),
+        p=p_arr,
+        q=q_arr,
+        pool_size=max(0, vocab_size - len(shown)) if len(ids) > len(shown) else 0,
         alpha=alpha,
         draft_token=draft,
         q_x=float(event.draft_q[index]) if drafted else None,

@@ -6,10 +6,17 @@ draft was proposed. Drafts after a rejection were never examined ("void"); they 
 included only on request. Target-only runs give one "target" span per token, and so does a
 round whose draft proposed nothing (an n-gram without a match): the engine calls that
 token "bonus", but it is a plain target step, and it is shown as one.
+
+Byte-level tokenizers split a Chinese character (3 UTF-8 bytes) over several tokens, whose
+display texts are then ``\\xNN`` escapes. :func:`readable` reads the text's tokens in order
+and gives each the characters it completes, so the text reads as text while every token
+keeps its own chip and colour.
 """
 
 from __future__ import annotations
 
+import codecs
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -69,4 +76,40 @@ def counts(items: Sequence[TokenSpan]) -> dict[str, int]:
     out = dict.fromkeys(SPAN_KINDS, 0)
     for s in items:
         out[s.kind] += 1
+    return out
+
+
+_BYTE = re.compile(r"\\x([0-9a-fA-F]{2})")
+
+
+def token_bytes(text: str) -> bytes:
+    """The bytes of a token's display text, its ``\\xNN`` escapes turned back into bytes."""
+    out = bytearray()
+    last = 0
+    for m in _BYTE.finditer(text):
+        out += text[last : m.start()].encode("utf-8")
+        out.append(int(m.group(1), 16))
+        last = m.end()
+    out += text[last:].encode("utf-8")
+    return bytes(out)
+
+
+def readable(texts: Sequence[str], in_text: Sequence[bool]) -> list[str | None]:
+    """What each token shows: the characters it completes, None for a piece of a character
+    that a later token completes. Tokens not ``in_text`` (rejected or void drafts) are read
+    on their own; bytes still incomplete at the end are shown as escapes on the last token."""
+    decoder = codecs.getincrementaldecoder("utf-8")("backslashreplace")
+    out: list[str | None] = []
+    last = None
+    for text, inside in zip(texts, in_text, strict=True):
+        raw = token_bytes(text)
+        if not inside:
+            out.append(raw.decode("utf-8", "backslashreplace"))
+            continue
+        shown = decoder.decode(raw)
+        out.append(shown if shown or not raw else None)
+        last = len(out) - 1
+    tail = decoder.decode(b"", final=True)
+    if tail and last is not None:
+        out[last] = (out[last] or "") + tail
     return out

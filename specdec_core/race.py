@@ -33,7 +33,7 @@ BASELINE = "baseline"
 
 @dataclass(frozen=True)
 class RaceSettings:
-    """The shared settings of every run of a race."""
+    """The shared settings of every run of a race; ``repeats`` runs of each are timed, the fastest kept."""
 
     gamma: int = 4
     adaptive: bool = False
@@ -42,6 +42,7 @@ class RaceSettings:
     top_p: float = 1.0
     seed: int = 0
     max_new_tokens: int = 48
+    repeats: int = 1
 
     def sampling(self) -> SamplingConfig:
         return SamplingConfig(temperature=self.temperature, top_k=self.top_k, top_p=self.top_p)
@@ -70,6 +71,7 @@ class Race:
         self.on_wait = on_wait
         self.timeout = timeout
         self.records: dict[str, RunRecord] = {}
+        self.repeat = 0
 
     @property
     def keys(self) -> list[str]:
@@ -101,16 +103,30 @@ class Race:
         )
 
     def __iter__(self) -> Iterator[tuple[str, RoundEvent]]:
+        """Run everything; ``repeat`` tells which repetition of the current run is going on.
+
+        A seeded run repeats exactly (same events), only its timings change; keeping the
+        fastest repetition is the usual way to time code on a machine other work shares.
+        """
         for key, draft in [(BASELINE, None), *self.drafts]:
-            stream = Stream(self._start(key, draft), self.on_wait, self.timeout)
-            events: list[RoundEvent] = []
-            try:
-                for event in stream:
-                    events.append(event)
-                    yield key, event
-            finally:
-                stream.close()  # stopping the race releases the models at once
-            self.records[key] = RunRecord(events, stream.wall_s)
+            for repeat in range(self.settings.repeats):
+                self.repeat = repeat
+                stream = Stream(self._start(key, draft), self.on_wait, self.timeout)
+                events: list[RoundEvent] = []
+                try:
+                    for event in stream:
+                        events.append(event)
+                        yield key, event
+                finally:
+                    stream.close()  # stopping the race releases the models at once
+                record = RunRecord(events, stream.wall_s)
+                if key not in self.records or _decode_s(record) < _decode_s(self.records[key]):
+                    self.records[key] = record
+
+
+def _decode_s(record: RunRecord) -> float:
+    s = summarize(record.events)
+    return s.seconds - s.prefill_s
 
 
 @dataclass(frozen=True)

@@ -86,3 +86,23 @@ def test_stopping_a_race_keeps_finished_runs_and_frees_the_models():
     runs.close()
     assert list(race.records) == [BASELINE]
     assert not TARGET.lock.busy and not draft.lock.busy
+
+
+def test_repeats_run_each_draft_again_and_keep_the_fastest():
+    race = Race(
+        TARGET,
+        [("toy_draft", toy_draft())],
+        PROMPT,
+        RaceSettings(temperature=1.0, max_new_tokens=20, repeats=2),
+    )
+    seen = {}
+    for key, event in race:
+        seen.setdefault(key, []).append(event)
+    for key, events in seen.items():
+        kept = race.records[key].events
+        assert len(events) == 2 * len(kept), "every run happened twice"
+        assert [e.committed for e in events[: len(kept)]] == [e.committed for e in events[len(kept) :]]
+        decode = [
+            sum(e.total_s - e.prefill_s for e in part) for part in (events[: len(kept)], events[len(kept) :])
+        ]
+        assert sum(e.total_s - e.prefill_s for e in kept) == pytest.approx(min(decode))

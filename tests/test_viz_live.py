@@ -8,7 +8,7 @@ import pytest
 
 from specdec_core.engine import generate
 from specdec_core.live_stats import timeline
-from specdec_core.live_text import TokenSpan, spans
+from specdec_core.live_text import TokenSpan, readable, spans, token_bytes
 from specdec_core.model_choices import toy_draft, toy_target
 from specdec_core.sampling import SamplingConfig
 from specdec_core.viz import live as viz
@@ -101,3 +101,15 @@ def test_race_figures_put_each_draft_on_its_own_curve():
     assert "&lt;b&gt;" in fig.data[3].name
     bars = race_viz.bars_figure(points)
     assert len(bars.data) == 3 and list(bars.data[1].y) == [2.1, 0.6, 1.0]
+
+
+def test_character_pieces_read_as_text_where_the_character_completes():
+    assert token_bytes("\\xe4\\xb8") == b"\xe4\xb8" and token_bytes(" a\\xad") == b" a\xad"
+    texts = ["\\xe4\\xb8", "\\xad", " \\xe6\\x96", "\\x87!", "\\xe4"]
+    assert readable(texts, [True] * 5) == [None, "中", " ", "文!", "\\xe4"]
+    assert readable(["\\xe4\\xb8", "x", "\\xad"], [True, False, True]) == [None, "x", "中"], (
+        "drafts are read alone"
+    )
+    items = [TokenSpan(i, "target", i, 0) for i in range(2)]
+    out = viz.tokens_html("", items, {0: "\\xe4\\xb8", 1: "\\xad"}.__getitem__)
+    assert ">·</span>" in out and ">中</span>" in out and "a piece of a character" in out

@@ -15,7 +15,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from specdec_core.live_stats import Timeline
-from specdec_core.live_text import TokenSpan
+from specdec_core.live_text import TokenSpan, readable
 from specdec_core.viz import palette
 
 TEXT: dict[str, str] = {
@@ -29,6 +29,7 @@ TEXT: dict[str, str] = {
     "tip_draft": "round {round}, draft {slot}: {kind}\nq(x) = {q}   p(x) = {p}\nmin(1, p/q) = {a}",
     "tip_token": "round {round}, position {slot}: {kind}",
     "tip_p": "\np(x) = {p}",
+    "tip_piece": "\n(a piece of a character: a later token completes it)",
     "earlier": "… ({n} earlier characters)",
     "drafted": "drafted",
     "committed_top": "committed",
@@ -90,8 +91,11 @@ def _tip(span: TokenSpan, t: Mapping[str, str]) -> str:
     return tip
 
 
-def span_html(span: TokenSpan, token: str, t: Mapping[str, str], selected: bool = False) -> str:
-    """One coloured token: ``<span class="sd-tok KIND" title="…">escaped text</span>``."""
+def span_html(span: TokenSpan, token: str | None, t: Mapping[str, str], selected: bool = False) -> str:
+    """One coloured token: ``<span class="sd-tok KIND" title="…">escaped text</span>``.
+
+    `token` None is a piece of a character that a later token completes: shown as "·".
+    """
     cls = "rejected void" if span.kind == "void" else span.kind
     style = []
     if span.kind == "void":
@@ -99,10 +103,11 @@ def span_html(span: TokenSpan, token: str, t: Mapping[str, str], selected: bool 
     if selected:
         style.append("outline:2px solid #1F2433;outline-offset:1px")
     attr = f' style="{";".join(style)}"' if style else ""
-    tip = html.escape(_tip(span, t), quote=True)
+    tip = _tip(span, t) + (t["tip_piece"] if token is None else "")
+    shown = "·" if token is None else visible(token)
     return (
-        f'<span class="sd-tok {cls}" data-round="{span.round}" title="{tip}"{attr}>'
-        f"{html.escape(visible(token))}</span>"
+        f'<span class="sd-tok {cls}" data-round="{span.round}" title="{html.escape(tip, quote=True)}"{attr}>'
+        f"{html.escape(shown)}</span>"
     )
 
 
@@ -124,7 +129,8 @@ def tokens_html(
     parts = [head]
     if shown:
         parts.append(f'<span class="sd-tok prompt">{html.escape(shown)}</span>')
-    parts += [span_html(s, text_of(s.token), t, s.round == selected_round) for s in items]
+    shown = readable([text_of(s.token) for s in items], [s.kind not in ("rejected", "void") for s in items])
+    parts += [span_html(s, x, t, s.round == selected_round) for s, x in zip(items, shown, strict=True)]
     return f'<div class="sd-tokens">{"".join(parts)}</div>'
 
 

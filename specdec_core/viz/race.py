@@ -92,7 +92,7 @@ def theory_figure(points: Sequence[RacePoint], text: Mapping[str, str] | None = 
         y=1.0,
         line={"color": "#1F2433", "dash": "dash", "width": 1.5},
         annotation_text=t["break_even"],
-        annotation_position="bottom right",
+        annotation_position="top left",
     )
     fig.update_layout(**palette.base_layout(height=460, legend={"orientation": "v", "x": 1.02, "y": 1}))
     fig.update_xaxes(title_text=t["alpha_axis"], range=[0, 1.02], gridcolor=palette.GRID)
