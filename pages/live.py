@@ -26,8 +26,8 @@ from pages.common.urlstate import (
     text_param,
 )
 from specdec_core import live_stats, live_text
-from specdec_core.engine import RoundEvent, autoregressive, generate
-from specdec_core.live_inspect import POOL_P, position_view
+from specdec_core.engine import RoundEvent, autoregressive, generate, summarize
+from specdec_core.live_inspect import POOL_P, position_view, slot_kind
 from specdec_core.live_presets import PRESETS, preset_prompt
 from specdec_core.live_run import Handoff, PromptError, Stream, encode_prompt
 from specdec_core.live_trace import LiveSettings, LiveTrace, RunRecord, TraceError, build, from_json, to_json
@@ -220,17 +220,8 @@ def _settings() -> LiveSettings:
 # ---------------------------------------------------------------- streaming a run
 def _paint(area: Any, status: Any, prompt: str, events: list[RoundEvent], text_of: Any, label: str) -> None:
     area.html(viz.tokens_html(prompt, live_text.spans(events), text_of, fig_text))
-    tokens = sum(len(e.committed) for e in events)
-    seconds = sum(e.total_s for e in events)
-    status.caption(
-        s(
-            "streaming",
-            label=label,
-            rounds=len(events),
-            tokens=tokens,
-            rate=tokens / seconds if seconds > 0 else 0.0,
-        )
-    )
+    sm = summarize(events)
+    status.caption(s("streaming", label=label, rounds=sm.rounds, tokens=sm.tokens, rate=sm.tokens_per_second))
 
 
 def _stream(
@@ -432,7 +423,7 @@ def _inspector(trace: LiveTrace) -> None:
         key="live_slot",
         horizontal=True,
         format_func=lambda i: (
-            f"{i + 1} · {s[f'kinds.{event.kinds[i]}']} “{viz.label(trace.text(event.committed[i]))}”"
+            f"{i + 1} · {s[f'kinds.{slot_kind(event, i)}']} “{viz.label(trace.text(event.committed[i]))}”"
         ),
     )
     drafts = ", ".join(f"“{viz.label(trace.text(t))}”" for t in event.draft_tokens) or s["no_drafts"]
@@ -472,6 +463,8 @@ def _inspector(trace: LiveTrace) -> None:
         )
     elif view.kind == "bonus":
         st.markdown(s("decision_bonus", y=tok(view.emitted), p=_f(view.p_x, 4), k=len(event.draft_tokens)))
+    else:
+        st.markdown(s("decision_target", y=tok(view.emitted), p=_f(view.p_x, 4)))
     if view.one_hot:
         st.caption(s["one_hot_note"])
     if view.q is not None:

@@ -42,9 +42,16 @@ class Slot:
     kind: str  # "accepted", "corrected", "bonus" or "target"
 
 
+def slot_kind(event: RoundEvent, index: int) -> str:
+    """The kind shown for committed position `index`: the engine's, except that the one token
+    of a round without drafts (which the engine calls "bonus") is a plain target step."""
+    kind = event.kinds[index]
+    return "target" if kind == "bonus" and not event.draft_tokens else kind
+
+
 def slots(event: RoundEvent) -> list[Slot]:
     """The inspectable positions of a round: one per committed token."""
-    return [Slot(i, kind) for i, kind in enumerate(event.kinds)]
+    return [Slot(i, slot_kind(event, i)) for i in range(len(event.kinds))]
 
 
 @dataclass(frozen=True)
@@ -125,7 +132,7 @@ def position_view(event: RoundEvent, index: int, vocab_size: int, max_tokens: in
         raise ValueError("this run kept no probability rows (top_n = 0), so there is nothing to inspect.")
     if max_tokens < 1:
         raise ValueError(f"max_tokens must be at least 1, got {max_tokens}.")
-    kind = event.kinds[index]
+    kind = slot_kind(event, index)
     emitted = int(event.committed[index])
     p_row = event.p_rows[index]
     drafted = kind in ("accepted", "corrected") and index < len(event.q_rows)

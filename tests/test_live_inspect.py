@@ -10,6 +10,7 @@ import pytest
 from specdec_core.engine import RoundEvent, TopTokens, autoregressive, generate
 from specdec_core.live_inspect import position_view, slots
 from specdec_core.model_choices import toy_draft, toy_target
+from specdec_core.models import NGramDraft
 from specdec_core.sampling import SamplingConfig, apply
 
 TARGET, DRAFT = toy_target(), toy_draft()
@@ -171,3 +172,14 @@ def test_a_draft_that_bets_on_another_token_gets_a_tight_bound():
     view = position_view(_event(p, q, 7, top_n=20), 0, 40, max_tokens=8)
     lo, hi = view.alpha
     assert hi - lo < 1e-3 and lo <= np.minimum(p, q).sum() <= hi
+
+
+def test_a_round_without_drafts_is_a_target_step():
+    ngram = NGramDraft.for_model(TARGET)
+    events = list(generate(TARGET, ngram, TARGET.encode("the cat"), SamplingConfig(), 4, 20, seed=0))
+    plain = [e for e in events if not e.draft_tokens]
+    assert plain, "the n-gram draft finds no match in a two-word prompt"
+    for e in plain:
+        assert e.kinds == ["bonus"] and [s.kind for s in slots(e)] == ["target"]
+        view = position_view(e, 0, V)
+        assert view.kind == "target" and view.q is None and view.draft_token is None

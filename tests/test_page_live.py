@@ -9,6 +9,7 @@ import re
 
 import pytest
 
+from specdec_core.live_inspect import slot_kind
 from specdec_core.live_stats import live_stats
 from specdec_core.live_trace import to_json
 from specdec_core.model_choices import drafts_for
@@ -29,7 +30,9 @@ def _html(at, cls: str = "sd-tokens") -> list[str]:
 
 def _view(at) -> tuple:
     """What a viewer sees: metrics, the coloured texts and the inspector's words."""
-    words = [m.value for m in at.markdown if m.value.startswith(("**Round", "**Decision", "**Bonus"))]
+    words = [
+        m.value for m in at.markdown if m.value.startswith(("**Round", "**Decision", "**Bonus", "**Target"))
+    ]
     return tuple((m.label, m.value) for m in at.metric), tuple(_html(at)), tuple(words)
 
 
@@ -91,8 +94,9 @@ def test_greedy_compare_says_identical_and_inspector_follows_the_round():
     assert any(m.value.startswith(f"**Round {last}**") for m in at.markdown)
     at.radio(key="live_slot").set_value(len(event.committed) - 1)
     rerun(at)
-    kind = event.kinds[-1]
-    assert any(m.value.startswith("**Decision" if kind == "corrected" else "**Bonus") for m in at.markdown)
+    prefix = {"corrected": "**Decision", "bonus": "**Bonus", "target": "**Target step"}
+    expected = prefix[slot_kind(event, len(event.committed) - 1)]
+    assert any(m.value.startswith(expected) for m in at.markdown)
     assert at.session_state["live_trace"] is trace, "inspecting never reruns the model"
 
 
@@ -105,6 +109,9 @@ def test_trace_export_then_import_gives_the_same_view():
     replay.file_uploader(key="live_upload").set_value(("run.json", exported, "application/json"))
     rerun(replay)
     assert any("Replayed from a saved trace" in i.value for i in replay.info)
+    assert _view(replay) == original
+    replay.button(key="live_playback").click()
+    rerun(replay)  # streams the saved rounds again, then shows the same view
     assert _view(replay) == original
     broken = open_page("live", state={"live_target": "toy"})
     broken.file_uploader(key="live_upload").set_value(("run.json", exported[:200], "application/json"))

@@ -100,6 +100,8 @@ def span_html(span: TokenSpan, token: str | None, t: Mapping[str, str], selected
     style = []
     if span.kind == "void":
         style.append("opacity:0.5")
+    if token is None:  # a piece: sit close to the token that completes the character
+        style.append("margin-right:0;padding-right:0")
     if selected:
         style.append("outline:2px solid #1F2433;outline-offset:1px")
     attr = f' style="{";".join(style)}"' if style else ""
