@@ -455,16 +455,18 @@ def _inspector(trace: LiveTrace) -> None:
             s(
                 "decision",
                 x=tok(view.draft_token),
-                q=_f(view.q_x, 4),
-                p=_f(view.p_x, 4),
-                a=_f(view.accept_prob, 4),
+                q=viz.number(view.q_x),
+                p=viz.number(view.p_x),
+                a=viz.number(view.accept_prob),
                 verdict=verdict,
             )
         )
     elif view.kind == "bonus":
-        st.markdown(s("decision_bonus", y=tok(view.emitted), p=_f(view.p_x, 4), k=len(event.draft_tokens)))
+        st.markdown(
+            s("decision_bonus", y=tok(view.emitted), p=viz.number(view.p_x), k=len(event.draft_tokens))
+        )
     else:
-        st.markdown(s("decision_target", y=tok(view.emitted), p=_f(view.p_x, 4)))
+        st.markdown(s("decision_target", y=tok(view.emitted), p=viz.number(view.p_x)))
     if view.one_hot:
         st.caption(s["one_hot_note"])
     if view.q is not None:

@@ -66,7 +66,8 @@ def label(token: str, limit: int = _MAX_LABEL) -> str:
     return shown if len(shown) <= limit else shown[: limit - 1] + "…"
 
 
-def _num(x: float | None) -> str:
+def number(x: float | None) -> str:
+    """A probability for display: 4 significant digits, tiny values in scientific notation."""
     if x is None:
         return "?"
     if x == 0 or x >= 1e-3:
@@ -81,13 +82,13 @@ def _tip(span: TokenSpan, t: Mapping[str, str]) -> str:
             round=span.round,
             slot=span.slot + 1,
             kind=kind,
-            q=_num(span.q),
-            p=_num(span.p),
-            a=_num(span.accept_prob),
+            q=number(span.q),
+            p=number(span.p),
+            a=number(span.accept_prob),
         )
     tip = t["tip_token"].format(round=span.round, slot=span.slot + 1, kind=kind)
     if span.p is not None:
-        tip += t["tip_p"].format(p=_num(span.p))
+        tip += t["tip_p"].format(p=number(span.p))
     return tip
 
 
