@@ -508,8 +508,10 @@ def _view(trace: LiveTrace) -> None:
         ["void"] if st.session_state["live_void"] else []
     )
     items = live_text.spans(events, show_void=st.session_state["live_void"])
-    plain = trace.baseline is not None or any(i.kind == "target" for i in items)
-    st.html(viz.legend_html(kinds + (["target"] if plain else []), fig_text))
+    counts = live_text.counts(items)
+    plain = trace.baseline is not None or counts["target"] > 0
+    numbered = {k: n for k, n in counts.items() if k != "target"}  # "target" also names the other column
+    st.html(viz.legend_html(kinds + (["target"] if plain else []), fig_text, numbered))
     cols = st.columns(2) if trace.baseline else [st.container()]
     cols[0].markdown(f"**{s['spec_title']}** · {trace.target_name} + {trace.draft_name}")
     cols[0].html(viz.tokens_html(trace.prompt, items, trace.text, fig_text, selected_round=selected))

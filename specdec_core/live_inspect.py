@@ -34,24 +34,11 @@ ZERO_MASS = 1e-12
 POOL_BOTH, POOL_P, POOL_Q = "pool_both", "pool_p", "pool_q"
 
 
-@dataclass(frozen=True)
-class Slot:
-    """A position of a round a UI can inspect: ``index`` in the round and its ``kind``."""
-
-    index: int
-    kind: str  # "accepted", "corrected", "bonus" or "target"
-
-
 def slot_kind(event: RoundEvent, index: int) -> str:
     """The kind shown for committed position `index`: the engine's, except that the one token
     of a round without drafts (which the engine calls "bonus") is a plain target step."""
     kind = event.kinds[index]
     return "target" if kind == "bonus" and not event.draft_tokens else kind
-
-
-def slots(event: RoundEvent) -> list[Slot]:
-    """The inspectable positions of a round: one per committed token."""
-    return [Slot(i, slot_kind(event, i)) for i in range(len(event.kinds))]
 
 
 @dataclass(frozen=True)

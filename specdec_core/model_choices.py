@@ -100,7 +100,6 @@ _TOY_NEXT: dict[str, dict[str, float]] = {
 #: Share of a random chain mixed into the toy draft: right most of the time, not always.
 TOY_DRAFT_NOISE = 0.3
 _TOY_NOISE_SEED = 5
-TOY_PROMPT = "the cat sat on the mat . <script> alert ( ) ; </script> the dog"
 
 
 class ToyWordLM(MarkovChainLM):
@@ -201,14 +200,6 @@ def load_draft(target: Any, spec: DraftSpec, progress: Progress | None = None) -
         check_compatible(target, draft)
         return draft
     raise ChoiceError(f"Unknown draft {spec.kind!r}; choose one of {', '.join(DRAFTS)}.")
-
-
-def default_layers(num_layers: int, count: int = 3) -> list[int]:
-    """`count` layer-skip depths spread over a model of `num_layers` layers (shallow to deep)."""
-    if num_layers < 2:
-        return []
-    depths = {max(1, min(num_layers - 1, round(num_layers * f))) for f in np.linspace(1 / 3, 0.9, count)}
-    return sorted(depths)
 
 
 class ModelShelf:

@@ -13,7 +13,6 @@ from specdec_core.model_choices import (
     DraftSpec,
     ModelShelf,
     TargetSpec,
-    default_layers,
     drafts_for,
     load_draft,
     load_target,
@@ -76,12 +75,6 @@ def test_custom_draft_with_another_tokenizer_is_refused(tiny_hf_folders):
     assert skip.num_layers == 2 and skip.lock is target.lock
     with pytest.raises(ValueError, match="between 1 and 4"):
         load_draft(target, DraftSpec("layerskip", 9))
-
-
-def test_default_layer_depths_spread_over_the_model():
-    assert default_layers(30) == [10, 18, 27]
-    assert all(1 <= k < 4 for k in default_layers(4))
-    assert default_layers(1) == []
 
 
 def test_shelf_builds_once_and_a_second_caller_waits_for_the_first():

@@ -63,6 +63,7 @@ def test_tokens_are_coloured_by_kind_and_html_is_escaped():
         assert "<script>" not in body and "</script>" not in body
     legend = _html(at, "sd-legend")[0]
     assert all(f"sd-tok {k}" in legend for k in ("accepted", "rejected", "corrected", "bonus", "target"))
+    assert f"accepted · {kinds.count('accepted')}<" in legend
 
 
 def test_stats_agree_with_the_events():

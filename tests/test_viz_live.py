@@ -49,8 +49,13 @@ def test_long_prompts_are_cut_to_their_tail():
 
 
 def test_legend_names_each_kind_in_the_given_language():
-    out = viz.legend_html(["accepted", "rejected", "void"], {"accepted": "接受"})
-    assert "接受" in out and "rejected draft" in out and "opacity:0.5" in out
+    out = viz.legend_html(["accepted", "rejected", "void"], {"accepted": "接受"}, {"accepted": 12, "void": 0})
+    assert (
+        "接受 · 12" in out
+        and ">rejected draft<" in out
+        and "not examined · 0" in out
+        and "opacity:0.5" in out
+    )
 
 
 def test_timeline_stacks_accepted_and_last_token_under_the_drafted_bar():

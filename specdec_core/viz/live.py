@@ -137,14 +137,17 @@ def tokens_html(
     return f'<div class="sd-tokens">{"".join(parts)}</div>'
 
 
-def legend_html(kinds: Sequence[str], text: Mapping[str, str] | None = None) -> str:
-    """A legend: one sample chip per kind."""
+def legend_html(
+    kinds: Sequence[str], text: Mapping[str, str] | None = None, counts: Mapping[str, int] | None = None
+) -> str:
+    """A legend: one sample chip per kind, with how many tokens of that kind are shown."""
     t = _text(text)
     chips = []
     for kind in kinds:
         cls = "rejected void" if kind == "void" else kind
         style = ' style="opacity:0.5"' if kind == "void" else ""
-        chips.append(f'<span class="sd-tok {cls}"{style}>{html.escape(t[kind])}</span>')
+        n = f" · {counts[kind]}" if counts is not None and kind in counts else ""
+        chips.append(f'<span class="sd-tok {cls}"{style}>{html.escape(t[kind])}{n}</span>')
     return f'<div class="sd-legend">{"".join(chips)}</div>'
 
 
