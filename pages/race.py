@@ -121,7 +121,7 @@ with st.container(border=True):
     chosen = c2.multiselect(
         s["drafts_label"],
         _choices(),
-        format_func=lambda k: ls[f"drafts.{k}"],
+        format_func=lambda k: s[f"short.{k}"],
         key="race_drafts",
         help=s["drafts_help"],
     )
