@@ -9,9 +9,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import specdec_core.engine.processing as processing
-from specdec_core.engine import HeuristicGamma, TopTokens, make_controller, verify_greedy
+from specdec_core.engine import (
+    HeuristicGamma,
+    TheoryGamma,
+    TopTokens,
+    estimate_cost_ratio,
+    make_controller,
+    verify_greedy,
+)
 from specdec_core.engine.processing import process_rows
+from specdec_core.models import MarkovChainLM, NGramDraft
 from specdec_core.sampling import TRANSFORMS, SamplingConfig, apply
+from specdec_core.theory import best_gamma
 from specdec_core.verify import verify_block
 
 configs = st.builds(
@@ -120,3 +129,30 @@ def test_heuristic_gamma_follows_transformers_rule_within_bounds():
     assert make_controller(3, False).next_gamma() == 3
     with pytest.raises(ValueError):
         make_controller(3, "sometimes")
+
+
+def test_theory_gamma_follows_the_cost_model_and_switches_a_bad_draft_off():
+    good = TheoryGamma(4, cost_ratio=0.3)
+    for _ in range(30):
+        good.update(5, 4, True)  # four of five drafts stand each round
+    assert good.alpha == pytest.approx(0.8, abs=0.02)
+    assert 0 < good.next_gamma() == best_gamma(good.alpha, 0.3, good.verify_cost, max_gamma=16) < 8
+    free = TheoryGamma(4, cost_ratio=0.0)
+    free.update(4, 4, False)
+    assert free.next_gamma() > 8  # an accepted lookup is nearly free: draft long
+    free = TheoryGamma(4, cost_ratio=0.0)
+    for _ in range(8):
+        free.update(max(free.next_gamma(), 1), 0, True)
+    assert free.next_gamma() == 0  # it keeps missing: plain target steps
+    idle = 0
+    while free.next_gamma() == 0:
+        free.update(0, 0, False)  # no evidence: old misses fade, it tries again
+        idle += 1
+    assert 1 <= idle <= 20
+    assert make_controller(4, True, cost_ratio=0.3).state()["controller"] == "theory"
+
+
+def test_cost_ratio_estimates():
+    chain = MarkovChainLM.random(3, seed=0)
+    assert estimate_cost_ratio(chain, NGramDraft.for_model(chain)) == 0.0
+    assert estimate_cost_ratio(chain, chain) == 0.25

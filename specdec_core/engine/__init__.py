@@ -18,7 +18,14 @@ them up. Example::
 """
 
 from specdec_core.engine.events import KINDS, RoundEvent, RunSummary, TopTokens, summarize
-from specdec_core.engine.gamma import FixedGamma, GammaController, HeuristicGamma, make_controller
+from specdec_core.engine.gamma import (
+    FixedGamma,
+    GammaController,
+    HeuristicGamma,
+    TheoryGamma,
+    estimate_cost_ratio,
+    make_controller,
+)
 from specdec_core.engine.loop import autoregressive, generate
 from specdec_core.engine.processing import process_rows, verify_greedy
 
@@ -29,8 +36,10 @@ __all__ = [
     "HeuristicGamma",
     "RoundEvent",
     "RunSummary",
+    "TheoryGamma",
     "TopTokens",
     "autoregressive",
+    "estimate_cost_ratio",
     "generate",
     "make_controller",
     "process_rows",

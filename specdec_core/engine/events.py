@@ -63,7 +63,9 @@ class RoundEvent:
     Tokens: ``draft_tokens`` (proposed this round, may be fewer than ``gamma`` for an n-gram
     draft), ``accepted_count``, ``committed`` (the 1 … gamma+1 ids this round adds; cut
     after EOS) and ``kinds`` (one per committed token: "accepted", "corrected", "bonus", or
-    "target" in ``autoregressive`` runs).
+    "target" in ``autoregressive`` runs). A round with no drafts (an n-gram without a match,
+    or γ = 0 chosen by the adaptive controller) commits one "bonus" token: the target's own
+    choice, as in a plain decoding step.
 
     Distributions (after the sampling transforms, exactly the ones verified): ``q_rows[i]``
     is the draft's law for ``draft_tokens[i]``; ``p_rows[i]`` the target's law at the same

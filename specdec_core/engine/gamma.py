@@ -1,13 +1,28 @@
 """How many tokens to draft next round (γ): fixed, or adapted to how the drafts fare.
 
-``HeuristicGamma`` is transformers' schedule: +2 after a round whose drafts were all
-accepted, −1 after a rejection, kept within bounds. A controller only changes speed,
-never what is generated: the output law is the target's for every γ.
+* ``HeuristicGamma`` is transformers' schedule: +2 after a round whose drafts were all
+  accepted, −1 after a rejection, kept within bounds. With a good draft it climbs to its
+  upper bound and stays there, drafting far more than pays off.
+* ``TheoryGamma`` (the default adaptive controller) picks the γ that
+  ``theory.speedup`` predicts to be best for the acceptance rate seen in recent rounds and
+  the pair's cost model; γ = 0 (a plain target step) is allowed, so a draft that keeps
+  missing is switched off, and it is tried again as old evidence fades.
+
+Both are deterministic (no timings), so a seed still fixes every event. A controller only
+changes speed, never what is generated: the output law is the target's for every γ.
 """
 
 from __future__ import annotations
 
 from typing import Any, Protocol, runtime_checkable
+
+from specdec_core import theory
+
+#: Verification of γ+1 tokens in target steps: 1 + VERIFY_JUMP + VERIFY_PER_TOKEN·γ (γ ≥ 1).
+#: Measured on 2 CPU cores with SmolLM2-135M: a batched forward costs a jump over a
+#: one-token decode step (other matmul kernels, an attention mask), then little per token.
+VERIFY_JUMP = 0.25
+VERIFY_PER_TOKEN = 0.03
 
 
 @runtime_checkable
@@ -63,18 +78,120 @@ class HeuristicGamma:
         return {"controller": "heuristic", "gamma": self.gamma}
 
 
+class TheoryGamma:
+    """γ that maximises ``theory.speedup(α̂, γ, cost_ratio, verify_cost)``, with α̂ learnt online.
+
+    α̂ = (a + accepted) / (a + b + accepted + rejections) over recent rounds: every round
+    multiplies the old counts by `memory`, so α̂ follows the text (an n-gram draft is right
+    for whole copied passages, then wrong for a while) and drifts back to the optimistic
+    prior mean a / (a + b) = 0.9 when γ = 0 gathers no evidence, which makes it probe a
+    switched-off draft again a few rounds later.
+    `cost_ratio` is one draft step in target steps (0 for an n-gram lookup); `verify_cost`
+    maps γ to the verification forward's cost in target steps.
+    """
+
+    def __init__(
+        self,
+        start: int,
+        cost_ratio: float,
+        min_gamma: int = 0,
+        max_gamma: int = 16,
+        verify_cost: theory.VerifyCost | None = None,
+        memory: float = 0.8,
+        prior: tuple[float, float] = (0.9, 0.1),
+    ) -> None:
+        self.min_gamma = _check(min_gamma, "min_gamma", 0)
+        self.max_gamma = _check(max_gamma, "max_gamma", max(self.min_gamma, 1))
+        self.gamma = min(max(_check(start, "gamma", 0), self.min_gamma), self.max_gamma)
+        if not 0 <= cost_ratio < float("inf"):
+            raise ValueError(f"cost_ratio must be 0 or more, got {cost_ratio!r}.")
+        if not 0 < memory < 1:
+            raise ValueError(f"memory must lie in (0, 1), got {memory!r}.")
+        self.cost_ratio = float(cost_ratio)
+        self.verify_cost = verify_cost if verify_cost is not None else default_verify_cost
+        self.memory = memory
+        self.prior = prior
+        self.accepted = 0.0
+        self.rejections = 0.0
+
+    @property
+    def alpha(self) -> float:
+        """The current acceptance-rate estimate α̂."""
+        a, b = self.prior
+        return (a + self.accepted) / (a + b + self.accepted + self.rejections)
+
+    def next_gamma(self) -> int:
+        return self.gamma
+
+    def update(self, drafted: int, accepted: int, rejected: bool) -> None:
+        self.accepted = self.memory * self.accepted + accepted
+        self.rejections = self.memory * self.rejections + (1.0 if rejected else 0.0)
+        alpha = self.alpha
+        best, best_value = self.min_gamma, -1.0
+        for g in range(self.min_gamma, self.max_gamma + 1):
+            value = float(theory.speedup(alpha, g, self.cost_ratio, self.verify_cost))
+            if value > best_value + 1e-12:
+                best, best_value = g, value
+        self.gamma = best
+
+    def state(self) -> dict[str, Any]:
+        return {"controller": "theory", "gamma": self.gamma, "alpha": round(self.alpha, 4)}
+
+
+def default_verify_cost(gamma: int) -> float:
+    """Target steps of a verification forward of γ+1 tokens (1 for γ = 0, a plain step)."""
+    return 1.0 if gamma == 0 else 1.0 + VERIFY_JUMP + VERIFY_PER_TOKEN * gamma
+
+
+#: Cost ratio assumed for a draft model whose cost cannot be estimated (e.g. a toy chain).
+UNKNOWN_COST_RATIO = 0.25
+
+
+def estimate_cost_ratio(target: Any, draft: Any) -> float:
+    """One draft step in target steps, from what each model must read per token.
+
+    0 for a lookup drafter (``propose``); for two torch models the ratio of their weight
+    bytes (CPU decoding is memory-bound: a bf16 copy ≈ 0.5, the first k of L layers ≈ k/L
+    plus the LM head); a model's own ``cost_ratio`` attribute wins; otherwise
+    ``UNKNOWN_COST_RATIO``.
+    """
+    explicit = getattr(draft, "cost_ratio", None)
+    if explicit is not None:
+        return float(explicit)
+    if hasattr(draft, "propose"):
+        return 0.0
+    t_mod, d_mod = getattr(target, "module", None), getattr(draft, "module", None)
+    if t_mod is None or d_mod is None:
+        return UNKNOWN_COST_RATIO
+
+    def weight_bytes(module: Any) -> int:
+        return sum(p.numel() * p.element_size() for p in module.parameters())
+
+    return weight_bytes(d_mod) / max(weight_bytes(t_mod), 1)
+
+
 def make_controller(
-    gamma: int, adaptive: bool | str | GammaController, bounds: tuple[int, int] = (1, 16)
+    gamma: int,
+    adaptive: bool | str | GammaController,
+    bounds: tuple[int, int] = (1, 16),
+    cost_ratio: float = 1.0,
 ) -> GammaController:
-    """``False`` → fixed γ; ``True`` / ``"heuristic"`` → :class:`HeuristicGamma`; or a controller."""
+    """Build the controller a run asks for.
+
+    ``False`` → fixed γ; ``True`` or ``"theory"`` → :class:`TheoryGamma` (γ from 0 to the
+    upper bound; `cost_ratio` is one draft step in target steps); ``"heuristic"`` →
+    :class:`HeuristicGamma` within `bounds`; or any ``GammaController`` instance.
+    """
     if isinstance(adaptive, GammaController) and not isinstance(adaptive, bool | str):
         return adaptive
     if adaptive is False:
         return FixedGamma(gamma)
-    if adaptive is True or adaptive == "heuristic":
+    if adaptive is True or adaptive == "theory":
+        return TheoryGamma(gamma, cost_ratio, 0, bounds[1])
+    if adaptive == "heuristic":
         return HeuristicGamma(gamma, *bounds)
     raise ValueError(
-        f"adaptive_gamma must be True, False, 'heuristic' or a GammaController, got {adaptive!r}."
+        f"adaptive_gamma must be True, False, 'theory', 'heuristic' or a GammaController, got {adaptive!r}."
     )
 
 

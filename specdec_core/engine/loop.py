@@ -23,7 +23,7 @@ import numpy as np
 import torch
 
 from specdec_core.engine.events import RoundEvent, TopTokens
-from specdec_core.engine.gamma import GammaController, make_controller
+from specdec_core.engine.gamma import GammaController, estimate_cost_ratio, make_controller
 from specdec_core.engine.processing import argmax_rows, process_rows, verify_greedy
 from specdec_core.models.drafts import check_compatible
 from specdec_core.models.locking import hold
@@ -42,6 +42,7 @@ def generate(
     adaptive_gamma: bool | str | GammaController = False,
     *,
     gamma_bounds: tuple[int, int] = (1, 16),
+    draft_cost: float | None = None,
     top_n: int = 20,
     record_softmax: bool = False,
     stop_at_eos: bool = True,
@@ -53,8 +54,12 @@ def generate(
     `draft` is any model of the protocol (a Markov chain, ``HFCausalLM``, ``LayerSkipDraft``,
     a bf16 copy) or a proposer with ``propose(context, k)`` such as ``NGramDraft``.
     `sampling` (default: temperature 1, no filters) is applied identically to p and q;
-    ``temperature=0`` is greedy. `gamma` drafts per round (the start value when
-    `adaptive_gamma` is True / "heuristic" / a controller; `gamma_bounds` bound it).
+    ``temperature=0`` is greedy. `gamma` drafts per round, or the first round's γ when
+    `adaptive_gamma` is set: True / "theory" picks each round the γ (0 … upper bound) that
+    ``theory.speedup`` predicts best for the recent acceptance rate and the draft's cost
+    (`draft_cost` target steps per draft step; estimated from the models when None);
+    "heuristic" is transformers' +2 / −1 rule within `gamma_bounds`; or pass a
+    ``GammaController``. Controllers use no timings, so runs stay deterministic.
     Each round commits 1 … γ+1 tokens, never more than `max_new_tokens` in total, and the
     run stops after an EOS token of the target unless ``stop_at_eos=False``.
     `top_n` probabilities per row are kept in the events (0 keeps none);
@@ -68,7 +73,8 @@ def generate(
     cfg = sampling if sampling is not None else SamplingConfig()
     prompt = _check_run(target, prompt_ids, max_new_tokens, top_n)
     check_compatible(target, draft)
-    controller = make_controller(gamma, adaptive_gamma, gamma_bounds)
+    cost = estimate_cost_ratio(target, draft) if draft_cost is None else draft_cost
+    controller = make_controller(gamma, adaptive_gamma, gamma_bounds, cost)
     run = _Run(cfg, seed, top_n, record_softmax, reference)
     return _speculative(target, draft, prompt, run, controller, max_new_tokens, stop_at_eos, lock_timeout)
 

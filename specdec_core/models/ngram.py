@@ -1,7 +1,10 @@
 """NGramDraft: prompt lookup, a draft that costs (almost) nothing.
 
 It finds the latest earlier occurrence of the context's last n tokens (n from ``max_ngram``
-down to ``min_ngram``) and proposes the tokens that followed it. Its q is one-hot on what
+down to ``min_ngram``) and proposes the tokens that followed it. ``min_ngram`` defaults to
+2: with SmolLM2 a single matching token predicted the next one only about 13 % of the time
+on chat text (two tokens: about 60 %, three on a copy task: 100 %), and every wasted
+proposal costs a longer verification. Its q is one-hot on what
 it proposes, so under any temperature / top-k / top-p it stays one-hot: the draft samples
 from exactly the q it reports. When no n-gram matches it proposes nothing and the engine
 runs a plain target step.
@@ -27,7 +30,7 @@ class NGramDraft:
     name_prefix = "n-gram"
 
     def __init__(
-        self, vocab_size: int, max_ngram: int = 3, min_ngram: int = 1, eos_token_id: int | None = None
+        self, vocab_size: int, max_ngram: int = 3, min_ngram: int = 2, eos_token_id: int | None = None
     ) -> None:
         if vocab_size < 1:
             raise ValueError(f"vocab_size must be at least 1, got {vocab_size}.")
@@ -41,7 +44,7 @@ class NGramDraft:
         self.lock = ModelLock(self.name)
 
     @classmethod
-    def for_model(cls, target: object, max_ngram: int = 3, min_ngram: int = 1) -> NGramDraft:
+    def for_model(cls, target: object, max_ngram: int = 3, min_ngram: int = 2) -> NGramDraft:
         """A drafter over the vocabulary of `target` (any model with ``vocab_size``)."""
         return cls(target.vocab_size, max_ngram, min_ngram, getattr(target, "eos_token_id", None))  # type: ignore[attr-defined]
 
