@@ -102,6 +102,7 @@ def autoregressive(
     run = _Run(cfg, seed, top_n, record_softmax, reference)
     return _autoregressive(target, prompt, run, max_new_tokens, stop_at_eos, lock_timeout)
 
+
 #: Logit rows: float32 torch tensors from an HF session, float64 numpy from other models.
 Rows = torch.Tensor | np.ndarray
 
@@ -212,9 +213,7 @@ class _ModelDrafter:
         self.base = 0
         self.fed_before = 0
 
-    def propose(
-        self, g: int, run: _Run
-    ) -> tuple[list[int], list[np.ndarray | None], Rows | None, int]:
+    def propose(self, g: int, run: _Run) -> tuple[list[int], list[np.ndarray | None], Rows | None, int]:
         self.base = self.session.length
         self.fed_before = len(self.pending)
         tokens: list[int] = []
@@ -248,9 +247,7 @@ class _LookupDrafter:
         self.draft = draft
         self.context = list(prompt)
 
-    def propose(
-        self, g: int, run: _Run
-    ) -> tuple[list[int], list[np.ndarray | None], Rows | None, int]:
+    def propose(self, g: int, run: _Run) -> tuple[list[int], list[np.ndarray | None], Rows | None, int]:
         tokens = [int(t) for t in self.draft.propose(self.context, g)][:g] if g > 0 else []
         qs: list[np.ndarray | None] = [None] * len(tokens)
         return tokens, qs, None, 0
