@@ -328,8 +328,10 @@ def _view(result: RaceResult) -> None:
         st.info(s["no_rows"])
         return
     winner = best(rows)
-    if winner is not None:
+    if winner is not None and winner.decode_speedup >= 1:
         st.success(s("winner", name=result.names[winner.key], speedup=winner.decode_speedup))
+    elif winner is not None:
+        st.warning(s("no_winner", name=result.names[winner.key], speedup=winner.decode_speedup))
     if result.target_kind == "toy":
         st.caption(ls["toy_timing"])
     if result.settings.temperature == 0:

@@ -39,7 +39,8 @@ def test_race_on_the_toy_pair_fills_the_table_from_the_runs():
     assert list(table["speedup (decode)"]) == pytest.approx([r.decode_speedup for r in rows])
     assert any("every draft produced exactly the target-only text" in c.value for c in at.caption)
     best = max(rows, key=lambda r: r.decode_speedup)
-    assert any(result.names[best.key] in s.value for s in at.success)
+    verdict = at.success if best.decode_speedup >= 1 else at.warning  # "fastest" vs "nobody beat the target"
+    assert any(result.names[best.key] in m.value for m in verdict)
     assert len(at.get("plotly_chart")) == 2
     data = json.loads(result_json(result))
     assert set(data["runs"]) == {BASELINE, "toy_draft", "ngram"}
