@@ -45,6 +45,7 @@ TOP_N = 20  # probabilities kept per row for the inspector
 PAINT_EVERY = 0.12  # seconds between repaints while streaming
 WAIT_LIMIT = 600.0  # seconds to wait for another session's generation
 PLAYBACK_MAX_PAUSE = 0.4
+PROMPT_TAIL = 160  # characters of the prompt shown before the generated text
 TRACE_KEY = "live_trace"
 ERROR_KEY = "_live_error"
 JOB_KEY = "_live_job"
@@ -219,7 +220,7 @@ def _settings() -> LiveSettings:
 
 # ---------------------------------------------------------------- streaming a run
 def _paint(area: Any, status: Any, prompt: str, events: list[RoundEvent], text_of: Any, label: str) -> None:
-    area.html(viz.tokens_html(prompt, live_text.spans(events), text_of, fig_text))
+    area.html(viz.tokens_html(prompt, live_text.spans(events), text_of, fig_text, prompt_chars=PROMPT_TAIL))
     sm = summarize(events)
     status.caption(s("streaming", label=label, rounds=sm.rounds, tokens=sm.tokens, rate=sm.tokens_per_second))
 
@@ -514,11 +515,21 @@ def _view(trace: LiveTrace) -> None:
     st.html(viz.legend_html(kinds + (["target"] if plain else []), fig_text, numbered))
     cols = st.columns(2) if trace.baseline else [st.container()]
     cols[0].markdown(f"**{s['spec_title']}** · {trace.target_name} + {trace.draft_name}")
-    cols[0].html(viz.tokens_html(trace.prompt, items, trace.text, fig_text, selected_round=selected))
+    cols[0].html(
+        viz.tokens_html(
+            trace.prompt, items, trace.text, fig_text, selected_round=selected, prompt_chars=PROMPT_TAIL
+        )
+    )
     if trace.baseline:
         cols[1].markdown(f"**{s['base_title']}** · {trace.target_name}")
         cols[1].html(
-            viz.tokens_html(trace.prompt, live_text.spans(trace.baseline.events), trace.text, fig_text)
+            viz.tokens_html(
+                trace.prompt,
+                live_text.spans(trace.baseline.events),
+                trace.text,
+                fig_text,
+                prompt_chars=PROMPT_TAIL,
+            )
         )
     st.toggle(s["show_void"], key="live_void", help=s["show_void_help"])
     _comparison(trace)

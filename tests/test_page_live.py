@@ -57,7 +57,7 @@ def test_tokens_are_coloured_by_kind_and_html_is_escaped():
         assert classes.count(kind) == kinds.count(kind) > 0
     assert classes.count("rejected") == kinds.count("corrected")
     assert set(re.findall(r'class="sd-tok ([a-z ]+)"', base_html)) == {"prompt", "target"}
-    generated = spec_html.split('class="sd-tok prompt"', 1)[1].split("</span>", 1)[1]
+    generated = spec_html.rsplit('class="sd-tok prompt"', 1)[1].split("</span>", 1)[1]
     assert "&lt;script&gt;" in generated or "&lt;/script&gt;" in generated, "a generated <script> token"
     for body in (spec_html, base_html):
         assert "<script>" not in body and "</script>" not in body
