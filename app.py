@@ -3,7 +3,7 @@
 import streamlit as st
 
 from pages.common.i18n import LANGUAGES, current_lang, strings
-from pages.common.nav import SECTIONS, available
+from pages.common.nav import PAGES, SECTIONS
 from pages.common.urlstate import redraw_controls
 
 st.set_page_config(page_title="SpecDec Studio", page_icon=":material/bolt:", layout="wide")
@@ -29,16 +29,14 @@ with st.sidebar:
     )
     st.toggle(s["projector"], key="projector", help=s["projector_help"])
 
-pages = available()
 nav = st.navigation(
     {
         s[f"sections.{section}"]: [
             st.Page(p.file, title=s[f"nav.{p.key}.title"], icon=p.icon, default=p.key == "home")
-            for p in pages
+            for p in PAGES
             if p.section == section
         ]
         for section in SECTIONS
-        if any(p.section == section for p in pages)
     }
 )
 nav.run()

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from pages.common.nav import SECTIONS, available
+from pages.common.nav import PAGES, SECTIONS
 from pages.common.page import start
 
 s, text = start("home")
@@ -10,7 +10,7 @@ text.show("intro")
 text.show("story")
 
 st.header(s["map_title"])
-pages = [p for p in available() if p.key != "home"]
+pages = [p for p in PAGES if p.key != "home"]
 for section in SECTIONS:
     group = [p for p in pages if p.section == section]
     if not group:

@@ -7,8 +7,8 @@ from streamlit.testing.v1 import AppTest
 
 from pages.common.i18n import LESSONS
 from pages.common.lesson import parse
-from pages.common.nav import PAGES, ROOT
-from tests.apptest_helpers import APP, open_page
+from pages.common.nav import PAGES
+from tests.apptest_helpers import APP, ROOT, open_page
 
 
 def test_entry_script_shows_the_course_map_and_all_sections():

@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 @dataclass(frozen=True)
@@ -34,8 +31,3 @@ PAGES: tuple[PageInfo, ...] = (
     PageInfo("race", "live", ":material/sports_score:"),
     PageInfo("about", "about", ":material/info:"),
 )
-
-
-def available() -> list[PageInfo]:
-    """Pages whose file exists (all of them once the course is complete)."""
-    return [p for p in PAGES if (ROOT / p.file).is_file()]
