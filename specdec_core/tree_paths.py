@@ -145,7 +145,8 @@ def layout(view: TreeView) -> TreeLayout:
     place(0)
     last = max(next_row - 1, 0)
     count = len(view.labels)
-    total_y = np.linspace(0.0, last, count) if count > 1 else np.array([last / 2])
+    # One row per total at least: a small tree (e.g. one greedy rejection) must not stack them.
+    total_y = np.linspace(0.0, max(last, count - 1), count) if count > 1 else np.array([last / 2])
     return TreeLayout(x, y, total_y)
 
 

@@ -327,3 +327,11 @@ def test_normalise_and_clean_rows():
         ["a", None, 0.5],
         ["", 0.5, None],
     ]
+
+
+def test_totals_never_share_a_row_in_a_one_leaf_tree():
+    # A greedy rejection: the draft's only token is rejected and the target's only token redrawn.
+    view = tree_view([1.0, 0.0, 0.0], [0.0, 1.0, 0.0], ["A", "B", "C"])
+    pos = layout(view)
+    assert sum(1 for n in view.tree.nodes if n.is_leaf) == 1
+    assert len(set(np.round(pos.total_y, 9))) == len(view.labels)
