@@ -28,6 +28,11 @@ if [ ! -f "$stamp" ]; then
   touch "$stamp"
 fi
 
+# Convert the bundled GGUF once (about 25 s) into a safetensors cache, so the app and the
+# tests load the model in about a second; later runs find the cache and return at once.
+echo "Preparing the bundled model cache…"
+.venv/bin/python -m specdec_core.models.bundled
+
 if [ $want_tests = 1 ] && { ! command -v chromium >/dev/null 2>&1 || ! fc-list :lang=zh 2>/dev/null | grep -q .; }; then
   echo "Installing Debian's chromium and CJK fonts for the browser tests…"
   sudo_cmd=()
