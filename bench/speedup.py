@@ -289,7 +289,7 @@ def main(argv: list[str] | None = None) -> int:
         "bf16_chat": round(base_chat.best / chat["bf16 copy, adaptive γ"].best, 3),
         "vs_hf": round(max(vs_hf_ngram, vs_hf_bf16), 3),
         "efficiency": round(measured / predicted, 3),
-        "cold_load_s": round(cold, 2),
+        "cold_load_s": None if cold != cold else round(cold, 2),  # null with --no-cold
         "warm_load_s": round(warm, 2),
         "rss_mb": round(memory, 1),
     }
