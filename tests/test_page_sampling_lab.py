@@ -14,11 +14,10 @@ import pytest
 
 from pages.common.i18n import LESSONS
 from pages.common.lesson import parse
-from pages.common.nav import ROOT
 from specdec_core.sampling import REASONS_EN, SamplingConfig, apply, greedy_equivalence
 from specdec_core.sampling_explore import random_logits
 from specdec_core.viz.sampling import DEFAULT_TEXT
-from tests.apptest_helpers import open_page, rerun
+from tests.apptest_helpers import ROOT, open_page, rerun
 
 PAGE = "sampling_lab"
 EXAMPLES = json.loads((ROOT / "assets/presets/logits.json").read_text("utf-8"))
