@@ -13,14 +13,13 @@ from __future__ import annotations
 import json
 import platform
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from importlib import metadata
 from typing import Any
 
 from specdec_core.engine import KINDS, RoundEvent
-from specdec_core.model_choices import DraftSpec, TargetSpec
-from specdec_core.sampling import SamplingConfig
+from specdec_core.live_settings import LiveSettings
 
 FORMAT = "specdec-studio/live-trace"
 VERSION = 1
@@ -31,60 +30,6 @@ _PACKAGES = ("specdec-studio", "torch", "transformers", "numpy", "streamlit")
 
 class TraceError(ValueError):
     """The file is not a trace this version can replay; the message says what is wrong."""
-
-
-@dataclass(frozen=True)
-class LiveSettings:
-    """Everything that shapes a run: models, prompt handling, γ and the sampling transforms."""
-
-    target: TargetSpec
-    draft: DraftSpec
-    chat: bool = True
-    gamma: int = 4
-    adaptive: bool = False
-    temperature: float = 0.0
-    top_k: int = 0
-    top_p: float = 1.0
-    seed: int = 0
-    max_new_tokens: int = 64
-    compare: bool = True
-
-    @property
-    def greedy(self) -> bool:
-        return self.temperature == 0
-
-    def sampling(self) -> SamplingConfig:
-        return SamplingConfig(temperature=self.temperature, top_k=self.top_k, top_p=self.top_p)
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> LiveSettings:
-        """Settings from :meth:`to_dict` output; ValueError / TypeError for anything malformed."""
-        values = dict(data)
-        values["target"] = TargetSpec(**values["target"])
-        values["draft"] = DraftSpec(**values["draft"])
-        for name, kind in _SETTING_TYPES.items():
-            value = values.get(name)
-            if name in values and (not isinstance(value, kind) or isinstance(value, bool) != (kind is bool)):
-                raise ValueError(f"{name} has the wrong type ({type(value).__name__}).")
-        settings = cls(**values)
-        settings.sampling()  # validates temperature, top-k and top-p
-        return settings
-
-
-_SETTING_TYPES: dict[str, type | tuple[type, ...]] = {
-    "chat": bool,
-    "gamma": int,
-    "adaptive": bool,
-    "temperature": (int, float),
-    "top_k": int,
-    "top_p": (int, float),
-    "seed": int,
-    "max_new_tokens": int,
-    "compare": bool,
-}
 
 
 @dataclass(frozen=True)

@@ -24,28 +24,19 @@ import numpy as np
 
 from specdec_core.engine import RoundEvent, autoregressive, generate, summarize
 from specdec_core.live_run import Stream
+from specdec_core.live_settings import DecodeSettings
 from specdec_core.live_trace import RunRecord
-from specdec_core.sampling import SamplingConfig
 from specdec_core.theory import expected_tokens
 
 BASELINE = "baseline"
 
 
-@dataclass(frozen=True)
-class RaceSettings:
+@dataclass(frozen=True, kw_only=True)
+class RaceSettings(DecodeSettings):
     """The shared settings of every run of a race; ``repeats`` runs of each are timed, the fastest kept."""
 
-    gamma: int = 4
-    adaptive: bool = False
-    temperature: float = 0.0
-    top_k: int = 0
-    top_p: float = 1.0
-    seed: int = 0
     max_new_tokens: int = 48
     repeats: int = 1
-
-    def sampling(self) -> SamplingConfig:
-        return SamplingConfig(temperature=self.temperature, top_k=self.top_k, top_p=self.top_p)
 
 
 class Race:

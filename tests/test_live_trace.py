@@ -5,9 +5,9 @@ import json
 import pytest
 
 from specdec_core.engine import autoregressive, generate
+from specdec_core.live_settings import LiveSettings
 from specdec_core.live_trace import (
     FORMAT,
-    LiveSettings,
     RunRecord,
     TraceError,
     build,
