@@ -11,6 +11,7 @@
   polls with a short lock timeout, calling ``on_wait(seconds waited)`` between tries, and
   gives up with ``ModelBusyError`` after ``timeout`` seconds. It measures the run's wall
   time without the wait, and closing it closes the run (the engine releases its locks).
+* :class:`Pacer` tells a UI streaming the events when it is due a repaint.
 """
 
 from __future__ import annotations
@@ -149,3 +150,19 @@ class Stream:
         if self._gen is not None:
             self._gen.close()  # type: ignore[attr-defined]
             self._gen = None
+
+
+class Pacer:
+    """Paces the repaints of a streaming view: at most one every `every` seconds, and the last one."""
+
+    def __init__(self, every: float) -> None:
+        self.every = every
+        self._last = 0.0
+
+    def due(self, last: bool = False) -> bool:
+        """True when the view should repaint now (always for the `last` event)."""
+        now = time.perf_counter()
+        if now - self._last < self.every and not last:
+            return False
+        self._last = now
+        return True

@@ -6,7 +6,7 @@ import time
 import pytest
 
 from specdec_core.engine import generate
-from specdec_core.live_run import MAX_PROMPT_CHARS, Handoff, PromptError, Stream, encode_prompt
+from specdec_core.live_run import MAX_PROMPT_CHARS, Handoff, Pacer, PromptError, Stream, encode_prompt
 from specdec_core.model_choices import toy_draft, toy_target
 from specdec_core.models import ModelBusyError
 from specdec_core.sampling import SamplingConfig
@@ -112,3 +112,12 @@ def test_handoff_lets_another_thread_wait_for_an_interrupted_run():
     worker.start()
     assert job.wait(5) and job.done and job.value == "trace" and job.error is None
     worker.join()
+
+
+def test_pacer_repaints_at_most_every_interval_and_always_at_the_end():
+    pacer = Pacer(0.2)
+    assert pacer.due(), "the first event paints"
+    assert not pacer.due()
+    assert pacer.due(last=True), "the last event always paints"
+    time.sleep(0.25)
+    assert pacer.due() and not pacer.due()
