@@ -7,37 +7,42 @@ on its own theory curve, and the best draft per task once several prompts have r
 
 from __future__ import annotations
 
-import time
 from typing import NoReturn
 
 import pandas as pd
 import streamlit as st
 
 from pages.common.i18n import strings
+from pages.common.jobs import WAIT_LIMIT, Job
+from pages.common.model_form import (
+    chat_on,
+    decoding_controls,
+    decoding_params,
+    decoding_values,
+    follow_preset,
+    preset_text,
+    set_prompt,
+    target_spec,
+)
 from pages.common.models import get_draft, get_target, wait_notice
 from pages.common.page import start
 from pages.common.quiz import quiz
 from pages.common.urlstate import (
     bool_param,
     choice_param,
-    float_param,
     int_param,
     mirror,
     restore,
     text_param,
 )
-from specdec_core.live_presets import PRESETS, preset_prompt
-from specdec_core.live_run import Handoff, PromptError, encode_prompt
-from specdec_core.model_choices import TARGETS, DraftSpec, TargetSpec
-from specdec_core.models import ModelBusyError
+from specdec_core.live_presets import PRESETS
+from specdec_core.live_run import Pacer, encode_prompt
+from specdec_core.model_choices import TARGETS, DraftSpec
 from specdec_core.race import BASELINE, Race, RaceResult, RaceSettings, best, result_json
 from specdec_core.viz import race as viz
 
-WAIT_LIMIT = 600.0
 PAINT_EVERY = 0.2
 RESULTS_KEY = "race_results"
-ERROR_KEY = "_race_error"
-JOB_KEY = "_race_job"
 HF_CHOICES = ("ngram", "bf16", "layerskip", "custom")
 TOY_CHOICES = ("toy_draft", "ngram")
 PARAMS = [
@@ -47,9 +52,7 @@ PARAMS = [
     text_param("race_draft_src", "", 500),
     choice_param("race_preset", "copy", PRESETS),
     bool_param("race_chat", True),
-    int_param("race_gamma", 4, 1, 16),
-    bool_param("race_adaptive", False),
-    float_param("race_t", 0.0, 0.0, 2.0),
+    *decoding_params("race"),
     int_param("race_seed", 0, 0, 2**31 - 1),
     int_param("race_max", 40, 4, 256),
     int_param("race_repeats", 1, 1, 5),
@@ -57,41 +60,28 @@ PARAMS = [
 
 s, text = start("race")
 ls = strings("live")  # labels shared with the live page
-lang = s.lang
 rejected_keys = restore(PARAMS)
 if rejected_keys:
     st.warning(s("url_rejected", keys=", ".join(rejected_keys)))
+job = Job("race")
 
 
 def _choices() -> tuple[str, ...]:
     return TOY_CHOICES if st.session_state["race_target"] == "toy" else HF_CHOICES
 
 
-def _preset_text() -> str:
-    return preset_prompt(st.session_state["race_preset"], lang, st.session_state["race_target"] == "toy")
-
-
-def _set_prompt() -> None:
-    st.session_state["race_prompt"] = _preset_text()
-    st.session_state["_race_prompt_origin"] = st.session_state["race_prompt"]
-
-
 def _target_changed() -> None:
     st.session_state["race_drafts"] = list(_choices()[:3])
-    _set_prompt()
+    set_prompt("race")
+
+
+def _preset_changed() -> None:
+    set_prompt("race")
 
 
 if "race_drafts" not in st.session_state or not set(st.session_state["race_drafts"]) <= set(_choices()):
     st.session_state["race_drafts"] = list(_choices()[:3])
-origin = st.session_state.get("_race_prompt_origin")
-if "race_prompt" not in st.session_state or (
-    st.session_state["race_prompt"] == origin and origin != _preset_text()
-):
-    _set_prompt()
-
-
-def _go() -> None:
-    st.session_state["_race_go"] = True
+follow_preset("race")
 
 
 def _depths(raw: str) -> list[int]:
@@ -134,34 +124,22 @@ with st.container(border=True):
         PRESETS,
         format_func=lambda k: ls[f"presets.{k}"],
         key="race_preset",
-        on_change=_set_prompt,
+        on_change=_preset_changed,
     )
     c3.toggle(ls["chat"], key="race_chat", disabled=target_kind == "toy")
     st.text_area(s["prompt"], key="race_prompt", height=110)
     g1, g2, g3, g4 = st.columns(4)
-    g1.slider(ls["gamma"], 1, 16, key="race_gamma", help=ls["gamma_help"])
-    g1.toggle(ls["adaptive"], key="race_adaptive", help=ls["adaptive_help"])
-    g2.slider(ls["temperature"], 0.0, 2.0, step=0.05, key="race_t", help=ls["temperature_help"])
+    decoding_controls(g1, g2, "race")
     g3.number_input(ls["seed"], min_value=0, max_value=2**31 - 1, step=1, key="race_seed")
     g4.slider(ls["max_new"], 4, 256, key="race_max")
     g4.number_input(
         s["repeats"], min_value=1, max_value=5, step=1, key="race_repeats", help=s["repeats_help"]
     )
-    going = bool(st.session_state.get("_race_go"))
-    b1, b2, _ = st.columns([1, 1, 3])
-    b1.button(
-        s["run"],
-        type="primary",
-        key="race_run",
-        on_click=_go,
-        width="stretch",
-        icon=":material/sports_score:",
-    )
-    b2.button(ls["stop"], key="race_stop", disabled=not going, width="stretch", icon=":material/stop:")
+    job.buttons(s["run"], "race_run", ":material/sports_score:")
 mirror(PARAMS)
 
 
-def _entries(target_spec: TargetSpec) -> list[tuple[str, DraftSpec]]:
+def _entries() -> list[tuple[str, DraftSpec]]:
     ss = st.session_state
     out: list[tuple[str, DraftSpec]] = []
     for kind in ss["race_drafts"]:
@@ -183,97 +161,57 @@ def _name(key: str) -> str:
 
 
 def _run() -> NoReturn:
+    """Load the models, run the race with a progress bar, hand the result over."""
     ss = st.session_state
     settings = RaceSettings(
-        gamma=int(ss["race_gamma"]),
-        adaptive=bool(ss["race_adaptive"]),
-        temperature=float(ss["race_t"]),
+        **decoding_values("race"),
         seed=int(ss["race_seed"]),
         max_new_tokens=int(ss["race_max"]),
         repeats=int(ss["race_repeats"]),
     )
-    target_spec = TargetSpec(
-        ss["race_target"], ss["race_target_src"].strip() if ss["race_target"] == "custom" else ""
-    )
-    try:
-        entries = _entries(target_spec)
+    spec = target_spec("race")
+    with job.preparing():
+        entries = _entries()
         if not entries:
             raise ValueError(s["no_drafts"])
-        target = get_target(target_spec)
-        drafts = [(key, get_draft(target_spec, target, spec)) for key, spec in entries]
-        chat = bool(ss["race_chat"]) and ss["race_target"] != "toy"
-        ids = encode_prompt(target, ss["race_prompt"], chat, settings.max_new_tokens)
-    except PromptError as exc:
-        _fail(ls(f"prompt_errors.{exc.code}", **exc.params))
-    except (ValueError, OSError) as exc:
-        _fail(ls("model_error", message=exc))
+        target = get_target(spec)
+        drafts = [(key, get_draft(spec, target, draft)) for key, draft in entries]
+        ids = encode_prompt(target, ss["race_prompt"], chat_on("race"), settings.max_new_tokens)
     status = st.empty()
     bar = st.progress(0.0)
     race = Race(target, drafts, ids, settings, on_wait=wait_notice(status), timeout=WAIT_LIMIT)
     keys = race.keys
     prompt = ss["race_prompt"]
-    task = ss["race_preset"] if prompt == _preset_text() else "custom"
-    job = Handoff()
-    ss[JOB_KEY] = job
-    done = False
-    error = None
-    last = 0.0
+    task = ss["race_preset"] if prompt == preset_text("race") else "custom"
     runs = iter(race)
-    try:
+
+    def stream() -> None:
+        pacer = Pacer(PAINT_EVERY)
+        reps = settings.repeats
         for key, event in runs:
-            produced = event.position + len(event.committed)
-            now = time.perf_counter()
-            if now - last >= PAINT_EVERY or event.finished:
-                reps = settings.repeats
+            if pacer.due(event.finished):
+                produced = event.position + len(event.committed)
                 step = keys.index(key) * reps + race.repeat + produced / settings.max_new_tokens
                 bar.progress(
                     min(1.0, step / (len(keys) * reps)), text=s("progress", name=_name(key), n=produced)
                 )
-                last = now
-        done = True
-    except ModelBusyError:
-        error = ls("busy_timeout", seconds=int(WAIT_LIMIT))
-    except ValueError as exc:
-        error = ls("run_error", message=exc)
-    finally:  # no Streamlit call in here (after a Stop each would raise again); finished runs are kept
+
+    def result(finished: bool) -> RaceResult | None:  # the runs that finished are kept
         runs.close()  # type: ignore[attr-defined]
-        result = None
-        if race.records:
-            names = {k: _name(k) for k in keys}
-            result = RaceResult(
-                task,
-                prompt,
-                str(target.name),
-                target_spec.kind,
-                names,
-                settings,
-                dict(race.records),
-                stopped=not done,
-            )
-        job.finish(result, error)
-    st.rerun()
+        if not race.records:
+            return None
+        names = {k: _name(k) for k in keys}
+        records = dict(race.records)
+        return RaceResult(
+            task, prompt, str(target.name), spec.kind, names, settings, records, stopped=not finished
+        )
+
+    job.run(stream, result)
 
 
-def _collect() -> None:
-    """Take over the result of the last race (waiting for an interrupted one to wind down)."""
-    job = st.session_state.get(JOB_KEY)
-    if job is None:
-        return
-    if not job.done:
-        with st.spinner(ls["stopping"]):
-            job.wait(WAIT_LIMIT)
-    del st.session_state[JOB_KEY]
-    if job.value is not None:
-        st.session_state.setdefault(RESULTS_KEY, {})[job.value.task] = job.value
-        st.session_state["_race_last"] = job.value.task
-    if job.error:
-        st.session_state[ERROR_KEY] = job.error
-
-
-def _fail(message: str) -> NoReturn:
-    """Keep `message` for the next run and rerun, so the page comes back usable."""
-    st.session_state[ERROR_KEY] = message
-    st.rerun()
+def _keep(result: RaceResult) -> None:
+    st.session_state.setdefault(RESULTS_KEY, {})[result.task] = result
+    st.session_state["_race_last"] = result.task
 
 
 def _table(result: RaceResult) -> None:
@@ -334,7 +272,7 @@ def _view(result: RaceResult) -> None:
         st.warning(s("no_winner", name=result.names[winner.key], speedup=winner.decode_speedup))
     if result.target_kind == "toy":
         st.caption(ls["toy_timing"])
-    if result.settings.temperature == 0:
+    if result.settings.greedy:
         same = all(r.same_text for r in rows)
         st.caption(s["greedy_same"] if same else s["greedy_differ"])
     _table(result)
@@ -363,12 +301,7 @@ def _view(result: RaceResult) -> None:
     )
 
 
-_collect()
-if st.session_state.pop("_race_go", False):
-    st.session_state.pop(ERROR_KEY, None)
-    _run()
-if st.session_state.get(ERROR_KEY):
-    st.error(st.session_state[ERROR_KEY], icon=":material/error:")
+job.step(_keep, _run)
 
 results: dict[str, RaceResult] = st.session_state.get(RESULTS_KEY, {})
 last_task = st.session_state.get("_race_last")

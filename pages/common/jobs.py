@@ -1,0 +1,128 @@
+"""A generation job of the live pages that survives Stop and reruns: start, run, collect, fail.
+
+A page makes one :class:`Job` per script run, named by its key prefix; the job keeps its
+state in the session under ``_<prefix>_go`` (Start was pressed), ``_<prefix>_job`` (the
+:class:`~specdec_core.live_run.Handoff` of a run under way) and ``_<prefix>_error`` (a
+message for the next run). A Stop, like any rerun, interrupts the script that is streaming;
+the run hands what it made to the next script run, which may start at once in another
+thread and waits for it (:meth:`Job.step`). Messages come from lessons/<lang>/live.toml.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, NoReturn
+
+import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
+
+from pages.common.i18n import strings
+from specdec_core.live_run import Handoff, PromptError
+from specdec_core.models import ModelBusyError
+
+WAIT_LIMIT = 600.0  # seconds to wait for another session's generation, or for a stopped run
+
+
+class Job:
+    """The generation job of the page whose session keys start with `prefix`."""
+
+    def __init__(self, prefix: str) -> None:
+        self._go = f"_{prefix}_go"
+        self._job = f"_{prefix}_job"
+        self._error = f"_{prefix}_error"
+        self._stop = f"{prefix}_stop"
+
+    def buttons(self, label: str, key: str, icon: str) -> DeltaGenerator:
+        """The Start button (`label`, `key`, `icon`) and Stop; returns the column beside them."""
+        start, stop, rest = st.columns([1, 1, 3])
+        going = bool(st.session_state.get(self._go))
+        start.button(
+            label,
+            type="primary",
+            key=key,
+            on_click=self._press,
+            width="stretch",
+            icon=icon,
+        )
+        stop.button(
+            strings("live")["stop"],
+            key=self._stop,
+            disabled=not going,
+            width="stretch",
+            icon=":material/stop:",
+        )
+        return rest
+
+    def _press(self) -> None:
+        st.session_state[self._go] = True
+
+    def set_error(self, message: str | None) -> None:
+        """Show `message` as this page's error from now on (None clears it)."""
+        if message is None:
+            st.session_state.pop(self._error, None)
+        else:
+            st.session_state[self._error] = message
+
+    def step(self, keep: Callable[[Any], None], run: Callable[[], NoReturn]) -> None:
+        """Collect the last run's result (`keep` stores it), `run` if Start was pressed, show the error."""
+        self._collect(keep)
+        if st.session_state.pop(self._go, False):
+            self.set_error(None)
+            run()
+        if st.session_state.get(self._error):
+            st.error(st.session_state[self._error], icon=":material/error:")
+
+    def _collect(self, keep: Callable[[Any], None]) -> None:
+        """Take over the result of the last run (waiting for an interrupted one to wind down)."""
+        job = st.session_state.get(self._job)
+        if job is None:
+            return
+        if not job.done:
+            with st.spinner(strings("live")["stopping"]):
+                job.wait(WAIT_LIMIT)
+        del st.session_state[self._job]
+        if job.value is not None:
+            keep(job.value)
+        if job.error:
+            self.set_error(job.error)
+
+    def _fail(self, message: str) -> NoReturn:
+        """Keep `message` for the next run and rerun, so the page comes back usable."""
+        self.set_error(message)
+        st.rerun()
+
+    @contextmanager
+    def preparing(self) -> Iterator[None]:
+        """Turn a bad prompt, a missing model or a mismatched pair into a message (and a rerun)."""
+        s = strings("live")
+        try:
+            yield
+        except PromptError as exc:
+            self._fail(s(f"prompt_errors.{exc.code}", **exc.params))
+        except (ValueError, OSError) as exc:  # a missing model, a mismatched pair, a bad layer count
+            self._fail(s("model_error", message=exc))
+
+    def run(self, stream: Callable[[], None], result: Callable[[bool], Any]) -> NoReturn:
+        """Run `stream` (it draws into the page), then hand ``result(finished)`` to the next run.
+
+        A Stop (or any rerun) interrupts `stream`; `result` is called all the same, in
+        ``finally``, with `finished` False: it closes the runs and returns what they made
+        (None for nothing) and must make no Streamlit call, since after a Stop each one would
+        raise again. A busy model or a failed run becomes the next run's error message.
+        """
+        s = strings("live")
+        job = Handoff()
+        st.session_state[self._job] = job
+        finished = False
+        error = None
+        try:
+            stream()
+            finished = True
+        except ModelBusyError:
+            error = s("busy_timeout", seconds=int(WAIT_LIMIT))
+        except ValueError as exc:
+            error = s("run_error", message=exc)
+        finally:
+            job.finish(result(finished), error)
+        st.rerun()

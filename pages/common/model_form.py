@@ -1,0 +1,81 @@
+"""Form parts the two live-model pages share, by their session key prefix (``live``, ``race``).
+
+The prompt box starts from a preset, and an unedited preset prompt follows the language and
+the target (the toy pair has its own words); γ, adaptive γ and the temperature are the same
+widgets on both pages, with their URL parameters and their values as settings fields; the
+target's spec and the chat switch are read back from the form. Labels come from
+lessons/<lang>/live.toml.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
+
+from pages.common.i18n import current_lang, strings
+from pages.common.urlstate import Param, bool_param, float_param, int_param
+from specdec_core.live_presets import preset_prompt
+from specdec_core.model_choices import TargetSpec
+
+
+def preset_text(prefix: str) -> str:
+    """The chosen preset's prompt, in the session language or in the toy pair's words."""
+    ss = st.session_state
+    return preset_prompt(ss[f"{prefix}_preset"], current_lang(), ss[f"{prefix}_target"] == "toy")
+
+
+def set_prompt(prefix: str) -> None:
+    """Fill the prompt box with the chosen preset (and remember it as unedited)."""
+    st.session_state[f"{prefix}_prompt"] = preset_text(prefix)
+    st.session_state[f"_{prefix}_prompt_origin"] = st.session_state[f"{prefix}_prompt"]
+
+
+def follow_preset(prefix: str) -> None:
+    """Fill an empty prompt box, or refill an unedited preset whose language or target changed."""
+    ss = st.session_state
+    origin = ss.get(f"_{prefix}_prompt_origin")
+    if f"{prefix}_prompt" not in ss or (ss[f"{prefix}_prompt"] == origin and origin != preset_text(prefix)):
+        set_prompt(prefix)
+
+
+def decoding_controls(gamma_col: DeltaGenerator, temperature_col: DeltaGenerator, prefix: str) -> None:
+    """γ and adaptive γ in `gamma_col`, the temperature in `temperature_col`."""
+    s = strings("live")
+    gamma_col.slider(s["gamma"], 1, 16, key=f"{prefix}_gamma", help=s["gamma_help"])
+    gamma_col.toggle(s["adaptive"], key=f"{prefix}_adaptive", help=s["adaptive_help"])
+    temperature_col.slider(
+        s["temperature"], 0.0, 2.0, step=0.05, key=f"{prefix}_t", help=s["temperature_help"]
+    )
+
+
+def decoding_params(prefix: str) -> list[Param]:
+    """The URL parameters of :func:`decoding_controls`."""
+    return [
+        int_param(f"{prefix}_gamma", 4, 1, 16),
+        bool_param(f"{prefix}_adaptive", False),
+        float_param(f"{prefix}_t", 0.0, 0.0, 2.0),
+    ]
+
+
+def decoding_values(prefix: str) -> dict[str, Any]:
+    """The values of :func:`decoding_controls`, as ``DecodeSettings`` fields."""
+    ss = st.session_state
+    return {
+        "gamma": int(ss[f"{prefix}_gamma"]),
+        "adaptive": bool(ss[f"{prefix}_adaptive"]),
+        "temperature": float(ss[f"{prefix}_t"]),
+    }
+
+
+def target_spec(prefix: str) -> TargetSpec:
+    """The chosen target (the source box counts only for a custom target)."""
+    ss = st.session_state
+    kind = ss[f"{prefix}_target"]
+    return TargetSpec(kind, ss[f"{prefix}_target_src"].strip() if kind == "custom" else "")
+
+
+def chat_on(prefix: str) -> bool:
+    """Whether to wrap the prompt in the chat template (never for the toy pair)."""
+    return bool(st.session_state[f"{prefix}_chat"]) and st.session_state[f"{prefix}_target"] != "toy"
