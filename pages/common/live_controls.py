@@ -1,0 +1,130 @@
+"""The live page's controls: models, prompt, γ and sampling, Generate / Stop, a saved run to replay.
+
+Widgets keyed ``live_*`` (pages/live.py mirrors them in the URL); :func:`settings` reads
+them back as the run's :class:`~specdec_core.live_settings.LiveSettings`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
+
+from pages.common.i18n import strings
+from pages.common.jobs import Job
+from pages.common.model_form import (
+    chat_on,
+    decoding_controls,
+    decoding_values,
+    follow_preset,
+    set_prompt,
+    target_spec,
+)
+from specdec_core.live_presets import PRESETS
+from specdec_core.live_settings import LiveSettings
+from specdec_core.model_choices import TARGETS, TOY_WORDS, DraftSpec, drafts_for
+
+
+def _fit_draft() -> None:
+    """Keep a draft that goes with the chosen target."""
+    options = drafts_for(st.session_state["live_target"])
+    if st.session_state["live_draft"] not in options:
+        st.session_state["live_draft"] = options[0]
+
+
+def _target_changed() -> None:
+    _fit_draft()
+    set_prompt("live")
+
+
+def _preset_changed() -> None:
+    set_prompt("live")
+
+
+def _import() -> None:
+    upload = st.session_state.get("live_upload")
+    if upload is not None:
+        st.session_state["_live_import"] = upload.getvalue()
+
+
+def _choice(
+    col: DeltaGenerator, name: str, options: tuple[str, ...], on_change: Callable[[], None] | None = None
+) -> str:
+    """A select box for `name` (target, draft, preset): its label, options and help from live.toml."""
+    s = strings("live")
+    return col.selectbox(
+        s[name],
+        options,
+        format_func=lambda k: s[f"{name}s.{k}"],
+        key=f"live_{name}",
+        on_change=on_change,
+        help=s[f"{name}_help"],
+    )
+
+
+def controls(job: Job) -> None:
+    """The control panel (a draft that fits the target first, and a prompt that follows its preset)."""
+    s = strings("live")
+    _fit_draft()
+    follow_preset("live")
+    with st.container(border=True):
+        st.markdown(f"**{s['controls']}**")
+        c1, c2, c3 = st.columns([1.2, 1.2, 1])
+        target_kind = _choice(c1, "target", TARGETS, _target_changed)
+        if target_kind == "custom":
+            c1.text_input(
+                s["source"], key="live_target_src", placeholder=s["source_placeholder"], help=s["source_help"]
+            )
+        draft_kind = _choice(c2, "draft", drafts_for(target_kind))
+        if draft_kind == "layerskip":
+            c2.number_input(s["k"], min_value=1, max_value=256, step=1, key="live_k", help=s["k_help"])
+        if draft_kind == "custom":
+            c2.text_input(
+                s["draft_source"],
+                key="live_draft_src",
+                placeholder=s["source_placeholder"],
+                help=s["source_help"],
+            )
+        _choice(c3, "preset", PRESETS, _preset_changed)
+        c3.toggle(s["chat"], key="live_chat", disabled=target_kind == "toy", help=s["chat_help"])
+        st.text_area(s["prompt"], key="live_prompt", height=130, help=s["prompt_help"])
+        if target_kind == "toy":
+            st.caption(s("toy_words", words=" ".join(TOY_WORDS)))
+        g1, g2, g3, g4, g5, g6 = st.columns([1.3, 1.3, 1, 1, 1, 1.3])
+        decoding_controls(g1, g2, "live")
+        g3.number_input(
+            s["top_k"], min_value=0, max_value=1000, step=1, key="live_topk", help=s["top_k_help"]
+        )
+        g4.slider(s["top_p"], 0.05, 1.0, step=0.05, key="live_topp", help=s["top_p_help"])
+        g5.number_input(
+            s["seed"], min_value=0, max_value=2**31 - 1, step=1, key="live_seed", help=s["seed_help"]
+        )
+        g6.slider(s["max_new"], 4, 512, key="live_max", help=s["max_new_help"])
+        rest = job.buttons(s["generate"], "live_generate", ":material/play_arrow:")
+        rest.toggle(s["compare"], key="live_compare", help=s["compare_help"])
+        with st.expander(s["replay_title"]):
+            st.file_uploader(
+                s["upload"], type=["json"], key="live_upload", on_change=_import, help=s["upload_help"]
+            )
+
+
+def settings() -> LiveSettings:
+    """The run the controls describe."""
+    ss = st.session_state
+    draft = ss["live_draft"]
+    return LiveSettings(
+        target=target_spec("live"),
+        draft=DraftSpec(
+            draft,
+            int(ss["live_k"]) if draft == "layerskip" else 0,
+            ss["live_draft_src"].strip() if draft == "custom" else "",
+        ),
+        chat=chat_on("live"),
+        **decoding_values("live"),
+        top_k=int(ss["live_topk"]),
+        top_p=float(ss["live_topp"]),
+        seed=int(ss["live_seed"]),
+        max_new_tokens=int(ss["live_max"]),
+        compare=bool(ss["live_compare"]),
+    )

@@ -1,0 +1,27 @@
+"""The live page's coloured text: its figure strings in the session language, and the tokens as HTML."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from pages.common.i18n import strings
+from specdec_core.live_text import TokenSpan
+from specdec_core.viz import live as viz
+
+PROMPT_TAIL = 160  # characters of the prompt shown before the generated text
+_KINDS = ("accepted", "rejected", "corrected", "bonus", "target")
+
+
+def fig_text() -> dict[str, str]:
+    """The live figures' strings: the ``[fig]`` table, the token kinds and "not examined"."""
+    s = strings("live")
+    return {**s["fig"], **{k: s[f"kinds.{k}"] for k in _KINDS}, "void": s["void"]}
+
+
+def tokens_html(
+    prompt: str, items: Sequence[TokenSpan], text_of: Callable[[int], str], selected_round: int | None = None
+) -> str:
+    """The prompt's tail (grey) and the coloured tokens of `items`, with `selected_round` marked."""
+    return viz.tokens_html(
+        prompt, items, text_of, fig_text(), selected_round=selected_round, prompt_chars=PROMPT_TAIL
+    )

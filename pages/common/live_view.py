@@ -1,0 +1,150 @@
+"""The live page's finished view, drawn from a ``LiveTrace`` alone (a replayed file looks the same).
+
+The coloured texts with their legend, the comparison with the target-only run, the round
+statistics and figures, the position inspector and the download of the trace.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from pages.common.i18n import strings
+from pages.common.lesson import lesson
+from pages.common.live_inspector import inspector
+from pages.common.live_tokens import fig_text, tokens_html
+from specdec_core import live_stats, live_text
+from specdec_core.live_trace import LiveTrace, to_json
+from specdec_core.viz import live as viz
+from specdec_core.viz import palette
+from specdec_core.viz.block import tokens_histogram
+
+
+def _f(x: float | None, digits: int = 3) -> str:
+    return "—" if x is None else f"{x:.{digits}f}"
+
+
+def _select_round() -> None:
+    points = st.session_state["live_timeline"].selection.points
+    if points:
+        st.session_state["live_round"] = int(points[0]["x"])
+
+
+def _comparison(trace: LiveTrace) -> None:
+    base = trace.baseline
+    if base is None:
+        return
+    s = strings("live")
+    cmp = live_stats.compare(trace.speculative, base)
+    m = st.columns(4)
+    m[0].metric(s["speedup"], f"{cmp.wall_speedup:.2f}×" if cmp.wall_speedup else "—", help=s["speedup_help"])
+    m[1].metric(s["wall_spec"], f"{cmp.spec_wall:.2f} s")
+    m[2].metric(s["wall_base"], f"{cmp.base_wall:.2f} s")
+    m[3].metric(
+        s["decode_speedup"],
+        f"{cmp.decode_speedup:.2f}×" if cmp.decode_speedup else "—",
+        help=s["decode_speedup_help"],
+    )
+    if trace.settings.target.kind == "toy":
+        st.caption(s["toy_timing"])
+    if cmp.identical is None:
+        st.info(s["compare_incomplete"])
+    elif trace.settings.greedy and cmp.identical:
+        st.success(s("identical", n=cmp.spec_tokens), icon=":material/check_circle:")
+    elif trace.settings.greedy:
+        st.warning(s("not_identical", pos=(cmp.first_difference or 0) + 1))
+    else:
+        st.info(s("sampled_differ", same=s["same_yes"] if cmp.identical else s["same_no"]))
+
+
+def _stats(trace: LiveTrace) -> live_stats.LiveStats:
+    s = strings("live")
+    stats = live_stats.live_stats(trace.speculative.events)
+    sm = stats.summary
+    m = st.columns(5)
+    m[0].metric(s["alpha"], _f(stats.alpha), help=s["alpha_help"])
+    m[1].metric(
+        s["per_round"],
+        f"{stats.mean_measured:.2f}",
+        help=s["per_round_help"],
+        delta=None if stats.mean_theory is None else s("theory_delta", value=stats.mean_theory),
+        delta_color="off",
+    )
+    m[2].metric(s["tokens_per_s"], f"{sm.tokens_per_second:.1f}", help=s["tokens_per_s_help"])
+    m[3].metric(
+        s["saved"],
+        f"{stats.forwards_saved}",
+        help=s["saved_help"],
+        delta=s("saved_delta", rounds=sm.target_forwards, tokens=sm.tokens),
+        delta_color="off",
+    )
+    m[4].metric(s["rejections"], f"{sm.rejections} / {sm.rounds}", help=s["rejections_help"])
+    return stats
+
+
+def show(trace: LiveTrace) -> None:
+    """The whole finished view of `trace`."""
+    s, text, fig = strings("live"), lesson("live"), fig_text()
+    events = trace.speculative.events
+    selected = int(st.session_state.get("live_round", 0))
+    st.subheader(s["output_title"])
+    if trace.meta.get("replayed"):
+        st.info(s("replayed", created=trace.meta.get("created", "?")), icon=":material/replay:")
+    if trace.speculative.stopped or (trace.baseline and trace.baseline.stopped):
+        st.warning(s["stopped"])
+    kinds = ["accepted", "rejected", "corrected", "bonus"] + (
+        ["void"] if st.session_state["live_void"] else []
+    )
+    items = live_text.spans(events, show_void=st.session_state["live_void"])
+    counts = live_text.counts(items)
+    plain = trace.baseline is not None or counts["target"] > 0
+    numbered = {k: n for k, n in counts.items() if k != "target"}  # "target" also names the other column
+    st.html(viz.legend_html(kinds + (["target"] if plain else []), fig, numbered))
+    cols = st.columns(2) if trace.baseline else [st.container()]
+    cols[0].markdown(f"**{s['spec_title']}** · {trace.target_name} + {trace.draft_name}")
+    cols[0].html(tokens_html(trace.prompt, items, trace.text, selected_round=selected))
+    if trace.baseline:
+        cols[1].markdown(f"**{s['base_title']}** · {trace.target_name}")
+        cols[1].html(tokens_html(trace.prompt, live_text.spans(trace.baseline.events), trace.text))
+    st.toggle(s["show_void"], key="live_void", help=s["show_void_help"])
+    _comparison(trace)
+    text.show("colours")
+
+    st.subheader(s["stats_title"])
+    stats = _stats(trace)
+    st.plotly_chart(
+        viz.timeline_figure(live_stats.timeline(events), selected, fig),
+        theme=None,
+        key="live_timeline",
+        on_select=_select_round,
+        selection_mode="points",
+    )
+    st.caption(s["timeline_caption"])
+    h1, h2 = st.columns(2)
+    with h1:
+        if stats.law is not None:
+            st.plotly_chart(
+                tokens_histogram(stats.counts, stats.law, stats.alpha, s["fig_hist"]),
+                theme=None,
+                key="live_hist",
+            )
+            st.caption(s("hist_caption", measured=stats.mean_measured, theory=stats.mean_theory))
+        else:
+            st.info(s["hist_none"])
+    with h2:
+        curves = [(s["spec_short"], *live_stats.progress_curve(events), palette.ACCEPTED)]
+        if trace.baseline:
+            curves.append(
+                (s["base_short"], *live_stats.progress_curve(trace.baseline.events), palette.TARGET_ONLY)
+            )
+        st.plotly_chart(viz.speed_figure(curves, fig), theme=None, key="live_speed")
+        st.caption(s["speed_caption"])
+    text.show("stats")
+    inspector(trace)
+    st.download_button(
+        s["download"],
+        data=to_json(trace),
+        file_name="specdec-live-trace.json",
+        mime="application/json",
+        icon=":material/download:",
+        key="live_download",
+    )
