@@ -57,20 +57,3 @@ def test_a_second_task_adds_the_by_task_table():
     by_task = at.dataframe[1].value
     assert list(by_task["task"]) == ["copy a paragraph", "open chat"]
     assert set(by_task.columns) == {"task", "toy draft", "n-gram"}
-
-
-@pytest.mark.parametrize(
-    ("state", "message"),
-    [
-        ({**TOY, "race_drafts": []}, "Choose at least one draft"),
-        ({**TOY, "race_prompt": ""}, "The prompt is empty"),
-        ({"race_drafts": ["layerskip"], "race_depths": "ten"}, "is not a list of layer counts"),
-        ({"race_target": "custom", "race_target_src": "/nonexistent/model"}, "does not exist"),
-    ],
-)
-def test_errors_are_messages(state, message):
-    at = open_page("race", state=state)
-    _run(at)
-    assert any(message in e.value for e in at.error), [e.value for e in at.error]
-    assert "race_results" not in at.session_state
-    assert at.button(key="race_stop").disabled, "the page is back to idle"
