@@ -1,15 +1,15 @@
 """Draft race, "three apprentices": several drafts on one prompt, against one target-only run.
 
 Controls → models (loaded once per process) → ``specdec_core.race.Race`` streamed with a
-progress bar → a ``RaceResult`` kept per prompt in session state → table, bars, each draft
-on its own theory curve, and the best draft per task once several prompts have run.
+progress bar, as a job that survives Stop (pages/common/jobs.py) → a ``RaceResult`` kept per
+prompt in session state → table, bars, each draft on its own theory curve, and the best
+draft per task once several prompts have run (pages/common/race_view.py).
 """
 
 from __future__ import annotations
 
 from typing import NoReturn
 
-import pandas as pd
 import streamlit as st
 
 from pages.common.i18n import strings
@@ -27,19 +27,12 @@ from pages.common.model_form import (
 from pages.common.models import get_draft, get_target, wait_notice
 from pages.common.page import start
 from pages.common.quiz import quiz
-from pages.common.urlstate import (
-    bool_param,
-    choice_param,
-    int_param,
-    mirror,
-    restore,
-    text_param,
-)
+from pages.common.race_view import by_task, show
+from pages.common.urlstate import bool_param, choice_param, int_param, mirror, restore, text_param
 from specdec_core.live_presets import PRESETS
 from specdec_core.live_run import Pacer, encode_prompt
 from specdec_core.model_choices import TARGETS, DraftSpec
-from specdec_core.race import BASELINE, Race, RaceResult, RaceSettings, best, result_json
-from specdec_core.viz import race as viz
+from specdec_core.race import BASELINE, Race, RaceResult, RaceSettings
 
 PAINT_EVERY = 0.2
 RESULTS_KEY = "race_results"
@@ -180,27 +173,22 @@ def _run() -> NoReturn:
     status = st.empty()
     bar = st.progress(0.0)
     race = Race(target, drafts, ids, settings, on_wait=wait_notice(status), timeout=WAIT_LIMIT)
-    keys = race.keys
     prompt = ss["race_prompt"]
     task = ss["race_preset"] if prompt == preset_text("race") else "custom"
     runs = iter(race)
 
     def stream() -> None:
         pacer = Pacer(PAINT_EVERY)
-        reps = settings.repeats
         for key, event in runs:
             if pacer.due(event.finished):
                 produced = event.position + len(event.committed)
-                step = keys.index(key) * reps + race.repeat + produced / settings.max_new_tokens
-                bar.progress(
-                    min(1.0, step / (len(keys) * reps)), text=s("progress", name=_name(key), n=produced)
-                )
+                bar.progress(race.progress(key, produced), text=s("progress", name=_name(key), n=produced))
 
     def result(finished: bool) -> RaceResult | None:  # the runs that finished are kept
         runs.close()  # type: ignore[attr-defined]
         if not race.records:
             return None
-        names = {k: _name(k) for k in keys}
+        names = {k: _name(k) for k in race.keys}
         records = dict(race.records)
         return RaceResult(
             task, prompt, str(target.name), spec.kind, names, settings, records, stopped=not finished
@@ -214,100 +202,13 @@ def _keep(result: RaceResult) -> None:
     st.session_state["_race_last"] = result.task
 
 
-def _table(result: RaceResult) -> None:
-    rows = result.rows
-    frame = pd.DataFrame(
-        {
-            s["col.draft"]: [result.names[r.key] for r in rows],
-            s["col.alpha"]: [r.alpha for r in rows],
-            s["col.per_round"]: [r.tokens_per_round for r in rows],
-            s["col.cost"]: [r.cost_ratio for r in rows],
-            s["col.verify"]: [r.verify_cost for r in rows],
-            s["col.wall"]: [r.wall_s for r in rows],
-            s["col.wall_speedup"]: [r.wall_speedup for r in rows],
-            s["col.decode_speedup"]: [r.decode_speedup for r in rows],
-            s["col.predicted"]: [r.predicted_speedup for r in rows],
-        }
-    )
-    fmt = {c: "{:.3f}" for c in frame.columns[1:]}
-    fmt[s["col.wall"]] = "{:.2f} s"
-    for c in (s["col.wall_speedup"], s["col.decode_speedup"], s["col.predicted"]):
-        fmt[c] = "{:.2f}×"
-    st.dataframe(frame.style.format(fmt, na_rep="—"), hide_index=True, width="stretch", key="race_table")
-    base = result.records[BASELINE]
-    st.caption(s("table_caption", wall=base.wall_s, tokens=len(base.tokens), repeats=result.settings.repeats))
-
-
-def _by_task(results: dict[str, RaceResult]) -> None:
-    if len(results) < 2:
-        return
-    st.subheader(s["by_task_title"])
-    names = sorted({n for r in results.values() for k, n in r.names.items() if k != BASELINE})
-    data = {s["col.task"]: [s[f"tasks.{task}"] for task in results]}
-    for name in names:
-        data[name] = [
-            next((row.decode_speedup for row in r.rows if r.names[row.key] == name), None)
-            for r in results.values()
-        ]
-    frame = pd.DataFrame(data)
-    styled = frame.style.format(dict.fromkeys(names, "{:.2f}×"), na_rep="—").highlight_max(
-        axis=1, subset=names, props="font-weight:700;background-color:#DDF3E5"
-    )
-    st.dataframe(styled, hide_index=True, width="stretch", key="race_by_task")
-    st.caption(s["by_task_caption"])
-
-
-def _view(result: RaceResult) -> None:
-    st.subheader(s("results_title", task=s[f"tasks.{result.task}"]))
-    if result.stopped:
-        st.warning(s["stopped"])
-    rows = result.rows
-    if not rows:
-        st.info(s["no_rows"])
-        return
-    winner = best(rows)
-    if winner is not None and winner.decode_speedup >= 1:
-        st.success(s("winner", name=result.names[winner.key], speedup=winner.decode_speedup))
-    elif winner is not None:
-        st.warning(s("no_winner", name=result.names[winner.key], speedup=winner.decode_speedup))
-    if result.target_kind == "toy":
-        st.caption(ls["toy_timing"])
-    if result.settings.greedy:
-        same = all(r.same_text for r in rows)
-        st.caption(s["greedy_same"] if same else s["greedy_differ"])
-    _table(result)
-    points = [
-        viz.RacePoint(
-            result.names[r.key],
-            r.alpha,
-            r.decode_speedup,
-            r.wall_speedup,
-            r.drafted,
-            r.cost_ratio,
-            r.verify_cost,
-        )
-        for r in rows
-    ]
-    st.plotly_chart(viz.bars_figure(points, s["fig"]), theme=None, key="race_bars")
-    st.plotly_chart(viz.theory_figure(points, s["fig"]), theme=None, key="race_theory")
-    st.caption(s["theory_caption"])
-    st.download_button(
-        s["download"],
-        data=result_json(result),
-        file_name=f"specdec-race-{result.task}.json",
-        mime="application/json",
-        icon=":material/download:",
-        key="race_download",
-    )
-
-
 job.step(_keep, _run)
 
 results: dict[str, RaceResult] = st.session_state.get(RESULTS_KEY, {})
 last_task = st.session_state.get("_race_last")
 if last_task in results:
-    _view(results[last_task])
-    _by_task(results)
+    show(results[last_task])
+    by_task(results)
 else:
     st.info(s["press_run"])
 text.show("apprentices")

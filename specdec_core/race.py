@@ -68,6 +68,12 @@ class Race:
     def keys(self) -> list[str]:
         return [BASELINE, *(k for k, _ in self.drafts)]
 
+    def progress(self, key: str, produced: int) -> float:
+        """Share of the race done when run `key`'s current repetition has `produced` tokens."""
+        reps = self.settings.repeats
+        step = self.keys.index(key) * reps + self.repeat + produced / self.settings.max_new_tokens
+        return min(1.0, step / (len(self.keys) * reps))
+
     def _start(self, key: str, draft: Any) -> Callable[[float], Iterator[RoundEvent]]:
         s = self.settings
         if draft is None:

@@ -96,8 +96,13 @@ def test_repeats_run_each_draft_again_and_keep_the_fastest():
         RaceSettings(temperature=1.0, max_new_tokens=20, repeats=2),
     )
     seen = {}
+    shares = []
     for key, event in race:
         seen.setdefault(key, []).append(event)
+        shares.append(race.progress(key, event.position + len(event.committed)))
+    assert shares == sorted(shares) and shares[0] > 0 and shares[-1] == 1.0, "progress only grows, to 1"
+    assert race.repeat == 1  # the second repetition ran last
+    assert race.progress(BASELINE, 10) == pytest.approx((0 * 2 + 1 + 10 / 20) / (2 * 2))
     for key, events in seen.items():
         kept = race.records[key].events
         assert len(events) == 2 * len(kept), "every run happened twice"
