@@ -13,7 +13,7 @@ import streamlit as st
 from pages.common import urlstate
 from pages.common.page import start
 from pages.common.quiz import quiz
-from specdec_core import pairs
+from specdec_core import one_step, pairs
 from specdec_core.verify import Decomposition
 from specdec_core.viz import overlap as viz
 from specdec_core.viz import palette
@@ -49,7 +49,7 @@ CHOICE_PARAMS = [
 ]
 LESSON_PARAMS = [
     urlstate.choice_param("ov_variant", "resample_from_p", BROKEN),
-    urlstate.choice_param("ov_draft", "greedy", tuple(pairs.DRAFT_LAWS)),
+    urlstate.choice_param("ov_draft", "greedy", tuple(one_step.DRAFT_LAWS)),
     urlstate.Param("ov_n", 10_000, _trials),
     urlstate.int_param("ov_mc_seed", 0, 0, 9999),
     urlstate.choice_param("ov_mc_law", "exact", LAWS),
@@ -163,7 +163,7 @@ with left:
         st.error(s("edit_error", message=st.session_state.pop("ov_edit_error")))
 
 try:
-    parts = pairs.breakdown(pair.p, pair.q)
+    parts = one_step.breakdown(pair.p, pair.q)
 except ValueError as exc:
     parts = None
     with right:
@@ -173,7 +173,7 @@ except ValueError as exc:
 urlstate.mirror(CHOICE_PARAMS + PAIR_PARAMS)
 
 
-def _pair_summary(b: pairs.Breakdown) -> None:
+def _pair_summary(b: one_step.Breakdown) -> None:
     d = b.decomposition
     with right:
         m1, m2 = st.columns(2)
@@ -188,7 +188,7 @@ def _pair_summary(b: pairs.Breakdown) -> None:
         )
 
 
-def _bars(b: pairs.Breakdown) -> None:
+def _bars(b: one_step.Breakdown) -> None:
     d = b.decomposition
     st.header(s["bars_header"])
     text.show("bars")
@@ -196,7 +196,7 @@ def _bars(b: pairs.Breakdown) -> None:
     _edge_notes(b)
 
 
-def _edge_notes(b: pairs.Breakdown) -> None:
+def _edge_notes(b: one_step.Breakdown) -> None:
     d = b.decomposition
     if d.residual is None:
         _note(html.escape(s["edge_equal"]), good=True)
@@ -210,7 +210,7 @@ def _edge_notes(b: pairs.Breakdown) -> None:
         _note(html.escape(s["edge_disjoint"]), good=False)
 
 
-def _residual(b: pairs.Breakdown) -> None:
+def _residual(b: one_step.Breakdown) -> None:
     d = b.decomposition
     st.header(s["residual_header"])
     text.show("residual")
@@ -226,7 +226,7 @@ def _residual(b: pairs.Breakdown) -> None:
         st.plotly_chart(viz.residual_bars(pair.tokens, d.residual, text=s["chart.residual"]))
 
 
-def _proof(b: pairs.Breakdown) -> None:
+def _proof(b: one_step.Breakdown) -> None:
     d = b.decomposition
     st.header(s["proof_header"])
     text.show("proof")
@@ -243,7 +243,7 @@ def _proof(b: pairs.Breakdown) -> None:
             st.caption(s["numbers_no_residual"])
 
 
-def _numbers(b: pairs.Breakdown) -> pd.DataFrame:
+def _numbers(b: one_step.Breakdown) -> pd.DataFrame:
     d = b.decomposition
     columns = {
         s["table.token"]: pair.tokens,
@@ -262,7 +262,7 @@ def _numbers(b: pairs.Breakdown) -> pd.DataFrame:
     return pd.DataFrame(columns)
 
 
-def _broken(b: pairs.Breakdown) -> np.ndarray:
+def _broken(b: one_step.Breakdown) -> np.ndarray:
     """The broken-variants section; returns what the draft really samples (for the Monte Carlo)."""
     d = b.decomposition
     st.header(s["broken_header"])
@@ -274,13 +274,13 @@ def _broken(b: pairs.Breakdown) -> np.ndarray:
     variant = st.session_state["ov_variant"]
     c2.selectbox(
         s["draft_law"],
-        tuple(pairs.DRAFT_LAWS),
+        tuple(one_step.DRAFT_LAWS),
         format_func=lambda k: s[f"draft_laws.{k}"],
         key="ov_draft",
         help=s["draft_law_help"],
     )
-    q_actual = pairs.draft_law(d.q, st.session_state["ov_draft"])
-    laws = pairs.variant_laws(d.p, d.q, q_actual)
+    q_actual = one_step.draft_law(d.q, st.session_state["ov_draft"])
+    laws = one_step.variant_laws(d.p, d.q, q_actual)
     st.caption(s["tv_row"])
     cols = st.columns(len(LAWS))
     for col, name in zip(cols, LAWS, strict=True):
@@ -318,7 +318,7 @@ def _broken(b: pairs.Breakdown) -> np.ndarray:
     return q_actual
 
 
-def _monte_carlo(b: pairs.Breakdown, q_actual: np.ndarray) -> None:
+def _monte_carlo(b: one_step.Breakdown, q_actual: np.ndarray) -> None:
     d = b.decomposition
     st.header(s["mc_header"])
     text.show("montecarlo")
@@ -337,7 +337,7 @@ def _monte_carlo(b: pairs.Breakdown, q_actual: np.ndarray) -> None:
         st.session_state["ov_mc_seed"],
     )
     if c4.button(s["mc_run"], type="primary", key="ov_mc_run", width="stretch"):
-        result = pairs.monte_carlo(
+        result = one_step.monte_carlo(
             d.p,
             d.q,
             st.session_state["ov_n"],
@@ -357,7 +357,7 @@ def _monte_carlo(b: pairs.Breakdown, q_actual: np.ndarray) -> None:
     _mc_result(stored[1], d)
 
 
-def _mc_result(mc: pairs.MonteCarlo, d: Decomposition) -> None:
+def _mc_result(mc: one_step.MonteCarlo, d: Decomposition) -> None:
     chi = mc.chi
     p_text = "0" if chi.p_value == 0 else f"{chi.p_value:.3g}"
     stat = "∞" if chi.statistic == float("inf") else f"{chi.statistic:.3g}"

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 
-from specdec_core import pairs
+from specdec_core import one_step, pairs
 from specdec_core.viz import overlap as viz
 from specdec_core.viz import palette
 from tests.strategies import pairs as pq_pairs
@@ -30,7 +30,7 @@ def _bars(fig):
 
 
 def _abc():
-    b = pairs.breakdown(*[getattr(pairs.preset("abc"), k) for k in ("p", "q")])
+    b = one_step.breakdown(*[getattr(pairs.preset("abc"), k) for k in ("p", "q")])
     return ["A", "B", "C"], b, b.decomposition
 
 
@@ -38,7 +38,7 @@ def _abc():
 @given(pq_pairs(max_size=25))
 def test_overlap_bars_stack_to_q_on_the_left_and_p_on_the_right(pair):
     p, q = pair
-    d = pairs.breakdown(p, q).decomposition
+    d = one_step.breakdown(p, q).decomposition
     labels = [f"t{i}" for i in range(p.size)]
     fig = viz.overlap_bars(labels, d.overlap, d.deficit, d.surplus)
     q_low, q_top, p_low, p_top = _bars(fig)
@@ -62,7 +62,7 @@ def test_overlap_bars_on_abc_colours_names_and_values():
 
 
 def test_labels_are_escaped_and_duplicates_stay_separate():
-    d = pairs.breakdown([0.5, 0.3, 0.2], [0.2, 0.3, 0.5]).decomposition
+    d = one_step.breakdown([0.5, 0.3, 0.2], [0.2, 0.3, 0.5]).decomposition
     fig = viz.overlap_bars(["<script>", "a", "a"], d.overlap, d.deficit, d.surplus)
     assert fig.layout.xaxis.ticktext == ("&lt;script&gt;", "a", "a")
     assert fig.layout.xaxis.tickvals == (0, 1, 2)
@@ -71,7 +71,7 @@ def test_labels_are_escaped_and_duplicates_stay_separate():
 
 def test_twenty_tokens_and_an_other_bar():
     pair = pairs.random_pair(20, 3)
-    d = pairs.breakdown(pair.p, pair.q).decomposition
+    d = one_step.breakdown(pair.p, pair.q).decomposition
     labels = [*pair.tokens[:20], "other"]
     pad = np.append  # an "other" bucket is just one more bar
     fig = viz.overlap_bars(labels, pad(d.overlap, 0.0), pad(d.deficit, 0.0), pad(d.surplus, 0.0))

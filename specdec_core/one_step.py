@@ -1,0 +1,137 @@
+"""Every number of one speculative step on a (p, q) pair, for the overlap lesson.
+
+* :func:`breakdown` — the step token by token: kept drafts, redraws, the emitted law;
+* :func:`draft_law` — what a buggy draft really samples while it reports q;
+* :func:`variant_laws` — the exact law each broken variant emits, and its distance from p;
+* :func:`monte_carlo` — a seeded simulation of any variant, tested against p.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from specdec_core.checks import as_distribution
+from specdec_core.sampling import SamplingConfig, apply
+from specdec_core.stats import ChiSquare, chisquare, total_variation
+from specdec_core.variants import VARIANTS, emitted_law, simulate
+from specdec_core.verify import Decomposition, Dist, acceptance_probs, decompose, output_distribution
+
+#: What a mismatched draft may really sample while it reports q (see :func:`draft_law`).
+DRAFT_LAWS: dict[str, SamplingConfig] = {
+    "greedy": SamplingConfig(temperature=0.0),
+    "sharpened": SamplingConfig(temperature=0.5),
+    "top_k": SamplingConfig(top_k=2),
+}
+
+
+def draft_law(q: Dist, kind: str) -> np.ndarray:
+    """What a draft reporting `q` really samples in a known bug (see DRAFT_LAWS).
+
+    ``greedy`` — it always takes q's argmax (lowest index on ties); ``sharpened`` — it
+    samples q at temperature 0.5; ``top_k`` — it samples q's top 2 but reports q before
+    that filter.
+    """
+    if kind not in DRAFT_LAWS:
+        raise ValueError(f"unknown draft law {kind!r}; choose one of {', '.join(DRAFT_LAWS)}.")
+    q_arr = as_distribution(q, "q (draft)")
+    log_q = np.full(q_arr.size, -np.inf)
+    np.log(q_arr, out=log_q, where=q_arr > 0)
+    return apply(log_q, DRAFT_LAWS[kind]).probs
+
+
+@dataclass(frozen=True)
+class Breakdown:
+    """One speculative step on (p, q), token by token.
+
+    ``direct`` = q·min(1, p/q) (equal to ``overlap`` = min(p, q)); ``via_residual`` =
+    R·residual (equal to the deficit; zeros when R = 0, where no residual exists);
+    ``emitted`` = direct + via_residual, the exact law of the output; ``proposed`` marks
+    q > 0 (elsewhere the ratio p/q is never formed).
+    """
+
+    decomposition: Decomposition
+    alpha: np.ndarray
+    proposed: np.ndarray
+    direct: np.ndarray
+    via_residual: np.ndarray
+    emitted: np.ndarray
+    never_proposed: np.ndarray
+    always_rejected: np.ndarray
+
+    @property
+    def max_error(self) -> float:
+        """The largest |emitted − p| over the tokens (float64 rounding only)."""
+        return float(np.max(np.abs(self.emitted - self.decomposition.p)))
+
+
+def breakdown(p: Dist, q: Dist) -> Breakdown:
+    """Every number of the bar-chart proof; raises ValueError on an invalid pair."""
+    d = decompose(p, q)
+    alpha = acceptance_probs(d.p, d.q)
+    via = d.rejection_mass * d.residual if d.residual is not None else np.zeros_like(d.p)
+    return Breakdown(
+        decomposition=d,
+        alpha=alpha,
+        proposed=d.q > 0,
+        direct=d.q * alpha,
+        via_residual=via,
+        emitted=output_distribution(d.p, d.q),
+        never_proposed=np.flatnonzero((d.q == 0) & (d.p > 0)),
+        always_rejected=np.flatnonzero((d.p == 0) & (d.q > 0)),
+    )
+
+
+def variant_laws(p: Dist, q: Dist, q_actual: Dist) -> dict[str, tuple[np.ndarray, float]]:
+    """Each variant's exact emitted law and its total-variation distance from p."""
+    d = decompose(p, q)
+    out = {}
+    for name in VARIANTS:
+        law = emitted_law(d.p, d.q, name, q_actual if name == "draft_mismatch" else None)
+        out[name] = (law, total_variation(law, d.p))
+    return out
+
+
+@dataclass(frozen=True)
+class MonteCarlo:
+    """A seeded simulation of one variant, compared with the target p.
+
+    ``spread`` is two standard errors of each frequency if the output really followed p;
+    ``acceptance`` the share of trials whose draft stood; ``chi`` tests the counts against p.
+    """
+
+    variant: str
+    trials: int
+    seed: int
+    counts: np.ndarray
+    frequencies: np.ndarray
+    acceptance: float
+    spread: np.ndarray
+    chi: ChiSquare
+    tv: float
+    seconds: float
+
+
+def monte_carlo(
+    p: Dist, q: Dist, trials: int, seed: int, variant: str = "exact", q_actual: Dist | None = None
+) -> MonteCarlo:
+    """Run `trials` independent steps of `variant` with `seed` and test the output against p."""
+    d = decompose(p, q)
+    start = time.perf_counter()
+    sim = simulate(d.p, d.q, trials, np.random.default_rng(seed), variant, q_actual)
+    seconds = time.perf_counter() - start
+    freq = sim.frequencies
+    return MonteCarlo(
+        variant=variant,
+        trials=sim.trials,
+        seed=seed,
+        counts=sim.counts,
+        frequencies=freq,
+        acceptance=sim.accepted / sim.trials,
+        spread=2.0 * np.sqrt(d.p * (1.0 - d.p) / sim.trials),
+        chi=chisquare(sim.counts, d.p),
+        tv=total_variation(freq, d.p),
+        seconds=seconds,
+    )
