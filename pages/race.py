@@ -184,7 +184,7 @@ def _run() -> NoReturn:
                 produced = event.position + len(event.committed)
                 bar.progress(race.progress(key, produced), text=s("progress", name=_name(key), n=produced))
 
-    def result(finished: bool) -> RaceResult | None:  # the runs that finished are kept
+    def result(finished: bool) -> RaceResult | None:  # no Streamlit call in here (see Job.run)
         runs.close()  # type: ignore[attr-defined]
         if not race.records:
             return None

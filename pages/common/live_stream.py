@@ -114,7 +114,7 @@ def run(job: Job, settings: LiveSettings, prompt: str) -> NoReturn:
         if settings.compare:
             _stream(base_run, base_area, base_status, prompt, target.token_text, s["base_short"], base_events)
 
-    def result(finished: bool) -> LiveTrace | None:
+    def result(finished: bool) -> LiveTrace | None:  # no Streamlit call in here (see Job.run)
         spec_run.close()
         base_run.close()
         if not spec_events:
