@@ -12,20 +12,20 @@ import streamlit as st
 
 from pages.common import urlstate
 from pages.common.page import start
+from pages.common.pair_input import PairInput
 from pages.common.quiz import quiz
-from specdec_core import one_step, pairs
+from specdec_core import one_step
 from specdec_core.verify import Decomposition
 from specdec_core.viz import overlap as viz
 from specdec_core.viz import palette
 
 s, text = start("overlap")
 
-PRESETS = (*pairs.preset_names(), "custom")
+PAIR = PairInput("ov", random_size=20)
 BROKEN = ("resample_from_p", "argmax_match", "draft_mismatch")
 LAWS = ("exact", *BROKEN)
 TRIALS = (100, 1_000, 10_000, 100_000, 1_000_000)
 MC_KEY = "ov_mc_result"
-VERSION_KEY = "ov_table_version"
 
 
 def _trials(raw: str) -> int:
@@ -35,18 +35,6 @@ def _trials(raw: str) -> int:
     return value
 
 
-def _pair_params(default: pairs.Pair) -> list[urlstate.Param]:
-    return [
-        urlstate.Param("ov_tokens", default.tokens, pairs.parse_tokens, pairs.format_tokens),
-        urlstate.Param("ov_p", tuple(default.p), pairs.parse_floats, pairs.format_floats),
-        urlstate.Param("ov_q", tuple(default.q), pairs.parse_floats, pairs.format_floats),
-    ]
-
-
-CHOICE_PARAMS = [
-    urlstate.choice_param("ov_preset", "abc", PRESETS),
-    urlstate.int_param("ov_seed", 0, 0, 9999),
-]
 LESSON_PARAMS = [
     urlstate.choice_param("ov_variant", "resample_from_p", BROKEN),
     urlstate.choice_param("ov_draft", "greedy", tuple(one_step.DRAFT_LAWS)),
@@ -54,46 +42,6 @@ LESSON_PARAMS = [
     urlstate.int_param("ov_mc_seed", 0, 0, 9999),
     urlstate.choice_param("ov_mc_law", "exact", LAWS),
 ]
-
-
-def _store(pair: pairs.Pair) -> None:
-    """Make `pair` the lesson's pair; a fresh table editor shows it."""
-    st.session_state["ov_tokens"] = pair.tokens
-    st.session_state["ov_p"] = tuple(float(v) for v in pair.p)
-    st.session_state["ov_q"] = tuple(float(v) for v in pair.q)
-    st.session_state[VERSION_KEY] = st.session_state.get(VERSION_KEY, 0) + 1
-
-
-def _current() -> pairs.Pair:
-    return pairs.make_pair(st.session_state["ov_tokens"], st.session_state["ov_p"], st.session_state["ov_q"])
-
-
-def _load_preset() -> None:
-    name = st.session_state["ov_preset"]
-    if name != "custom":
-        _store(pairs.preset(name, st.session_state["ov_seed"]))
-
-
-def _reseed() -> None:
-    if st.session_state["ov_preset"] == "random":
-        _store(pairs.preset("random", st.session_state["ov_seed"]))
-
-
-def _edited(key: str) -> None:
-    try:
-        _store(pairs.apply_edits(_current(), st.session_state[key]))
-    except ValueError as exc:
-        st.session_state["ov_edit_error"] = str(exc)
-    st.session_state["ov_preset"] = "custom"
-
-
-def _normalise() -> None:
-    pair = _current()
-    try:
-        _store(pairs.make_pair(pair.tokens, pairs.normalise(pair.p, "p"), pairs.normalise(pair.q, "q")))
-    except ValueError as exc:
-        st.session_state["ov_edit_error"] = str(exc)
-    st.session_state["ov_preset"] = "custom"
 
 
 def _chips(tokens: Sequence[str], colour: str = palette.DEFICIT) -> str:
@@ -111,17 +59,7 @@ def _f(value: float, digits: int = 3) -> str:
 
 
 # ---------------------------------------------------------------- controls and URL
-rejected = urlstate.restore(CHOICE_PARAMS)
-chosen = st.session_state["ov_preset"]
-default_pair = pairs.preset("abc" if chosen == "custom" else chosen, st.session_state["ov_seed"])
-PAIR_PARAMS = _pair_params(default_pair)
-rejected += urlstate.restore(PAIR_PARAMS) + urlstate.restore(LESSON_PARAMS)
-try:
-    pair = _current()
-except ValueError as exc:
-    rejected += [f"ov_tokens/ov_p/ov_q ({exc})"]
-    _store(default_pair)
-    pair = default_pair
+rejected = urlstate.restore(PAIR.params + LESSON_PARAMS)
 if rejected:
     st.warning(s("url_rejected", keys=", ".join(rejected)))
 
@@ -130,47 +68,14 @@ text.show("intro")
 st.header(s["pair_header"])
 left, right = st.columns([3, 2], gap="large")
 with left:
-    c1, c2 = st.columns([3, 1])
-    c1.selectbox(
-        s["preset"], PRESETS, format_func=lambda k: s[f"presets.{k}"], key="ov_preset", on_change=_load_preset
-    )
-    c2.number_input(
-        s["seed"],
-        min_value=0,
-        max_value=9999,
-        step=1,
-        key="ov_seed",
-        on_change=_reseed,
-        disabled=st.session_state["ov_preset"] != "random",
-        help=s["seed_help"],
-    )
-    table_key = f"ov_table_{st.session_state.get(VERSION_KEY, 0)}"
-    st.data_editor(
-        pd.DataFrame({"token": pair.tokens, "p": pair.p, "q": pair.q}),
-        key=table_key,
-        on_change=_edited,
-        args=(table_key,),
-        num_rows="dynamic",
-        hide_index=True,
-        column_config={
-            "token": st.column_config.TextColumn(s["table.token"]),
-            "p": st.column_config.NumberColumn(s["table.p"], min_value=0.0, format="%.4f", help=s["p_help"]),
-            "q": st.column_config.NumberColumn(s["table.q"], min_value=0.0, format="%.4f", help=s["q_help"]),
-        },
-    )
-    st.caption(s["editor_help"])
-    if "ov_edit_error" in st.session_state:
-        st.error(s("edit_error", message=st.session_state.pop("ov_edit_error")))
-
-try:
-    parts = one_step.breakdown(pair.p, pair.q)
-except ValueError as exc:
-    parts = None
-    with right:
-        st.error(s("invalid_pair", message=str(exc)))
-        st.button(s["normalise"], on_click=_normalise, type="primary", help=s["normalise_help"])
-
-urlstate.mirror(CHOICE_PARAMS + PAIR_PARAMS)
+    PAIR.pickers(*st.columns([3, 1]))
+    PAIR.note()
+    rows = PAIR.editor()
+    PAIR.edited_note()
+urlstate.mirror(PAIR.params)
+with right:
+    pair = PAIR.valid_pair(rows)
+parts = None if pair is None else one_step.breakdown(pair.p, pair.q)
 
 
 def _pair_summary(b: one_step.Breakdown) -> None:

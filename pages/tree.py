@@ -12,56 +12,28 @@ import streamlit as st
 
 from pages.common import urlstate
 from pages.common.page import start
+from pages.common.pair_input import PairInput
 from pages.common.quiz import quiz
-from specdec_core import tree_inputs as inputs
 from specdec_core.tree_paths import TreeView, draw, leaf_split, path_nodes, start_run, tally, tree_view
 from specdec_core.verify import decompose
 from specdec_core.viz import tree as viz
 
 s, text = start("tree")
 
+PAIR = PairInput("tree", random_size=30)
 RUN_KEY = "tree_run"
 ANIMATE_KEY = "tree_animate"
 RUN_SIG_KEY = "tree_run_sig"
-EDITOR_BASE = "tree_editor_base"  # the table the editor was last (re)built from
-EDITOR_OUT = "tree_editor_out"  # the table as the editor returned it, edits included
-EDITOR_VERSION = "tree_editor_version"
 STEP_SECONDS = 0.35
 MANY = 100
 MAX_TOP_N = 8  # beyond 8 shown tokens (+ other) the tree stops being readable
 FOUR_DECIMALS = ("direct", "via_reject", "total", "p")
 
-
-def _table_param(raw: str) -> str:
-    """The URL's table: "" (the chosen example) or rows as JSON, checked for shape only."""
-    if raw:
-        inputs.from_json(raw)
-    return raw
-
-
 PARAMS = [
-    urlstate.choice_param("tree_preset", "abc", inputs.PRESETS),
-    urlstate.int_param("tree_vocab_seed", 0, 0, 9999),
-    urlstate.Param("tree_data", "", _table_param),
+    *PAIR.params,
     urlstate.int_param("tree_top_n", 6, 1, MAX_TOP_N),
     urlstate.int_param("tree_seed", 0, 0, 999_999),
 ]
-
-
-def _preset_json() -> str:
-    return inputs.to_json(
-        inputs.preset_rows(st.session_state["tree_preset"], st.session_state["tree_vocab_seed"])
-    )
-
-
-def _use_preset() -> None:
-    st.session_state["tree_data"] = ""
-
-
-def _normalise() -> None:
-    st.session_state["tree_data"] = inputs.to_json(
-        inputs.normalise(inputs.from_json(st.session_state[EDITOR_OUT]))
-    )
 
 
 def _sample(p: np.ndarray, q: np.ndarray, n: int) -> None:
@@ -96,69 +68,18 @@ text.show("intro")
 
 st.header(s["pair_header"])
 c1, c2, c3 = st.columns([3, 1.3, 3], gap="medium")
-c1.selectbox(
-    s["preset"],
-    inputs.PRESETS,
-    format_func=lambda k: s[f"presets.{k}"],
-    key="tree_preset",
-    on_change=_use_preset,
-    help=s["preset_help"],
-)
-c2.number_input(
-    s["vocab_seed"],
-    min_value=0,
-    max_value=9999,
-    step=1,
-    key="tree_vocab_seed",
-    on_change=_use_preset,
-    disabled=st.session_state["tree_preset"] != "random",
-    help=s["vocab_seed_help"],
-)
+PAIR.pickers(c1, c2)
 c3.slider(s["top_n"], min_value=1, max_value=MAX_TOP_N, key="tree_top_n", help=s["top_n_help"])
-st.caption(s[f"preset_notes.{st.session_state['tree_preset']}"])
-
-preset_json = _preset_json()
-current = st.session_state["tree_data"] or preset_json
-if current != st.session_state.get(EDITOR_OUT):  # a preset, a link or a button changed the table
-    st.session_state[EDITOR_VERSION] = st.session_state.get(EDITOR_VERSION, 0) + 1
-    st.session_state[EDITOR_BASE] = current
-base = inputs.from_json(st.session_state[EDITOR_BASE])
-with st.expander(s["editor"], expanded=bool(st.session_state["tree_data"])):
-    st.caption(s["editor_help"])
-    edited = st.data_editor(
-        pd.DataFrame(base, columns=["token", "p", "q"]),
-        key=f"tree_editor_{st.session_state[EDITOR_VERSION]}",
-        num_rows="dynamic",
-        hide_index=True,
-        column_config={
-            "token": st.column_config.TextColumn(s["col_token"], required=True),
-            "p": st.column_config.NumberColumn(s["col_p"], min_value=0.0, max_value=1.0, format="%.4f"),
-            "q": st.column_config.NumberColumn(s["col_q"], min_value=0.0, max_value=1.0, format="%.4f"),
-        },
-    )
-rows = inputs.clean_rows(edited.itertuples(index=False))
-table_json = inputs.to_json(rows)
-st.session_state[EDITOR_OUT] = table_json
-st.session_state["tree_data"] = "" if table_json == preset_json else table_json
+PAIR.note()
+with st.expander(s["editor"], expanded=PAIR.edited):
+    rows = PAIR.editor()
 urlstate.mirror(PARAMS)
-
-if st.session_state["tree_data"]:
-    e1, e2 = st.columns([3, 1], vertical_alignment="center")
-    e1.info(s["edited"])
-    e2.button(s["reset_table"], on_click=_use_preset, key="tree_reset_table")
-
-problem = inputs.check(rows)
-if problem is not None:
-    st.error(s("invalid", detail=s(f"errors.{problem.code}", **problem.params)))
-    if problem.code == "sum":
-        st.button(s["normalise"], on_click=_normalise, key="tree_normalise", type="primary")
+PAIR.edited_note()
+pair = PAIR.valid_pair(rows)
+if pair is None:
     st.stop()
-labels, p, q = inputs.columns(rows)
-try:
-    view = tree_view(p, q, labels, st.session_state["tree_top_n"])
-except ValueError as exc:
-    st.error(s("errors.core", detail=str(exc)))
-    st.stop()
+p, q = pair.p, pair.q
+view = tree_view(p, q, pair.tokens, st.session_state["tree_top_n"])
 
 names = _names(view)
 chart_text = s["chart"]
@@ -179,7 +100,7 @@ st.markdown(
 # ---------------------------------------------------------------- the tree and sampled paths
 st.header(s["tree_header"])
 text.show("reading")
-signature = (st.session_state[EDITOR_OUT], st.session_state["tree_seed"])
+signature = (pair.tokens, tuple(p), tuple(q), st.session_state["tree_seed"])
 if st.session_state.get(RUN_SIG_KEY) != signature:
     st.session_state[RUN_KEY] = start_run(p.size, st.session_state["tree_seed"])
     st.session_state[RUN_SIG_KEY] = signature

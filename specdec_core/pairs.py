@@ -1,78 +1,96 @@
-"""Example (p, q) pairs for the overlap lesson.
+"""The editable (p, q) pair of the overlap and tree lessons: examples, checks and a URL codec.
 
-* presets from ``assets/presets/pairs.json`` and a seeded random pair;
-* compact text codecs so a pair fits in a shareable URL, and edits from a table.
+A *table* is a list of rows ``(token, p, q)``; while a learner edits it, p or q may be None.
+
+* :func:`preset_rows` — the examples of ``assets/presets/pairs.json``, or a seeded random pair;
+* :func:`check` — the first problem of a table, as a code and details a page can translate;
+* :func:`to_pair` — a checked table as token labels and float64 p and q;
+* :func:`normalise`, :func:`clean_rows` (a table editor's rows) and :func:`to_json` /
+  :func:`from_json` (compact JSON for a URL).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote
 
 import numpy as np
 
-from specdec_core.checks import as_vector
+from specdec_core.checks import SUM_TOL
 from specdec_core.sampling import softmax
-from specdec_core.verify import Dist
 
 PRESETS_FILE = Path(__file__).resolve().parents[1] / "assets" / "presets" / "pairs.json"
 
-#: The largest vocabulary a hand-edited or linked pair may have.
-MAX_TOKENS = 40
+#: The largest vocabulary a table may have.
+MAX_TOKENS = 60
+#: The preset drawn from a seed rather than read from the file.
+RANDOM = "random"
+#: Random pairs lie on a 10^-DECIMALS grid (every value shown is the value used) and sum to 1.
+DECIMALS = 4
+_WORDS = (
+    "the", "a", "of", "to", "and", "in", "is", "it", "that", "was",
+    "for", "on", "with", "as", "he", "she", "they", "we", "you", "at",
+    "by", "this", "from", "or", "but", "not", "are", "be", "his", "her",
+)  # fmt: skip
+
+Row = tuple[str, float | None, float | None]
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Why a table is not a valid pair: a message ``code`` and the details it needs.
+
+    Codes: "empty", "too_many", "blank_label", "missing", "negative", "zero", "sum".
+    """
+
+    code: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def normalisable(self) -> bool:
+        """Whether :func:`normalise` fixes it (a column of valid weights not summing to 1)."""
+        return self.code == "sum"
 
 
 @dataclass(frozen=True)
 class Pair:
-    """Token labels with the target's p and the draft's q (not yet checked to sum to 1)."""
+    """Token labels with the target's p and the draft's q, from a table :func:`check` accepted."""
 
     tokens: tuple[str, ...]
     p: np.ndarray
     q: np.ndarray
 
 
-def make_pair(tokens: Sequence[str], p: Sequence[float], q: Sequence[float]) -> Pair:
-    """A pair whose three columns have one entry per token (1 … MAX_TOKENS of them)."""
-    p_arr, q_arr = as_vector(p, "p (target)"), as_vector(q, "q (draft)")
-    n = len(tokens)
-    if not 1 <= n <= MAX_TOKENS:
-        raise ValueError(f"a pair needs 1 to {MAX_TOKENS} tokens, got {n}.")
-    if p_arr.size != n or q_arr.size != n:
-        raise ValueError(
-            f"tokens, p and q must have one entry per token, got {n}, {p_arr.size} and {q_arr.size}."
-        )
-    return Pair(tuple(str(t) for t in tokens), p_arr, q_arr)
-
-
 @cache
-def _preset_data() -> dict[str, Any]:
+def _examples() -> dict[str, list[Row]]:
     with PRESETS_FILE.open(encoding="utf-8") as f:
-        return {k: v for k, v in json.load(f).items() if not k.startswith("_")}
+        data = {k: v for k, v in json.load(f).items() if not k.startswith("_")}
+    return {name: list(zip(e["tokens"], e["p"], e["q"], strict=True)) for name, e in data.items()}
 
 
 def preset_names() -> tuple[str, ...]:
-    """The presets in the order of the file."""
-    return tuple(_preset_data())
+    """The examples in the order of the file, then :data:`RANDOM`."""
+    return (*_examples(), RANDOM)
 
 
-def preset(name: str, seed: int = 0) -> Pair:
-    """The named preset; ``"random"`` is generated from `seed`."""
-    data = _preset_data()
-    if name not in data:
-        raise ValueError(f"unknown preset {name!r}; choose one of {', '.join(data)}.")
-    entry = data[name]
-    if "size" in entry:
-        return random_pair(int(entry["size"]), seed)
-    return make_pair(entry["tokens"], entry["p"], entry["q"])
+def preset_rows(name: str, seed: int = 0, size: int = 20) -> list[Row]:
+    """The rows of preset `name`; :data:`RANDOM` draws `size` tokens from `seed`."""
+    if name == RANDOM:
+        return random_rows(size, seed)
+    examples = _examples()
+    if name not in examples:
+        raise ValueError(f"unknown preset {name!r}; choose one of {', '.join(preset_names())}.")
+    return list(examples[name])
 
 
-def _on_grid(probs: np.ndarray, decimals: int) -> np.ndarray:
-    """Round a law to multiples of 10^-decimals that still add up to 1 (largest remainder)."""
-    unit = 10**decimals
+def _on_grid(probs: np.ndarray) -> np.ndarray:
+    """Round a law to multiples of 10^-DECIMALS that still add up to 1 (largest remainder)."""
+    unit = 10**DECIMALS
     scaled = probs * unit
     counts = np.floor(scaled)
     short = int(unit - counts.sum())
@@ -80,81 +98,106 @@ def _on_grid(probs: np.ndarray, decimals: int) -> np.ndarray:
     return counts / unit
 
 
-def random_pair(size: int = 20, seed: int = 0, decimals: int = 3) -> Pair:
-    """A target and a related but imperfect draft over `size` tokens, sorted by p.
+def random_rows(size: int, seed: int) -> list[Row]:
+    """A seeded target p and a related but imperfect draft q over `size` words, sorted by p.
 
-    Both laws are rounded to `decimals` places (still summing to 1), so every value on
-    screen is the exact value used; small probabilities may round to 0, as in real models.
+    Both laws are rounded to DECIMALS places and still sum to 1; small probabilities may round
+    to 0, as in real models.
     """
-    if not 2 <= size <= MAX_TOKENS:
-        raise ValueError(f"a random pair needs 2 to {MAX_TOKENS} tokens, got {size}.")
+    if not 1 <= size <= len(_WORDS):
+        raise ValueError(f"a random pair has 1 to {len(_WORDS)} tokens, got {size}.")
     rng = np.random.default_rng(seed)
     z = np.sort(rng.normal(0.0, 1.1, size))[::-1]
-    p = _on_grid(softmax(z), decimals)
-    q = _on_grid(softmax(0.8 * z + rng.normal(0.0, 0.8, size)), decimals)
-    return Pair(tuple(f"t{i + 1}" for i in range(size)), p, q)
+    p = _on_grid(softmax(z))
+    q = _on_grid(softmax(0.8 * z + rng.normal(0.0, 0.8, size)))
+    return [(w, float(a), float(b)) for w, a, b in zip(_WORDS[:size], p, q, strict=True)]
 
 
-def normalise(values: Dist, name: str = "column") -> np.ndarray:
-    """`values` divided by their sum; they must be 0 or more with a positive sum."""
-    arr = as_vector(values, name)
-    if np.any(arr < 0):
-        raise ValueError(f"{name} has a negative entry; probabilities must be 0 or more.")
-    total = float(arr.sum())
-    if not total > 0:
-        raise ValueError(f"{name} adds up to 0: at least one token needs a positive probability.")
-    return arr / total
+def check(rows: Sequence[Row]) -> Problem | None:
+    """The first reason `rows` is not a valid (p, q) pair, or None when it is one.
 
-
-def format_floats(values: Dist) -> str:
-    """A compact, exact comma list (shortest repr of each float64)."""
-    return ",".join(repr(float(v)) for v in np.asarray(values, dtype=np.float64))
-
-
-def parse_floats(text: str) -> tuple[float, ...]:
-    """Read a comma list written by :func:`format_floats` (finite numbers only)."""
-    try:
-        values = tuple(float(part) for part in text.split(","))
-    except ValueError:
-        raise ValueError(f"not a comma-separated list of numbers: {text[:40]!r}") from None
-    if not 1 <= len(values) <= MAX_TOKENS or not all(np.isfinite(values)):
-        raise ValueError(f"expected 1 to {MAX_TOKENS} finite numbers")
-    return values
-
-
-def format_tokens(tokens: Sequence[str]) -> str:
-    """Token labels as one comma list; a comma or % inside a label is percent-escaped."""
-    return ",".join(t.replace("%", "%25").replace(",", "%2C") for t in tokens)
-
-
-def parse_tokens(text: str) -> tuple[str, ...]:
-    """The inverse of :func:`format_tokens`."""
-    tokens = tuple(unquote(part) for part in text.split(","))
-    if len(tokens) > MAX_TOKENS:
-        raise ValueError(f"more than {MAX_TOKENS} tokens")
-    return tokens
-
-
-def apply_edits(pair: Pair, edits: Mapping[str, Any]) -> Pair:
-    """Apply a table editor's changes to `pair`.
-
-    `edits` has ``edited_rows`` ({row: {column: value}}), ``added_rows`` ([{column: value}])
-    and ``deleted_rows`` ([row]), columns being "token", "p" and "q"; an emptied cell reads
-    as "" for a token and 0 for a probability.
+    A table that passes is accepted by every function of :mod:`specdec_core.verify`.
     """
-    columns = zip(pair.tokens, pair.p, pair.q, strict=True)
-    rows = [{"token": t, "p": float(a), "q": float(b)} for t, a, b in columns]
-    for index, change in edits.get("edited_rows", {}).items():
-        rows[int(index)].update(change)
-    rows += [{"token": "", "p": 0.0, "q": 0.0, **row} for row in edits.get("added_rows", [])]
-    gone = {int(i) for i in edits.get("deleted_rows", [])}
-    kept = [row for i, row in enumerate(rows) if i not in gone]
+    if not rows:
+        return Problem("empty")
+    if len(rows) > MAX_TOKENS:
+        return Problem("too_many", {"n": len(rows), "max": MAX_TOKENS})
+    for i, row in enumerate(rows, start=1):
+        if not str(row[0] or "").strip():
+            return Problem("blank_label", {"row": i})
+    for col, name in ((1, "p"), (2, "q")):
+        for i, row in enumerate(rows, start=1):
+            value = row[col]
+            if value is None or not math.isfinite(value):
+                return Problem("missing", {"row": i, "column": name})
+            if value < 0:
+                return Problem("negative", {"row": i, "column": name, "value": value})
+        total = float(np.array([row[col] for row in rows], dtype=np.float64).sum())
+        if total == 0:
+            return Problem("zero", {"column": name})
+        if abs(total - 1.0) > SUM_TOL:  # the test of specdec_core.checks.as_distribution
+            return Problem("sum", {"column": name, "total": total})
+    return None
 
-    def number(value: Any) -> float:
-        return 0.0 if value is None else float(value)
 
-    return make_pair(
-        ["" if r["token"] is None else str(r["token"]) for r in kept],
-        [number(r["p"]) for r in kept],
-        [number(r["q"]) for r in kept],
-    )
+def to_pair(rows: Sequence[Row]) -> Pair:
+    """The tokens, p and q of `rows`; raises ValueError unless :func:`check` accepts them."""
+    problem = check(rows)
+    if problem is not None:
+        raise ValueError(f"not a valid pair: {problem.code} {problem.params}")
+    tokens = tuple(str(r[0]) for r in rows)
+    p, q = (np.array([r[col] for r in rows], dtype=np.float64) for col in (1, 2))
+    return Pair(tokens, p, q)
+
+
+def normalise(rows: Sequence[Row]) -> list[Row]:
+    """Scale p and q to sum to 1; blanks become 0 and a column without positive mass stays."""
+    p, q = (_scaled([r[col] or 0.0 for r in rows]) for col in (1, 2))
+    return [(r[0], a, b) for r, a, b in zip(rows, p, q, strict=True)]
+
+
+def _scaled(values: list[float]) -> list[float]:
+    total = math.fsum(values)
+    return [v / total for v in values] if 0 < total < math.inf else values
+
+
+def clean_rows(records: Iterable[Sequence[Any]]) -> list[Row]:
+    """Rows from a table editor's (token, p, q) records: blank or NaN numbers become None, a
+    blank token ""."""
+    return [
+        ("" if _blank(token) else str(token), *(None if _blank(v) else float(v) for v in (p, q)))
+        for token, p, q in records
+    ]
+
+
+def _blank(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def to_json(rows: Sequence[Row]) -> str:
+    """Compact JSON for a URL; floats keep their shortest exact form."""
+    return json.dumps([list(r) for r in rows], separators=(",", ":"), ensure_ascii=False)
+
+
+def _number(value: Any) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"{value!r} is not a number")
+    return float(value)
+
+
+def from_json(text: str) -> list[Row]:
+    """Rows from :func:`to_json`'s format; raises ValueError when the structure is wrong."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"not a table: {exc}") from None
+    if not isinstance(data, list) or len(data) > MAX_TOKENS:
+        raise ValueError(f"a table is a list of at most {MAX_TOKENS} rows")
+    rows: list[Row] = []
+    for row in data:
+        if not isinstance(row, list) or len(row) != 3 or not isinstance(row[0], str):
+            raise ValueError("each row is [token, p, q]")
+        rows.append((row[0], _number(row[1]), _number(row[2])))
+    return rows

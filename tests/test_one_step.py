@@ -9,12 +9,12 @@ from tests.strategies import pairs as pq_pairs
 
 
 def _pq(name):
-    pair = pairs.preset(name)
+    pair = pairs.to_pair(pairs.preset_rows(name))
     return pair.p, pair.q
 
 
 def test_abc_preset_is_the_lecture_example():
-    pair = pairs.preset("abc")
+    pair = pairs.to_pair(pairs.preset_rows("abc"))
     assert pair.tokens == ("A", "B", "C")
     b = one_step.breakdown(pair.p, pair.q)
     d = b.decomposition
@@ -32,7 +32,8 @@ def test_each_preset_shows_its_case():
     assert one_step.breakdown(*_pq("disjoint")).decomposition.acceptance_rate == 0
     assert one_step.breakdown(*_pq("q_zero")).never_proposed.tolist() == [2]
     assert one_step.breakdown(*_pq("p_zero")).always_rejected.tolist() == [2]
-    assert set(pairs.preset_names()) == {"abc", "equal", "disjoint", "q_zero", "p_zero", "random"}
+    edge = one_step.breakdown(*_pq("edge"))
+    assert edge.never_proposed.tolist() == [2] and edge.always_rejected.tolist() == [3]
 
 
 def test_draft_laws():

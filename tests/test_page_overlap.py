@@ -7,8 +7,11 @@ the one claim about state kept across reruns (Monte Carlo results) is asserted d
 if state were lost between runs, those tests fail instead of passing silently.
 """
 
+import json
+
 import pytest
 
+from specdec_core import pairs
 from tests.apptest_helpers import open_page, rerun
 
 ABC = {"ov_preset": "abc"}
@@ -23,6 +26,13 @@ def _metric(at, label):
 def _numbers(at):
     """The 'every number' table (the other dataframes are the editor and the draft table)."""
     tables = [d.value for d in at.dataframe if "output" in d.value.columns or "输出" in d.value.columns]
+    assert len(tables) == 1
+    return tables[0]
+
+
+def _editor(at):
+    """The p/q table editor (its columns keep their plain names; only their labels are translated)."""
+    tables = [d.value for d in at.dataframe if list(d.value.columns) == ["token", "p", "q"]]
     assert len(tables) == 1
     return tables[0]
 
@@ -73,12 +83,25 @@ def test_choosing_a_preset_in_the_selectbox_loads_it():
     assert _metric(at, "Acceptance rate") == "0.000"
     assert _metric(at, "R — rejection mass") == "1.000"
     assert "work is wasted" in _html(at)
-    assert at.query_params["ov_tokens"] == "cat,dog,car,bus"
+    assert _editor(at)["token"].tolist() == ["cat", "dog", "car", "bus"]
+    assert at.query_params["ov_preset"] == "disjoint" and at.query_params["ov_table"] == ""
+
+
+@pytest.mark.parametrize("preset", pairs.preset_names())
+def test_every_example_loads_and_is_exact(preset):
+    at = open_page("overlap", query={"ov_preset": preset})
+    assert not at.error and not at.warning
+    assert _numbers(at)["output"].tolist() == _numbers(at)["p (target)"].tolist()
 
 
 @pytest.mark.parametrize(
     ("preset", "phrase", "token"),
-    [("q_zero", "never proposes it", "C"), ("p_zero", "every proposal of it is rejected", "C")],
+    [
+        ("q_zero", "never proposes it", "C"),
+        ("p_zero", "every proposal of it is rejected", "C"),
+        ("edge", "never proposes it", "C"),
+        ("edge", "every proposal of it is rejected", "D"),
+    ],
 )
 def test_edge_case_presets_name_their_token(preset, phrase, token):
     html = _html(open_page("overlap", query={"ov_preset": preset}))
@@ -86,43 +109,62 @@ def test_edge_case_presets_name_their_token(preset, phrase, token):
 
 
 def test_random_pair_follows_its_seed():
-    one = open_page("overlap", query={"ov_preset": "random", "ov_seed": "1"})
-    two = open_page("overlap", query={"ov_preset": "random", "ov_seed": "2"})
-    p1, p2 = one.query_params["ov_p"], two.query_params["ov_p"]
-    assert len(p1.split(",")) == 20 and p1 != p2
+    one = open_page("overlap", query={"ov_preset": "random", "ov_vocab_seed": "1"})
+    two = open_page("overlap", query={"ov_preset": "random", "ov_vocab_seed": "2"})
+    p1, p2 = _editor(one)["p"].tolist(), _editor(two)["p"].tolist()
+    assert len(p1) == 20 and p1 != p2
     assert _metric(one, "R — rejection mass") != _metric(two, "R — rejection mass")
-    two.number_input(key="ov_seed").set_value(1)
+    two.number_input(key="ov_vocab_seed").set_value(1)
     rerun(two)
-    assert two.query_params["ov_p"] == p1
+    assert _editor(two)["p"].tolist() == p1
+    assert two.query_params["ov_vocab_seed"] == "1" and two.query_params["ov_table"] == ""
 
 
-def test_custom_pair_from_the_url_with_an_html_token():
-    query = {"ov_tokens": "x,<script>", "ov_p": "0.5,0.5", "ov_q": "0.9,0.1", "ov_preset": "custom"}
-    at = open_page("overlap", query=query)
+def test_edited_pair_from_the_url_with_an_html_token():
+    rows = [["x", 0.5, 0.9], ["<script>", 0.5, 0.1]]
+    at = open_page("overlap", query={"ov_table": json.dumps(rows)})
     assert _metric(at, "R — rejection mass") == "0.400"
     assert _numbers(at)["residual r"].tolist() == ["0.0000", "1.0000"]
     html = _html(at)
     assert "&lt;script&gt;" in html and "<script>" not in html
+    assert _editor(at).values.tolist() == rows and json.loads(at.query_params["ov_table"]) == rows
+    assert any("differs from the example" in i.value for i in at.info)
+    at.button(key="ov_reset_table").click()
+    rerun(at)
+    assert at.query_params["ov_table"] == "" and _metric(at, "R — rejection mass") == "0.400"
+    assert _editor(at)["token"].tolist() == ["A", "B", "C"]
 
 
-def test_unnormalised_pair_shows_the_core_message_and_normalises():
-    at = open_page("overlap", query={"ov_tokens": "a,b,c", "ov_p": "1,1,2", "ov_q": "0.2,0.3,0.5"})
-    assert "sums to 4" in at.error[0].value
+@pytest.mark.parametrize(
+    ("lang", "says"), [("en", "Column p adds up to 4, not 1"), ("zh", "p 列之和为 4，不是 1")]
+)
+def test_unnormalised_pair_is_explained_in_the_learners_language_and_normalises(lang, says):
+    rows = [["a", 1, 0.2], ["b", 1, 0.3], ["c", 2, 0.5]]
+    at = open_page("overlap", lang=lang, query={"ov_table": json.dumps(rows)})
+    assert len(at.error) == 1 and says in at.error[0].value
     assert not at.metric
-    at.button[0].click()
+    at.button(key="ov_normalise").click()
     rerun(at)
     assert not at.error
-    assert at.query_params["ov_p"] == "0.25,0.25,0.5"
-    assert _metric(at, "R — rejection mass") == "0.050"
+    assert [row[1] for row in json.loads(at.query_params["ov_table"])] == [0.25, 0.25, 0.5]
+    assert _metric(at, "R — rejection mass" if lang == "en" else "R：拒绝质量") == "0.050"
+
+
+def test_negative_and_blank_entries_are_explained():
+    at = open_page("overlap", query={"ov_table": json.dumps([["a", 1.5, 0.5], ["b", -0.5, 0.5]])})
+    assert "Row 2: p = -0.5 is negative" in at.error[0].value
+    assert "ov_normalise" not in [b.key for b in at.button]  # scaling cannot fix a negative
+    at = open_page("overlap", lang="zh", query={"ov_table": json.dumps([["a", 1.0, None]])})
+    assert "第 1 行的 q 列没有填数字" in at.error[0].value
 
 
 def test_bad_url_values_fall_back_with_a_warning():
-    at = open_page("overlap", query={"ov_n": "123", "ov_p": "0.5,abc", "ov_variant": "magic"})
+    at = open_page("overlap", query={"ov_n": "123", "ov_table": '[["a",0.5,"abc"]]', "ov_variant": "magic"})
     warning = at.warning[0].value
-    assert "ov_n" in warning and "ov_p" in warning and "ov_variant" in warning
+    assert "ov_n" in warning and "ov_table" in warning and "ov_variant" in warning
     assert _metric(at, "R — rejection mass") == "0.400"
-    lengths = open_page("overlap", query={"ov_tokens": "a,b", "ov_p": "0.5,0.5", "ov_q": "1"})
-    assert "ov_q" in lengths.warning[0].value and _metric(lengths, "R — rejection mass") == "0.400"
+    lengths = open_page("overlap", query={"ov_table": '[["a",0.5,0.5],["b",0.5]]'})
+    assert "ov_table" in lengths.warning[0].value and _metric(lengths, "R — rejection mass") == "0.400"
 
 
 def test_variant_and_draft_law_controls_change_their_numbers():
@@ -181,10 +223,11 @@ def test_a_shared_url_restores_every_control():
     at.selectbox(key="ov_mc_law").set_value("draft_mismatch")
     rerun(at)
     link = dict(at.query_params.items())
-    assert link["ov_p"] == "0.5,0.5,0.0" and link["ov_n"] == "1000"
+    assert link["ov_preset"] == "p_zero" and link["ov_table"] == "" and link["ov_n"] == "1000"
     shared = open_page("overlap", lang=link.pop("lang"), query=link)
     assert not shared.warning
     assert shared.selectbox(key="ov_preset").value == "p_zero"
+    assert _editor(shared).values.tolist() == [["A", 0.5, 0.4], ["B", 0.5, 0.3], ["C", 0.0, 0.3]]
     assert shared.radio(key="ov_variant").value == "argmax_match"
     assert shared.selectbox(key="ov_draft").value == "top_k"
     assert shared.select_slider(key="ov_n").value == 1000

@@ -14,6 +14,7 @@ import json
 import numpy as np
 import pytest
 
+from specdec_core import pairs
 from tests.apptest_helpers import open_page, rerun
 
 PAGE = "tree"
@@ -81,6 +82,15 @@ def test_preset_control_changes_the_numbers():
     assert _url(at)["tree_preset"] == "disjoint"
 
 
+@pytest.mark.parametrize("preset", pairs.preset_names())
+def test_every_example_loads_and_its_leaves_sum_to_p(preset):
+    at = open_page(PAGE, query={"tree_preset": preset})
+    assert not at.error and not at.warning
+    table = _leaf_table(at)
+    np.testing.assert_allclose(table.iloc[:, 3], table.iloc[:, 4], atol=1e-12)
+    assert abs(table.iloc[:, 4].sum() - 1) < 1e-12
+
+
 def test_top_n_collapses_thirty_tokens_into_n_plus_other():
     at = open_page(PAGE, query={"tree_preset": "random", "tree_top_n": "4"})
     assert at.dataframe[0].value.shape[0] == 30  # the editor holds every real token
@@ -108,7 +118,7 @@ def test_example_seed_changes_the_random_vocabulary():
     rerun(at)
     after = at.dataframe[0].value["p"].tolist()
     assert before != after and abs(sum(after) - 1) < 1e-12
-    assert _url(at)["tree_vocab_seed"] == "5" and _url(at)["tree_data"] == ""
+    assert _url(at)["tree_vocab_seed"] == "5" and _url(at)["tree_table"] == ""
 
 
 def test_sample_one_path_with_a_fixed_seed_updates_the_tally():
@@ -184,26 +194,26 @@ def test_shared_url_restores_the_controls():
 
 def test_url_table_restores_an_edited_pair():
     rows = [["x", 0.5, 0.25], ["y", 0.25, 0.25], ["z", 0.25, 0.5]]
-    at = open_page(PAGE, query={"tree_data": json.dumps(rows)})
+    at = open_page(PAGE, query={"tree_table": json.dumps(rows)})
     assert at.dataframe[0].value.values.tolist() == rows
     assert _metrics(at)["Rejection mass R"] == "0.25"
     assert any("differs from the example" in i.value for i in at.info)
-    assert json.loads(_url(at)["tree_data"]) == rows
+    assert json.loads(_url(at)["tree_table"]) == rows
     at.button(key="tree_reset_table").click()
     rerun(at)
-    assert _url(at)["tree_data"] == "" and _metrics(at)["Rejection mass R"] == "0.4"
+    assert _url(at)["tree_table"] == "" and _metrics(at)["Rejection mass R"] == "0.4"
 
 
 def test_bad_url_values_fall_back_with_a_warning():
-    at = open_page(PAGE, query={"tree_top_n": "99", "tree_preset": "nope", "tree_data": "{broken"})
-    assert at.warning and all(k in at.warning[0].value for k in ("tree_top_n", "tree_preset", "tree_data"))
+    at = open_page(PAGE, query={"tree_top_n": "99", "tree_preset": "nope", "tree_table": "{broken"})
+    assert at.warning and all(k in at.warning[0].value for k in ("tree_top_n", "tree_preset", "tree_table"))
     assert at.slider(key="tree_top_n").value == 6 and at.selectbox(key="tree_preset").value == "abc"
     assert _metrics(at)["Rejection mass R"] == "0.4"
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_invalid_table_shows_a_clear_error_and_can_be_normalised(lang):
-    at = open_page(PAGE, lang=lang, query={"tree_data": json.dumps([["a", 0.5, 0.2], ["b", 0.4, 0.2]])})
+    at = open_page(PAGE, lang=lang, query={"tree_table": json.dumps([["a", 0.5, 0.2], ["b", 0.4, 0.2]])})
     assert not at.metric and len(at.error) == 1
     assert ("0.9" in at.error[0].value) and (("不是 1" in at.error[0].value) == (lang == "zh"))
     at.button(key="tree_normalise").click()
@@ -215,16 +225,16 @@ def test_invalid_table_shows_a_clear_error_and_can_be_normalised(lang):
 
 
 def test_negative_and_blank_entries_are_explained():
-    at = open_page(PAGE, query={"tree_data": json.dumps([["a", 1.5, 0.5], ["b", -0.5, 0.5]])})
+    at = open_page(PAGE, query={"tree_table": json.dumps([["a", 1.5, 0.5], ["b", -0.5, 0.5]])})
     assert "Row 2: p = -0.5 is negative" in at.error[0].value
     assert "tree_normalise" not in [b.key for b in at.button]  # scaling cannot fix a negative
-    at = open_page(PAGE, query={"tree_data": json.dumps([["a", 1.0, None]])})
+    at = open_page(PAGE, query={"tree_table": json.dumps([["a", 1.0, None]])})
     assert "Row 1 has no number in column q" in at.error[0].value
 
 
 def test_token_labels_are_shown_literally():
     rows = [["<script>", 0.5, 0.25], ["*x*", 0.25, 0.25], ["$1", 0.25, 0.5]]
-    at = open_page(PAGE, query={"tree_data": json.dumps(rows)})
+    at = open_page(PAGE, query={"tree_table": json.dumps(rows)})
     line = next(m.value for m in at.markdown if m.value.startswith("**D**"))
     assert "\\<script\\>" in line and "\\$1" in line
     at.button(key="tree_sample_many").click()

@@ -1,70 +1,148 @@
-"""specdec_core.pairs: presets, codecs, table edits."""
+"""specdec_core.pairs: the examples, the random pair, checks, normalisation and the URL codec."""
+
+import json
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from specdec_core import pairs
+from specdec_core.verify import decompose
+from tests.strategies import pairs as pq_pairs
+
+
+def test_abc_is_the_lecture_example_and_comes_first():
+    assert pairs.preset_names()[0] == "abc"
+    assert pairs.preset_rows("abc") == [("A", 0.2, 0.1), ("B", 0.4, 0.1), ("C", 0.4, 0.8)]
+    assert pairs.preset_names() == ("abc", "equal", "disjoint", "q_zero", "p_zero", "edge", "random")
+
+
+def test_every_preset_is_a_valid_pair_and_shows_its_case():
+    for name in pairs.preset_names():
+        for size in (1, 20, 30):
+            assert pairs.check(pairs.preset_rows(name, seed=5, size=size)) is None, (name, size)
+    case = {name: pairs.to_pair(pairs.preset_rows(name)) for name in pairs.preset_names()}
+    assert np.array_equal(case["equal"].p, case["equal"].q)
+    assert decompose(case["disjoint"].p, case["disjoint"].q).rejection_mass == 1.0
+    for name, never_proposed, never_said in (("q_zero", [2], []), ("p_zero", [], [2]), ("edge", [2], [3])):
+        p, q = case[name].p, case[name].q
+        assert np.flatnonzero((q == 0) & (p > 0)).tolist() == never_proposed, name
+        assert np.flatnonzero((p == 0) & (q > 0)).tolist() == never_said, name
 
 
 def test_unknown_preset_is_a_plain_error():
     with pytest.raises(ValueError, match="unknown preset"):
-        pairs.preset("nope")
+        pairs.preset_rows("nope")
 
 
-def test_random_pair_is_seeded_sorted_and_exact_on_a_grid():
-    a, b, c = pairs.random_pair(20, 5), pairs.random_pair(20, 5), pairs.random_pair(20, 6)
-    assert np.array_equal(a.p, b.p) and np.array_equal(a.q, b.q)
-    assert not np.array_equal(a.p, c.p)
-    assert len(a.tokens) == 20 and len(set(a.tokens)) == 20
-    for law in (a.p, a.q):
+@pytest.mark.parametrize("size", [20, 30])
+def test_random_pair_is_seeded_sorted_and_exact_on_a_grid(size):
+    a, b, c = pairs.random_rows(size, 5), pairs.random_rows(size, 5), pairs.random_rows(size, 6)
+    assert a == b and a != c
+    pair = pairs.to_pair(a)
+    assert len(pair.tokens) == size and len(set(pair.tokens)) == size
+    for law in (pair.p, pair.q):
         assert abs(law.sum() - 1) < 1e-12 and np.all(law >= 0)
-        np.testing.assert_allclose(law * 1000, np.round(law * 1000), atol=1e-9)
-    assert np.all(np.diff(a.p) <= 0)
-    assert pairs.preset("random", 5).p.tolist() == a.p.tolist()
+        np.testing.assert_allclose(law * 10_000, np.round(law * 10_000), atol=1e-9)
+        assert all(round(v, 4) == v for v in law)
+    assert np.all(np.diff(pair.p) <= 0)
+    assert pairs.preset_rows("random", 5, size) == a
 
 
-@given(st.lists(st.floats(0, 1e6, allow_nan=False), min_size=1, max_size=40))
-def test_float_lists_round_trip_exactly(values):
-    assert pairs.parse_floats(pairs.format_floats(values)) == tuple(float(v) for v in values)
+@pytest.mark.parametrize("size", [0, 31])
+def test_random_pair_size_is_bounded(size):
+    with pytest.raises(ValueError, match="1 to 30 tokens"):
+        pairs.random_rows(size, 0)
 
 
-@given(st.lists(st.text(max_size=8), min_size=1, max_size=40))
-def test_token_lists_round_trip(tokens):
-    assert pairs.parse_tokens(pairs.format_tokens(tokens)) == tuple(tokens)
+@pytest.mark.parametrize(
+    ("rows", "code"),
+    [
+        ([], "empty"),
+        ([("a", 0.5, 0.5)] * 61, "too_many"),
+        ([("a", 0.5, 0.5), (" ", 0.5, 0.5)], "blank_label"),
+        ([("a", 0.5, None), ("b", 0.5, 1.0)], "missing"),
+        ([("a", 0.5, float("nan")), ("b", 0.5, 0.5)], "missing"),
+        ([("a", 0.5, float("inf")), ("b", 0.5, 0.5)], "missing"),
+        ([("a", 1.5, 0.5), ("b", -0.5, 0.5)], "negative"),
+        ([("a", 0.0, 0.5), ("b", 0.0, 0.5)], "zero"),
+        ([("a", 0.5, 0.5), ("b", 0.4, 0.5)], "sum"),
+    ],
+)
+def test_check_names_the_problem(rows, code):
+    problem = pairs.check(rows)
+    assert problem is not None and problem.code == code
+    assert problem.normalisable == (code == "sum")
+    with pytest.raises(ValueError, match=code):
+        pairs.to_pair(rows)
 
 
-@pytest.mark.parametrize("raw", ["a,b", "0.1,nan", "inf", "", ",".join(["0.1"] * 41)])
-def test_bad_float_lists_are_rejected(raw):
-    with pytest.raises(ValueError):
-        pairs.parse_floats(raw)
+def test_problems_carry_the_details_of_their_message():
+    assert pairs.check([("a", 1.5, 0.5), ("b", -0.5, 0.5)]).params == {"row": 2, "column": "p", "value": -0.5}
+    assert pairs.check([("a", 1.0, 1.0), ("b", 1.0, None)]).params == {"column": "p", "total": 2.0}
+    assert pairs.check([("a", 1.0, 1.0), ("b", 0.0, None)]).params == {"row": 2, "column": "q"}
 
 
-def test_make_pair_checks_lengths():
-    with pytest.raises(ValueError, match="one entry per token"):
-        pairs.make_pair(["a", "b"], [0.5, 0.5], [1.0])
-    with pytest.raises(ValueError, match="1 to 40 tokens"):
-        pairs.make_pair(["t"] * 41, [1 / 41] * 41, [1 / 41] * 41)
-
-
-def test_table_edits_change_add_and_delete_rows():
-    pair = pairs.preset("abc")
-    edits = {
-        "edited_rows": {0: {"p": 0.3}, 2: {"token": "<C>", "q": None}},
-        "added_rows": [{"token": "D", "p": 0.1}],
-        "deleted_rows": [1],
-    }
-    out = pairs.apply_edits(pair, edits)
-    assert out.tokens == ("A", "<C>", "D")
-    assert out.p.tolist() == [0.3, 0.4, 0.1]
-    assert out.q.tolist() == [0.1, 0.0, 0.0]
-    assert pairs.apply_edits(pair, {}).tokens == pair.tokens
+@settings(max_examples=200, deadline=None)
+@given(pq_pairs(), st.sampled_from([0.0, 5e-10, -5e-10, 2e-9, -2e-9, 0.1]))
+def test_check_accepts_exactly_what_the_core_accepts(pq, shift):
+    p, q = pq
+    p = p + shift / p.size
+    rows = [(f"t{i}", float(a), float(b)) for i, (a, b) in enumerate(zip(p, q, strict=True))]
+    try:
+        decompose(p, q)
+        core_accepts = True
+    except ValueError:
+        core_accepts = False
+    assert (pairs.check(rows) is None) == core_accepts
+    if core_accepts:
+        pair = pairs.to_pair(rows)
+        assert pair.tokens == tuple(r[0] for r in rows)
+        assert np.array_equal(pair.p, p) and np.array_equal(pair.q, q)
 
 
 def test_normalise():
-    np.testing.assert_allclose(pairs.normalise([1, 1, 2]), [0.25, 0.25, 0.5])
-    with pytest.raises(ValueError, match="negative"):
-        pairs.normalise([1, -1])
-    with pytest.raises(ValueError, match="adds up to 0"):
-        pairs.normalise([0, 0])
+    rows = pairs.normalise([("a", 1.0, 0.2), ("b", 1.0, 0.3), ("c", 2.0, 0.5)])
+    assert rows == [("a", 0.25, 0.2), ("b", 0.25, 0.3), ("c", 0.5, 0.5)] and pairs.check(rows) is None
+    rows = pairs.normalise([("a", 2.0, None), ("b", 2.0, 3.0)])
+    assert rows == [("a", 0.5, 0.0), ("b", 0.5, 1.0)] and pairs.check(rows) is None
+    assert pairs.normalise([("a", 0.0, 1.0)]) == [("a", 0.0, 1.0)]  # no mass to scale: left for check
+    assert pairs.check(pairs.normalise([("a", 0.0, 1.0)])).code == "zero"
+
+
+def test_clean_rows_reads_a_table_editor():
+    records = [("a", float("nan"), 0.5), (None, 0.5, None), ("c", 1, 2)]
+    assert pairs.clean_rows(records) == [("a", None, 0.5), ("", 0.5, None), ("c", 1.0, 2.0)]
+
+
+_rows = st.lists(
+    st.tuples(
+        st.text(max_size=8),
+        st.none() | st.floats(0, 1e6, allow_nan=False),
+        st.none() | st.floats(-1, 1e6, allow_nan=False),
+    ),
+    max_size=pairs.MAX_TOKENS,
+)
+
+
+@given(_rows)
+def test_table_codec_round_trips_exactly(rows):
+    text = pairs.to_json(rows)
+    assert pairs.from_json(text) == rows
+    assert json.loads(text) == [list(r) for r in rows]
+
+
+def test_table_codec_rejects_bad_structure():
+    assert pairs.from_json('[["x",null,0.5]]') == [("x", None, 0.5)]
+    for bad in (
+        "nope",
+        "{}",
+        '[["x",1]]',
+        "[[1,0.5,0.5]]",
+        '[["x","a",1]]',
+        '[["x",true,1]]',
+        json.dumps([["t", 0, 0]] * 61),
+    ):
+        with pytest.raises(ValueError):
+            pairs.from_json(bad)

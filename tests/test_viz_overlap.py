@@ -30,7 +30,8 @@ def _bars(fig):
 
 
 def _abc():
-    b = one_step.breakdown(*[getattr(pairs.preset("abc"), k) for k in ("p", "q")])
+    pair = pairs.to_pair(pairs.preset_rows("abc"))
+    b = one_step.breakdown(pair.p, pair.q)
     return ["A", "B", "C"], b, b.decomposition
 
 
@@ -70,7 +71,7 @@ def test_labels_are_escaped_and_duplicates_stay_separate():
 
 
 def test_twenty_tokens_and_an_other_bar():
-    pair = pairs.random_pair(20, 3)
+    pair = pairs.to_pair(pairs.random_rows(20, 3))
     d = one_step.breakdown(pair.p, pair.q).decomposition
     labels = [*pair.tokens[:20], "other"]
     pad = np.append  # an "other" bucket is just one more bar

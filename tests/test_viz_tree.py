@@ -1,5 +1,5 @@
 """Probability-tree data and figures: path masses, leaf sums, top-N collapse, Sankey flows,
-sampled paths, the lesson's examples, and HTML-safe labels."""
+sampled paths, the lesson's edge-case example, and HTML-safe labels."""
 
 import json
 import tomllib
@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pages.common.i18n import LESSONS
-from specdec_core import tree_inputs as inputs
+from specdec_core import pairs as examples
 from specdec_core.stats import chisquare
 from specdec_core.tree_paths import (
     draw,
@@ -41,6 +41,12 @@ Q_ABC = [0.1, 0.1, 0.8]
 
 def _abc():
     return tree_view(P_ABC, Q_ABC, ["A", "B", "C"])
+
+
+def _random(seed):
+    """The tree lesson's random example: 30 word tokens."""
+    pair = examples.to_pair(examples.preset_rows("random", seed, size=30))
+    return pair.tokens, pair.p, pair.q
 
 
 def test_abc_tree_matches_the_lecture():
@@ -79,7 +85,7 @@ def test_equal_pair_has_no_reject_node():
 
 
 def test_top_n_collapses_thirty_tokens_into_n_plus_an_exact_other():
-    labels, p, q = inputs.columns(inputs.preset_rows("random", 3))
+    labels, p, q = _random(3)
     assert len(labels) == 30
     for n in (1, 4, 8):
         view = tree_view(p, q, labels, top_n=n)
@@ -170,7 +176,7 @@ def test_path_nodes_follow_a_step_through_the_tree():
 
 
 def test_paths_of_merged_tokens_land_on_other():
-    labels, p, q = inputs.columns(inputs.preset_rows("random", 0))
+    labels, p, q = _random(0)
     view = tree_view(p, q, labels, top_n=3)
     token = int(view.groups[view.other][np.argmax(q[view.groups[view.other]])])
     path = path_nodes(view, StepResult(token, True, token))
@@ -198,7 +204,7 @@ def test_sampled_runs_are_reproducible_and_follow_p():
 
 
 def test_tally_regroups_when_the_tree_collapses():
-    labels, p, q = inputs.columns(inputs.preset_rows("random", 0))
+    labels, p, q = _random(0)
     run = draw(start_run(30, seed=1), p, q, 500)
     for n in (2, 6):
         counts = tally(tree_view(p, q, labels, top_n=n), run)
@@ -260,73 +266,12 @@ def test_chart_strings_exist_in_both_languages():
         assert set(chart) == set(TEXT), lang
 
 
-# ---------------------------------------------------------------- the lesson's examples and table
-
-
-def test_every_preset_is_a_valid_pair_and_the_lessons_cases_hold():
-    for name in inputs.PRESETS:
-        rows = inputs.preset_rows(name, seed=5)
-        assert inputs.check(rows) is None, name
-    _, p, q = inputs.columns(inputs.preset_rows("disjoint"))
-    assert decompose(p, q).rejection_mass == 1.0
-    _, p, q = inputs.columns(inputs.preset_rows("edge"))
-    view = tree_view(p, q, ["A", "B", "C", "D"])
+def test_edge_example_reaches_c_only_by_redraw_and_never_keeps_d():
+    pair = examples.to_pair(examples.preset_rows("edge"))
+    view = tree_view(pair.p, pair.q, pair.tokens)
+    assert view.labels == ["A", "B", "C", "D"]
     assert leaf_split(view).via_reject[2] == pytest.approx(0.4)  # C only through the residual
     assert not any(n.kind == "accept" and n.label == "D" for n in view.tree.nodes)  # D always rejected
-
-
-def test_random_example_is_seeded_rounded_and_normalised():
-    a, b = inputs.preset_rows("random", 7), inputs.preset_rows("random", 7)
-    assert a == b and a != inputs.preset_rows("random", 8) and len(a) == inputs.RANDOM_SIZE
-    for col in (1, 2):
-        assert abs(sum(r[col] for r in a) - 1) < 1e-12
-        assert all(round(r[col], 4) == r[col] for r in a)
-    with pytest.raises(ValueError):
-        inputs.random_rows(0, size=31)
-
-
-def test_table_codec_round_trips_and_rejects_bad_structure():
-    rows = inputs.preset_rows("random", 2)
-    assert inputs.from_json(inputs.to_json(rows)) == rows
-    assert inputs.from_json('[["x",null,0.5]]') == [["x", None, 0.5]]
-    for bad in (
-        "nope",
-        "{}",
-        '[["x",1]]',
-        "[[1,0.5,0.5]]",
-        '[["x","a",1]]',
-        '[["x",true,1]]',
-        json.dumps([["t", 0, 0]] * 61),
-    ):
-        with pytest.raises(ValueError):
-            inputs.from_json(bad)
-
-
-@pytest.mark.parametrize(
-    ("rows", "code"),
-    [
-        ([], "empty"),
-        ([["a", 0.5, 0.5]] * 61, "too_many"),
-        ([["a", 0.5, 0.5], [" ", 0.5, 0.5]], "blank_label"),
-        ([["a", 0.5, None], ["b", 0.5, 1.0]], "missing"),
-        ([["a", 1.5, 0.5], ["b", -0.5, 0.5]], "negative"),
-        ([["a", 0.5, 0.5], ["b", 0.4, 0.5]], "sum"),
-        ([["a", 0.5, float("nan")], ["b", 0.5, 0.5]], "missing"),
-    ],
-)
-def test_check_names_the_problem(rows, code):
-    problem = inputs.check(rows)
-    assert problem is not None and problem.code == code
-
-
-def test_normalise_and_clean_rows():
-    rows = inputs.normalise([["a", 2.0, None], ["b", 2.0, 3.0]])
-    assert rows == [["a", 0.5, 0.0], ["b", 0.5, 1.0]] and inputs.check(rows) is None
-    assert inputs.normalise([["a", 0.0, 1.0]]) == [["a", 0.0, 1.0]]
-    assert inputs.clean_rows([("a", float("nan"), 0.5), (None, 0.5, None)]) == [
-        ["a", None, 0.5],
-        ["", 0.5, None],
-    ]
 
 
 def test_totals_never_share_a_row_in_a_one_leaf_tree():
