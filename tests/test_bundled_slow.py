@@ -101,3 +101,21 @@ def test_cold_cache_build_matches_the_gguf_model(bundled_model, tmp_path, monkey
     assert bundled.is_prepared() and bundled.bundled_cache_dir().parent == tmp_path
     ids = bundled_model.encode(PROMPTS["code"], chat=True)
     np.testing.assert_allclose(cold.session([]).extend(ids), bundled_model.session([]).extend(ids), atol=1e-5)
+
+
+def test_the_fast_forward_gives_the_models_own_logits(bundled_model):
+    """Body + head on the RowLinear twin against the module's own forward (float rounding only)."""
+    import torch
+
+    target = bundled_model
+    assert target.fast is not None
+    ids = target.encode(PROMPTS["code"], chat=True)
+    with torch.inference_mode():
+        own = target.module(input_ids=torch.tensor([ids])).logits[0].double().numpy()
+    s = target.session(ids[:-5])
+    rows = s.lazy_logits(ids[-5:])
+    np.testing.assert_allclose(rows.row(0).double().numpy(), own[-5:-4], atol=1e-4)
+    np.testing.assert_allclose(rows.all().double().numpy(), own[-5:], atol=1e-4)
+    s.truncate(len(ids) - 1)
+    np.testing.assert_allclose(s.logits(ids[-1:], last_only=True).double().numpy(), own[-1:], atol=1e-4)
+    np.testing.assert_allclose(target.session([]).extend(ids), own, atol=1e-4)  # a prefill

@@ -172,3 +172,126 @@ def test_sampling_runs_match_the_reference_maths(tiny):
     assert [(e.draft_tokens, e.committed, e.kinds) for e in fast] == [
         (e.draft_tokens, e.committed, e.kinds) for e in ref
     ]
+
+
+# -- the fast head and on-demand verification rows ------------------------------------------------
+def _own_logits(model: HFCausalLM, ids: list[int]) -> np.ndarray:
+    """The module's own forward, no cache: the reference for the fast head."""
+    with torch.inference_mode():
+        return model.module(input_ids=torch.tensor([ids])).logits[0].double().numpy()
+
+
+def test_the_fast_forward_gives_the_models_own_logits(tiny):
+    from specdec_core.models.hf import LogitRows, RowLinear
+
+    assert tiny.fast is not None and isinstance(tiny.fast.head, RowLinear)
+    assert type(tiny.module.lm_head) is torch.nn.Linear  # the module itself is untouched
+    assert tiny.fast.head.weight is tiny.module.lm_head.weight  # weights shared, not copied
+    ids = tiny.encode("the quick brown fox jumps over the lazy dog")
+    own = _own_logits(tiny, ids)
+    s = tiny.session(ids[:-3])
+    np.testing.assert_allclose(s.extend(ids[-3:]), own[-3:], atol=1e-4)  # a block of rows
+    s.truncate(len(ids) - 1)
+    np.testing.assert_allclose(s.logits(ids[-1:]).double().numpy(), own[-1:], atol=1e-4)  # one row
+    s.truncate(0)
+    np.testing.assert_allclose(s.extend(ids), own, atol=1e-4)  # a prefill: F.linear
+    s.truncate(len(ids) - 4)
+    lazy = s.lazy_logits(ids[-4:])
+    assert isinstance(lazy, LogitRows) and len(lazy) == 4 and lazy.computed == 0 and s.length == len(ids)
+    np.testing.assert_allclose(lazy.all().double().numpy(), own[-4:], atol=1e-4)
+    assert lazy.seconds > 0 and lazy.computed == 4
+    s.truncate(len(ids) - 4)
+    lazy = LogitRows(hidden=s._body(ids[-4:]), head=tiny.fast.head, block=2)
+    np.testing.assert_allclose(lazy.row(1).double().numpy(), own[-3:-2], atol=1e-4)
+    assert lazy.computed == 2  # rows 1 and 2: one block from the row read
+    np.testing.assert_allclose(lazy.row(0).double().numpy(), own[-4:-3], atol=1e-4)
+    assert lazy.computed == 3  # row 0 alone: row 1 is there already
+    draft = LayerSkipDraft(tiny, 2)
+    assert draft.fast is not None and draft.fast.head.weight is tiny.module.lm_head.weight
+
+
+def test_row_linear_equals_f_linear_for_every_block_size_and_dtype():
+    from specdec_core.models.hf import RowLinear
+
+    torch.manual_seed(0)
+    for dtype, tol in ((torch.float32, 1e-5), (torch.bfloat16, 2e-2)):
+        linear = torch.nn.Linear(48, 80, bias=True).to(dtype)
+        fast = RowLinear.sharing(linear)
+        for shape in ((1, 48), (1, 1, 48), (1, 3, 48), (8, 48), (1, 9, 48), (2, 20, 48)):
+            x = torch.randn(shape).to(dtype)
+            with torch.inference_mode():
+                got, want = fast(x), linear(x)
+            assert got.shape == want.shape and got.dtype == dtype and got.is_contiguous()
+            torch.testing.assert_close(got, want, atol=tol, rtol=tol)
+    assert torch._C._get_mkldnn_enabled()  # the bf16 path puts oneDNN back
+
+
+def test_models_with_scaled_or_unknown_heads_use_their_own_forward(tiny, tiny_hf_folders):
+    import transformers
+
+    from specdec_core.models.hf import plain_head
+
+    scaled = HFCausalLM.load(tiny_hf_folders["target"])
+    scaled.module.config.logit_scale = 2.0  # Cohere-style scaling: the fast head would be wrong
+    assert plain_head(scaled.module) is None
+
+    class Patched(transformers.LlamaForCausalLM):  # a subclass may change anything
+        pass
+
+    patched = HFCausalLM.load(tiny_hf_folders["target"])
+    patched.module.__class__ = Patched
+    assert plain_head(patched.module) is None
+    gpt2 = transformers.GPT2LMHeadModel(
+        transformers.GPT2Config(vocab_size=tiny.vocab_size, n_embd=32, n_layer=2, n_head=2, n_positions=128)
+    )
+    other = HFCausalLM(gpt2, tiny.tokenizer, name="gpt2")
+    assert other.fast is None
+    ids = tiny.encode("the quick brown fox")
+    s = other.session(ids[:-2])
+    rows = s.lazy_logits(ids[-2:])
+    assert rows.computed == 2  # no fast head: all rows come from the model's forward
+    np.testing.assert_allclose(rows.all().double().numpy(), _own_logits(other, ids)[-2:], atol=1e-4)
+    greedy = SamplingConfig(temperature=0)
+    expected = [t for e in autoregressive(other, ids, greedy, 12, stop_at_eos=False) for t in e.committed]
+    got = [t for e in generate(other, other, ids, greedy, 3, 12, 0, stop_at_eos=False) for t in e.committed]
+    assert got == expected
+
+
+@pytest.mark.parametrize("cfg", [SamplingConfig(temperature=0), SamplingConfig(0.9, 20, 0.95)])
+def test_fast_forward_and_on_demand_rows_make_the_same_decisions_as_the_own_forward(
+    tiny, tiny_hf_folders, cfg
+):
+    """Fast forward with rows read on demand against the module's own forward, all rows."""
+    plain = HFCausalLM.load(tiny_hf_folders["target"])
+    plain.fast = None
+    draft = HFCausalLM.load(tiny_hf_folders["draft"])
+    prompt = tiny.encode("a naïve robot", chat=True)
+    kw = dict(sampling=cfg, gamma=4, max_new_tokens=40, seed=3, stop_at_eos=False)
+    fast = list(generate(tiny, draft, prompt, **kw))
+    full = list(generate(plain, draft, prompt, **kw))
+    assert any(e.rejected for e in fast)  # some rounds really skip rows
+    for a, b in zip(fast, full, strict=True):
+        assert (a.draft_tokens, a.committed, a.kinds) == (b.draft_tokens, b.committed, b.kinds)
+        np.testing.assert_allclose(a.acceptance_probs, b.acceptance_probs, atol=1e-5)
+        assert len(a.p_rows) == len(b.p_rows) == len(a.committed)
+    ar = [e.committed for e in autoregressive(tiny, prompt, cfg, 20, 4, stop_at_eos=False)]
+    assert ar == [e.committed for e in autoregressive(plain, prompt, cfg, 20, 4, stop_at_eos=False)]
+
+
+def test_torch_threads_come_from_the_environment_once(monkeypatch):
+    import specdec_core.models.hf as hf
+
+    before = torch.get_num_threads()
+    monkeypatch.setattr(hf, "_threads_done", False)
+    monkeypatch.setenv(hf.THREADS_ENV, "1")
+    try:
+        assert hf.configure_torch_threads() == 1
+        monkeypatch.setenv(hf.THREADS_ENV, "3")
+        assert hf.configure_torch_threads() == 1  # read once
+        assert hf.configure_torch_threads(2) == 2  # an explicit count always applies
+        monkeypatch.setattr(hf, "_threads_done", False)
+        monkeypatch.setenv(hf.THREADS_ENV, "many")
+        with pytest.raises(ValueError, match="SPECDEC_TORCH_THREADS"):
+            hf.configure_torch_threads()
+    finally:
+        torch.set_num_threads(before)

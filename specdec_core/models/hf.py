@@ -7,21 +7,37 @@ No ``trust_remote_code``; weights only from safetensors or GGUF.
 
 Sessions hold a transformers ``DynamicCache``; ``truncate`` really crops it, so after a
 rejected draft nothing past the committed tokens stays in the cache.
+
+Fast forward: for causal-LM classes whose logits are exactly ``lm_head(hidden)`` (Llama,
+Mistral, Qwen2/3, Phi-3, OLMo-2, SmolLM3, with no logit scaling or soft-capping in the
+config; see :func:`plain_head`) a session runs the transformer body and the head itself,
+on a twin of the module whose linear layers are :class:`RowLinear` (weights shared, the
+module itself untouched): on CPU, float32 decode steps and verification blocks of a few
+rows run a much faster matmul kernel than ``F.linear``. :meth:`HFSession.lazy_logits`
+returns the body's output with the head rows computed on demand, so speculative
+verification only pays for (and processes) the rows it reads. Any other model runs its
+own forward.
+
+Threads: torch's default is kept; ``SPECDEC_TORCH_THREADS`` (read once, see
+:func:`configure_torch_threads`) overrides it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import copy
 import inspect
 import os
 import re
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
+import torch.nn.functional as F
 
 from specdec_core.models.locking import ModelLock
 from specdec_core.models.tokens import TokenTexts
@@ -114,6 +130,9 @@ class HFCausalLM:
         params = inspect.signature(module.forward).parameters
         self._cache_kw = "cache" if "cache" in params else "past_key_values"
         self._keep_kw = "logits_to_keep" in params
+        #: body + head with faster linears (None: the model's own forward runs)
+        self.fast: FastForward | None = FastForward(module) if plain_head(module) is not None else None
+        configure_torch_threads()
 
     # -- the LanguageModel protocol --------------------------------------------------------
     @property
@@ -261,12 +280,7 @@ class HFSession:
     def token_ids(self) -> list[int]:
         return list(self._ids)
 
-    def logits(self, token_ids: Sequence[int], last_only: bool = False) -> torch.Tensor:
-        """Feed tokens; float32 logits on the model's device, one row per token (or the last).
-
-        The engine's fast path; :meth:`extend` is the protocol's float64 numpy version.
-        """
-        ids = [int(t) for t in token_ids]
+    def _check_room(self, ids: list[int]) -> None:
         if not ids:
             raise ValueError("extend needs at least one token.")
         if len(self._ids) + len(ids) > self.model.max_length:
@@ -274,11 +288,31 @@ class HFSession:
                 f"{self.model.name} handles at most {self.model.max_length} tokens; this context "
                 f"would reach {len(self._ids) + len(ids)}."
             )
+
+    def _body(self, ids: list[int]) -> torch.Tensor:
+        """Run the transformer body on `ids` (cache updated); final hidden states (n, hidden)."""
         m = self.model
-        kwargs: dict[str, Any] = {m._cache_kw: self._cache, "use_cache": True}
-        if last_only and m._keep_kw:
-            kwargs["logits_to_keep"] = 1
+        assert m.fast is not None
+        hidden = m.fast.body(torch.tensor([ids], dtype=torch.long, device=m.device), self._cache)
+        self._ids.extend(ids)
+        self.forward_count += 1
+        return hidden
+
+    def logits(self, token_ids: Sequence[int], last_only: bool = False) -> torch.Tensor:
+        """Feed tokens; float32 logits on the model's device, one row per token (or the last).
+
+        The engine's fast path; :meth:`extend` is the protocol's float64 numpy version.
+        """
+        ids = [int(t) for t in token_ids]
+        self._check_room(ids)
+        m = self.model
         with torch.inference_mode():
+            if m.fast is not None:
+                hidden = self._body(ids)
+                return m.fast.head(hidden[-1:] if last_only else hidden).float()
+            kwargs: dict[str, Any] = {m._cache_kw: self._cache, "use_cache": True}
+            if last_only and m._keep_kw:
+                kwargs["logits_to_keep"] = 1
             inp = torch.tensor([ids], dtype=torch.long, device=m.device)
             out = m.module(input_ids=inp, **kwargs).logits[0]
             if last_only:
@@ -288,9 +322,29 @@ class HFSession:
         self.forward_count += 1
         return out
 
+    def lazy_logits(self, token_ids: Sequence[int]) -> LogitRows:
+        """Feed tokens in one forward pass; the logit rows are computed when first read.
+
+        With a fast head only the body runs now (the KV cache needs every position);
+        otherwise all rows are computed at once.
+        """
+        ids = [int(t) for t in token_ids]
+        self._check_room(ids)
+        fast = self.model.fast
+        if fast is None:
+            return LogitRows(rows=self.logits(ids))
+        with torch.inference_mode():
+            return LogitRows(hidden=self._body(ids), head=fast.head, block=fast.block)
+
     def feed(self, token_ids: Sequence[int]) -> None:
         """Feed tokens into the cache without keeping their logits (a cheaper prefill)."""
-        self.logits(token_ids, last_only=True)
+        ids = [int(t) for t in token_ids]
+        if self.model.fast is None:
+            self.logits(ids, last_only=True)
+            return
+        self._check_room(ids)
+        with torch.inference_mode():
+            self._body(ids)
 
     def extend(self, token_ids: Sequence[int]) -> np.ndarray:
         """Feed tokens; float64 logits, row i scores the token after ``token_ids[i]``."""
@@ -304,6 +358,259 @@ class HFSession:
         if drop:
             self._cache.crop(-drop)
             del self._ids[length:]
+
+
+# -- the fast head ---------------------------------------------------------------------------------
+#: transformers causal-LM classes whose logits are exactly ``lm_head(model(...).last_hidden_state)``.
+PLAIN_HEAD_CLASSES = frozenset(
+    {
+        "LlamaForCausalLM",
+        "MistralForCausalLM",
+        "Qwen2ForCausalLM",
+        "Qwen3ForCausalLM",
+        "Phi3ForCausalLM",
+        "Olmo2ForCausalLM",
+        "SmolLM3ForCausalLM",
+    }
+)
+#: Config fields that scale or cap the logits in some families (Gemma, Cohere, Granite, …):
+#: present on a model's config → its own forward is used.
+LOGIT_CONFIG_FIELDS = (
+    "final_logit_softcapping",
+    "logit_softcapping",
+    "logit_scale",
+    "logits_scaling",
+    "output_multiplier_scale",
+    "lm_head_multiplier",
+)
+
+
+def plain_head(module: torch.nn.Module) -> torch.nn.Linear | None:
+    """The LM head when `module`'s logits are exactly ``lm_head(model(...)[0])``, else None.
+
+    Only the transformers classes of ``PLAIN_HEAD_CLASSES`` qualify (not subclasses, not
+    patched forwards), with a bias-free ``nn.Linear`` head, no hooks (offloading) and no
+    logit-scaling field in the config.
+    """
+    cls = type(module)
+    if cls.__name__ not in PLAIN_HEAD_CLASSES or not cls.__module__.startswith("transformers.models."):
+        return None
+    if "forward" in vars(module):
+        return None
+    head, body = getattr(module, "lm_head", None), getattr(module, "model", None)
+    if type(head) is not torch.nn.Linear or head.bias is not None or not isinstance(body, torch.nn.Module):
+        return None
+    for part in (module, head):
+        if part._forward_hooks or part._forward_pre_hooks or hasattr(part, "_hf_hook"):
+            return None
+    config = getattr(module, "config", None)
+    if any(getattr(config, name, None) is not None for name in LOGIT_CONFIG_FIELDS):
+        return None
+    return head
+
+
+class RowLinear(torch.nn.Linear):
+    """``nn.Linear`` sharing another's weight, with faster CPU kernels for a few rows.
+
+    Same maths, other matmul kernels (results differ only by float rounding):
+
+    * float32, 1 … ``max_rows`` rows: ``(W @ xᵀ)ᵀ``. torch's CPU ``F.linear`` (``x @ Wᵀ``)
+      runs a slow small-M path, while a tall matrix times a thin one runs an efficient
+      gemm; one row is duplicated into two, since a single column falls back to the slow
+      matrix-vector kernel. Measured on 2 CPU cores (2 threads), SmolLM2-135M shapes:
+      1536 × 576 weight, 1 row 318 → 142 µs, 2 rows 597 → 104 µs, 5 rows 448 → 184 µs;
+      the 49152 × 576 head, 1 row 9.9 → 4.0 ms, 5 rows 17.1 → 5.9 ms.
+    * bfloat16, one row: torch's native kernel instead of oneDNN's, which re-lays out
+      the weight on every call (1536 × 576: 130 → 66 µs; a whole bf16 SmolLM2 decode
+      step 38 → 20 ms). oneDNN is switched off only around that call, but the switch is
+      process-wide: a bf16 matmul in another thread at that moment may take the native
+      kernel too (an exact bf16 matmul as well; last-bit rounding may differ).
+    * anything else (bigger blocks such as a prefill, other dtypes or devices): ``F.linear``.
+    """
+
+    #: Largest block of float32 rows computed as ``W @ xᵀ``.
+    max_rows = 8
+
+    @classmethod
+    def sharing(cls, linear: torch.nn.Linear) -> RowLinear:
+        """A RowLinear using `linear`'s weight and bias (no copy)."""
+        twin = cls.__new__(cls)
+        torch.nn.Module.__init__(twin)
+        twin.in_features, twin.out_features = linear.in_features, linear.out_features
+        twin.register_parameter("weight", linear.weight)
+        twin.register_parameter("bias", linear.bias)
+        return twin
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        w = self.weight
+        rows = x.numel() // max(x.shape[-1], 1) if x.dim() else 0
+        if rows < 1 or x.device.type != "cpu" or x.dtype != w.dtype:
+            return F.linear(x, w, self.bias)
+        if w.dtype == torch.bfloat16 and rows == 1:
+            with _without_onednn():
+                return F.linear(x, w, self.bias)
+        if w.dtype != torch.float32 or rows > self.max_rows:
+            return F.linear(x, w, self.bias)
+        flat = x.reshape(rows, x.shape[-1])
+        if rows == 1:
+            flat = torch.cat([flat, flat])
+        y = torch.mm(w, flat.t())[:, :rows].t().contiguous()
+        if self.bias is not None:
+            y = y + self.bias
+        return y.reshape(*x.shape[:-1], self.out_features)
+
+
+@contextlib.contextmanager
+def _without_onednn() -> Iterator[None]:
+    """oneDNN (mkldnn) switched off for the calls inside (process-wide; see ``RowLinear``)."""
+    get = getattr(torch._C, "_get_mkldnn_enabled", None)
+    set_ = getattr(torch._C, "_set_mkldnn_enabled", None)
+    if get is None or set_ is None:  # pragma: no cover - other torch builds
+        yield
+        return
+    before = get()
+    set_(False)
+    try:
+        yield
+    finally:
+        set_(before)
+
+
+def with_row_linears(module: torch.nn.Module) -> torch.nn.Module:
+    """A twin of `module` whose ``nn.Linear`` layers are ``RowLinear`` (weights shared).
+
+    Every module on the way to a linear layer is shallow-copied with its own table of
+    children; the original module is left exactly as it was.
+    """
+    if type(module) is torch.nn.Linear:
+        return RowLinear.sharing(module)
+    twins = {name: with_row_linears(child) for name, child in module._modules.items() if child is not None}
+    if all(twins[name] is child for name, child in module._modules.items() if child is not None):
+        return module
+    twin = copy.copy(module)
+    twin._modules = {**module._modules, **twins}
+    return twin
+
+
+class FastForward:
+    """Body and head of a plain-head model (``plain_head``), run separately, with ``RowLinear``s.
+
+    ``body(ids, cache)`` gives the final hidden states; ``head(hidden)`` their logits.
+    """
+
+    def __init__(self, module: torch.nn.Module) -> None:
+        twin = with_row_linears(module)
+        self.module = twin
+        self.head: torch.nn.Module = twin.lm_head
+        weight = twin.lm_head.weight
+        #: rows per head call in ``LogitRows`` (float32 CPU: the most ``RowLinear`` speeds up)
+        self.block: int | None = (
+            RowLinear.max_rows if weight.dtype == torch.float32 and weight.device.type == "cpu" else None
+        )
+        params = inspect.signature(twin.model.forward).parameters
+        self._cache_kw = "cache" if "cache" in params else "past_key_values"
+
+    def body(self, input_ids: torch.Tensor, cache: Any) -> torch.Tensor:
+        """Final hidden states (n, hidden) of one sequence; `cache` is updated."""
+        out = self.module.model(input_ids=input_ids, **{self._cache_kw: cache, "use_cache": True})
+        return out.last_hidden_state[0]
+
+
+class LogitRows:
+    """Logit rows of one forward pass, computed from the hidden states when first read.
+
+    ``row(i)`` is float32 (1, vocab). Reading a row not yet computed computes it and the
+    following ones, up to `block` rows in one head call (all rows when None) and never a
+    row already there. Verification reads left to right and stops at the first rejection,
+    so rows past the block that holds it are never computed (nor processed). Blocks
+    rather than single rows because a head call costs about the same for 1 … 5 rows
+    (it is bound by reading the head's weight: SmolLM2 on 2 cores, 4.0 ms for 1 row,
+    5.9 ms for 5, 8.1 ms for 8, against 19 ms for 9 in one ``F.linear``); computing the
+    first row alone only pays when it is rejected more often than not. ``computed``
+    counts the rows computed so far; ``seconds`` the time spent computing them.
+    """
+
+    def __init__(
+        self,
+        *,
+        rows: torch.Tensor | None = None,
+        hidden: torch.Tensor | None = None,
+        head: Callable[[torch.Tensor], torch.Tensor] | None = None,
+        block: int | None = None,
+    ) -> None:
+        if rows is not None:
+            self._n = int(rows.shape[0])
+            self._rows: list[torch.Tensor | None] = [rows[i : i + 1] for i in range(self._n)]
+        elif hidden is not None and head is not None:
+            self._n = int(hidden.shape[0])
+            self._rows = [None] * self._n
+        else:
+            raise ValueError("LogitRows needs rows, or hidden states and a head.")
+        self._hidden = hidden
+        self._head = head
+        self._block = max(int(block), 1) if block is not None else self._n
+        #: seconds spent computing rows on demand (part of the forward pass's cost)
+        self.seconds = 0.0
+
+    def __len__(self) -> int:
+        return self._n
+
+    @property
+    def computed(self) -> int:
+        return sum(r is not None for r in self._rows)
+
+    def row(self, i: int) -> torch.Tensor:
+        """Float32 logits (1, vocab) scoring the token after fed token `i`."""
+        got = self._rows[i]
+        if got is not None:
+            return got
+        assert self._hidden is not None and self._head is not None
+        end = min(i + self._block, self._n)
+        stop = next((j for j in range(i + 1, end) if self._rows[j] is not None), end)
+        start = time.perf_counter()
+        with torch.inference_mode():
+            block = self._head(self._hidden[i:stop]).float()
+        self.seconds += time.perf_counter() - start
+        for j in range(i, stop):
+            self._rows[j] = block[j - i : j - i + 1]
+        return block[:1]
+
+    def used(self, n: int) -> torch.Tensor:
+        """The first `n` rows (n, vocab), computing the missing ones."""
+        return torch.cat([self.row(i) for i in range(n)])
+
+    def all(self) -> torch.Tensor:
+        """Every row (n, vocab), computing the missing ones."""
+        return self.used(self._n)
+
+
+#: Environment variable: torch threads for every model (unset: torch's own default).
+THREADS_ENV = "SPECDEC_TORCH_THREADS"
+_threads_done = False
+
+
+def configure_torch_threads(threads: int | None = None) -> int:
+    """Set torch's intra-op threads from `threads` or ``SPECDEC_TORCH_THREADS``, once.
+
+    Without either, torch's default (one per core) is kept. On a machine shared with other
+    busy processes fewer threads can be much faster: a thread that waits for a busy core
+    stalls every matmul of the step. Returns the thread count now in use. An explicit
+    `threads` always applies; the environment variable is read on the first call only.
+    """
+    global _threads_done
+    if threads is None and not _threads_done:
+        _threads_done = True
+        raw = os.environ.get(THREADS_ENV, "").strip()
+        if raw:
+            try:
+                threads = int(raw)
+            except ValueError:
+                raise ValueError(f"{THREADS_ENV} must be a whole number ≥ 1, got {raw!r}.") from None
+    if threads is not None:
+        if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+            raise ValueError(f"threads must be a whole number ≥ 1, got {threads!r}.")
+        torch.set_num_threads(threads)
+    return torch.get_num_threads()
 
 
 # -- loading helpers ---------------------------------------------------------------------------
