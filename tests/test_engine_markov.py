@@ -73,8 +73,15 @@ def _resample_from_p(p_rows, q_rows, drafts, rng):
     return BlockResult(len(drafts), tokens, kinds, [])
 
 
+def _resample_from_p_lazily(p_row, q_rows, drafts, rng):
+    """The wrong verifier behind the engine's on-demand interface (``processing.verify_rows``)."""
+    rows = [p_row(i) for i in range(len(drafts) + 1)]
+    result = _resample_from_p(rows, q_rows, drafts, rng)
+    return result, rows[: len(result.tokens)]
+
+
 def test_the_law_test_catches_a_wrong_verifier(monkeypatch):
-    monkeypatch.setattr(loop, "verify_block", _resample_from_p)
+    monkeypatch.setattr(loop, "verify_rows", _resample_from_p_lazily)
     counts = sequence_counts(SamplingConfig(), 3, runs=RUNS)
     assert chisquare(counts, joint_law(SamplingConfig())).p_value < ALPHA
 
@@ -157,7 +164,8 @@ def test_rounds_commit_one_to_gamma_plus_one_and_stop_at_the_budget(gamma):
         assert all(k == "accepted" for k in e.kinds[: e.accepted_count])
         assert e.kinds[-1] in ("corrected", "bonus")
         assert e.kinds[-1] == ("corrected" if e.rejected else "bonus")
-        assert len(e.p_rows) == len(e.draft_tokens) + 1 and len(e.q_rows) == len(e.draft_tokens)
+        assert len(e.p_rows) == len(e.committed) and len(e.q_rows) == len(e.draft_tokens)
+        assert len(e.draft_p) == len(e.acceptance_probs) == e.accepted_count + e.rejected
         assert e.target_forwards == 1 and e.draft_forwards == e.gamma
     assert sum(len(e.committed) for e in events) == 23
     assert [e.stop_reason for e in events] == [None] * (len(events) - 1) + ["max_new_tokens"]

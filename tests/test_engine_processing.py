@@ -17,7 +17,7 @@ from specdec_core.engine import (
     make_controller,
     verify_greedy,
 )
-from specdec_core.engine.processing import process_rows
+from specdec_core.engine.processing import greedy_choices, process_rows, verify_rows
 from specdec_core.models import MarkovChainLM, NGramDraft
 from specdec_core.sampling import TRANSFORMS, SamplingConfig, apply
 from specdec_core.theory import best_gamma
@@ -101,6 +101,54 @@ def test_greedy_verify_makes_verify_blocks_decisions_with_the_same_draws(k, v, s
     ref = verify_block(eye[choice], eye[drafts], drafts, b)
     assert fast == ref
     assert a.random() == b.random()  # both consumed the stream identically
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 6), st.integers(2, 6), st.integers(0, 2**32 - 1), st.booleans())
+def test_on_demand_verification_makes_verify_blocks_decisions_with_the_same_draws(k, v, seed, close):
+    """Rows read lazily, left to right: same result, same rng stream, rows after a rejection unread."""
+    rng = np.random.default_rng(seed)
+    p_rows = rng.dirichlet(np.full(v, 0.5), size=k + 1)
+    q_rows = 0.7 * p_rows[:k] + 0.3 * rng.dirichlet(np.full(v, 0.5), size=k) if close else None
+    if q_rows is None:
+        q_rows = rng.dirichlet(np.full(v, 0.5), size=k)
+    if k and rng.random() < 0.3:
+        q_rows[0] = p_rows[0]  # R = 0 at the first position
+    drafts = [int(rng.choice(v, p=q)) for q in q_rows]
+    read: list[int] = []
+
+    def p_row(i):
+        read.append(i)
+        return p_rows[i]
+
+    a, b = np.random.default_rng(seed + 1), np.random.default_rng(seed + 1)
+    lazy, used = verify_rows(p_row, list(q_rows), drafts, a)
+    ref = verify_block(p_rows, q_rows if k else np.zeros((0, v)), drafts, b)
+    assert lazy == ref
+    assert a.random() == b.random()
+    assert read == list(range(len(ref.tokens)))  # one row per committed token, in order
+    np.testing.assert_array_equal(np.array(used), p_rows[: len(ref.tokens)])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 6), st.integers(2, 8), st.integers(0, 2**32 - 1))
+def test_greedy_choices_read_rows_only_up_to_the_first_mismatch(k, v, seed):
+    rng = np.random.default_rng(seed)
+    logits = rng.normal(size=(k + 1, v))
+    full = np.argmax(logits, axis=1).tolist()
+    drafts = [c if rng.random() < 0.7 else int(rng.integers(0, v)) for c in full[:k]]
+    read: list[int] = []
+
+    def row(i):
+        read.append(i)
+        return torch.from_numpy(logits[i : i + 1])
+
+    choice = greedy_choices(row, drafts)
+    mismatch = next((i for i, x in enumerate(drafts) if x != full[i]), k)
+    assert choice == full[: mismatch + 1] and read == list(range(mismatch + 1))
+    a, b = np.random.default_rng(seed), np.random.default_rng(seed)
+    assert verify_greedy(choice, drafts, a) == verify_greedy(full, drafts, b)
+    assert a.random() == b.random()
 
 
 def test_top_tokens_keep_exact_mass():

@@ -69,10 +69,14 @@ class RoundEvent:
 
     Distributions (after the sampling transforms, exactly the ones verified): ``q_rows[i]``
     is the draft's law for ``draft_tokens[i]``; ``p_rows[i]`` the target's law at the same
-    position, with one extra row for the bonus position (``len(p_rows) == len(draft_tokens)
-    + 1``; only the first ``len(committed)`` were used). ``draft_q[i]`` / ``draft_p[i]`` are
-    the exact q(x) and p(x) of each draft token, ``acceptance_probs[i]`` = min(1, p/q) for
-    each examined draft. Rows are empty when the run keeps none (``top_n=0``).
+    position, for each position the verification used: the examined drafts', then the
+    bonus position's when every draft was accepted (one row per token the round produced,
+    so ``len(p_rows) == len(committed)`` unless the round was cut after EOS). Rows past the
+    first rejection are never computed (the target's logits are read on demand), so they
+    are not reported. ``draft_q[i]`` is the exact q(x) of every draft token; ``draft_p[i]``
+    the exact p(x) and ``acceptance_probs[i]`` = min(1, p/q) of each examined draft (the
+    first ``accepted_count + rejected`` ones). Rows are empty when the run keeps none
+    (``top_n=0``).
 
     Timings in seconds: ``draft_s`` (drafting, including the draft's sampling), ``verify_s``
     (the target's forward pass; in autoregressive runs its decode step), ``overhead_s``

@@ -7,16 +7,19 @@ them back when the run ends or the consumer stops iterating (``break`` out of th
 
 One round of ``generate``: the draft proposes up to γ tokens, sampling each from exactly
 the processed q it reports; the target scores the last committed token plus all drafts in
-one forward pass (γ + 1 rows); the rows are processed with the same ``SamplingConfig`` and
-verified left to right (``verify.verify_block``, or its tested fast path for greedy); both
-KV caches are rolled back to the committed tokens. Temperature 0 makes p and q one-hot at
+one forward pass (γ + 1 positions); its logit rows are computed (by an HF model's head, in
+blocks) and processed with the same ``SamplingConfig`` only as verification reads them,
+left to right (``processing.verify_rows`` / ``greedy_choices`` + ``verify_greedy``, tested
+to decide exactly as ``verify.verify_block``; ``reference=True`` computes every row and
+calls ``verify_block``), so rows past the first rejection cost nothing; both KV caches are
+rolled back to the committed tokens. Temperature 0 makes p and q one-hot at
 their argmax (lowest index), so the output equals target-only greedy decoding.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -24,7 +27,13 @@ import torch
 
 from specdec_core.engine.events import RoundEvent, TopTokens
 from specdec_core.engine.gamma import GammaController, estimate_cost_ratio, make_controller
-from specdec_core.engine.processing import argmax_rows, process_rows, verify_greedy
+from specdec_core.engine.processing import (
+    argmax_rows,
+    greedy_choices,
+    process_rows,
+    verify_greedy,
+    verify_rows,
+)
 from specdec_core.models.drafts import check_compatible
 from specdec_core.models.locking import hold
 from specdec_core.sampling import SamplingConfig, apply, softmax
@@ -126,6 +135,10 @@ class _Run:
             return np.stack([apply(r, self.cfg).probs for r in z])
         return process_rows(rows, self.cfg)
 
+    def row_probs(self, rows: Any) -> Callable[[int], np.ndarray]:
+        """``i → processed float64 row i`` of lazy target rows (``LogitRows`` / ``_EagerRows``)."""
+        return lambda i: self.probs(rows.row(i))[0]
+
     def draw(self, row: Rows) -> tuple[int, np.ndarray | None]:
         """Sample one token from the processed law of `row` (1, V); greedy needs no row."""
         if self.greedy and not self.reference:
@@ -160,6 +173,32 @@ def _rows(session: Any, ids: list[int], last_only: bool = False) -> Rows:
         return fast(ids, last_only=last_only)
     out = np.asarray(session.extend(ids), dtype=np.float64)
     return out[-1:] if last_only else out
+
+
+class _EagerRows:
+    """All logit rows of a forward pass, behind the interface of ``hf.LogitRows``."""
+
+    seconds = 0.0
+
+    def __init__(self, rows: Rows) -> None:
+        self._rows = rows
+
+    def row(self, i: int) -> Rows:
+        return self._rows[i : i + 1]
+
+    def all(self) -> Rows:
+        return self._rows
+
+    def used(self, n: int) -> Rows:
+        return self._rows[:n]
+
+
+def _target_rows(session: Any, ids: list[int]) -> Any:
+    """The verification forward: an HF session's rows computed on demand, else all rows now."""
+    lazy = getattr(session, "lazy_logits", None)
+    if lazy is not None:
+        return lazy(ids)
+    return _EagerRows(_rows(session, ids))
 
 
 def _eos_set(target: Any) -> frozenset[int]:
@@ -284,32 +323,34 @@ def _speculative(
             drafts, q_full, q_raw, draft_forwards = drafter.propose(g, run)
             drafted = time.perf_counter()
             base = t_sess.length
-            rows = _rows(t_sess, [pending, *drafts])
+            rows = _target_rows(t_sess, [pending, *drafts])
             verified = time.perf_counter()
 
             k = len(drafts)
+            draft_q = [1.0] * k
+            p_used: list[np.ndarray] | None = None
             if run.greedy and not run.reference:
-                choice = argmax_rows(rows)
+                choice = greedy_choices(rows.row, drafts)
                 result = verify_greedy(choice, drafts, run.rng)
-                p_full: np.ndarray | None = None
-                draft_q = [1.0] * k
-                draft_p = [1.0 if drafts[i] == choice[i] else 0.0 for i in range(k)]
             else:
-                p_full = run.probs(rows)
-                q_rows = (
-                    np.stack(
-                        [
-                            q if q is not None else _one_hot(vocab, x)
-                            for q, x in zip(q_full, drafts, strict=True)
-                        ]
+                q_rows = [
+                    q if q is not None else _one_hot(vocab, x) for q, x in zip(q_full, drafts, strict=True)
+                ]
+                if run.reference:
+                    p_all = run.probs(rows.all())
+                    result = verify_block(
+                        p_all, np.stack(q_rows) if k else np.zeros((0, vocab)), drafts, run.rng
                     )
-                    if k
-                    else np.zeros((0, vocab))
-                )
-                result = verify_block(p_full, q_rows, drafts, run.rng)
-                draft_q = [float(q_rows[i, x]) for i, x in enumerate(drafts)]
-                draft_p = [float(p_full[i, x]) for i, x in enumerate(drafts)]
+                    p_used = list(p_all[: len(result.tokens)])
+                else:
+                    result, p_used = verify_rows(run.row_probs(rows), q_rows, drafts, run.rng)
+                draft_q = [float(q_rows[i][x]) for i, x in enumerate(drafts)]
                 choice = []
+            examined = len(result.acceptance_probs)
+            if p_used is None:
+                draft_p = [1.0 if drafts[i] == choice[i] else 0.0 for i in range(examined)]
+            else:
+                draft_p = [float(p_used[i][drafts[i]]) for i in range(examined)]
 
             a = result.accepted
             t_sess.truncate(base + 1 + a)
@@ -321,11 +362,13 @@ def _speculative(
                 result.tokens, result.kinds, eos, stop_at_eos, produced, max_new_tokens
             )
             q_rows_c = [r for r in (run.compact(q, x) for q, x in zip(q_full, drafts, strict=True)) if r]
-            if p_full is None:
+            if p_used is None:
                 p_rows_c = [r for r in (run.compact(None, c) for c in choice) if r]
             else:
-                p_rows_c = [r for r in (run.compact(p) for p in p_full) if r]
+                p_rows_c = [r for r in (run.compact(p) for p in p_used) if r]
+            p_soft = run.softmax_rows(rows.used(len(result.tokens))) if run.softmax else []
             end = time.perf_counter()
+            head_s = rows.seconds  # target rows computed during verification belong to its forward
             event = RoundEvent(
                 index=index,
                 mode="speculative",
@@ -340,15 +383,15 @@ def _speculative(
                 q_rows=q_rows_c,
                 p_rows=p_rows_c,
                 draft_s=drafted - start,
-                verify_s=verified - drafted,
-                overhead_s=end - verified,
+                verify_s=verified - drafted + head_s,
+                overhead_s=max(end - verified - head_s, 0.0),
                 prefill_s=prefill if index == 0 else 0.0,
                 draft_forwards=draft_forwards,
                 target_forwards=1,
                 position=produced,
                 stop_reason=stop,
                 rejected=a < k,
-                p_softmax=run.softmax_rows(rows),
+                p_softmax=p_soft,
                 q_softmax=run.softmax_rows(q_raw),
                 extra=controller.state(),
             )

@@ -6,18 +6,22 @@
   most likely tokens and skips the sort when that provably gives the same cut (otherwise
   it calls the reference ``sampling._top_p_remove``).
 * :func:`verify_greedy` makes exactly the decisions ``verify.verify_block`` makes on one-hot
-  rows (the temperature-0 switch) and draws the same random numbers, without building rows.
+  rows (the temperature-0 switch) and draws the same random numbers, without building rows;
+  :func:`greedy_choices` reads the target's argmax only as far as those decisions look.
+* :func:`verify_rows` is ``verify.verify_block`` with the target rows read on demand, left
+  to right, so rows after the first rejection are never computed or processed; same
+  decisions, same random draws.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import torch
 
 from specdec_core.sampling import SamplingConfig, _top_p_remove
-from specdec_core.verify import BlockResult
+from specdec_core.verify import BlockResult, _step, sample
 
 #: Most likely tokens a top-p row examines before it falls back to a full sort.
 _TOP_P_WINDOW = 1024
@@ -147,3 +151,51 @@ def verify_greedy(
     tokens.append(int(target_choice[len(draft_tokens)]))
     kinds.append("bonus")
     return BlockResult(accepted=len(draft_tokens), tokens=tokens, kinds=kinds, acceptance_probs=alphas)
+
+
+def greedy_choices(row: Callable[[int], torch.Tensor | np.ndarray], draft_tokens: Sequence[int]) -> list[int]:
+    """The target's argmax at each position :func:`verify_greedy` examines.
+
+    `row(i)` gives the logits (1, V) after fed token i; rows are read left to right and
+    reading stops at the first draft that differs from the target's choice (its choice is
+    the corrected token), or after all K+1 (the last is the bonus token).
+    """
+    choice: list[int] = []
+    for i in range(len(draft_tokens) + 1):
+        choice.append(argmax_rows(row(i))[0])
+        if i < len(draft_tokens) and int(draft_tokens[i]) != choice[i]:
+            break
+    return choice
+
+
+def verify_rows(
+    p_row: Callable[[int], np.ndarray],
+    q_rows: Sequence[np.ndarray],
+    draft_tokens: Sequence[int],
+    rng: np.random.Generator,
+) -> tuple[BlockResult, list[np.ndarray]]:
+    """``verify.verify_block`` reading the processed target row `p_row(i)` only when needed.
+
+    Returns the result and the p rows it read (one per committed token: the examined
+    drafts' rows, then the bonus row if every draft was accepted). Same decisions and the
+    same random draws as ``verify_block`` on all K+1 rows.
+    """
+    tokens: list[int] = []
+    kinds: list[str] = []
+    alphas: list[float] = []
+    used: list[np.ndarray] = []
+    for i, x in enumerate(draft_tokens):
+        p = p_row(i)
+        used.append(p)
+        accepted, token, alpha = _step(p, np.asarray(q_rows[i], dtype=np.float64), int(x), rng)
+        alphas.append(alpha)
+        tokens.append(token)
+        if not accepted:
+            kinds.append("corrected")
+            return BlockResult(accepted=i, tokens=tokens, kinds=kinds, acceptance_probs=alphas), used
+        kinds.append("accepted")
+    p = p_row(len(draft_tokens))
+    used.append(p)
+    tokens.append(sample(p, rng))
+    kinds.append("bonus")
+    return BlockResult(accepted=len(draft_tokens), tokens=tokens, kinds=kinds, acceptance_probs=alphas), used
