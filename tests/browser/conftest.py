@@ -32,8 +32,11 @@ SCREENSHOTS = ROOT / "artifacts" / "screenshots"
 
 
 def pytest_collection_modifyitems(items):
+    """Mark this folder's tests `browser` (the hook sees every collected item, so filter by path)."""
+    here = Path(__file__).parent
     for item in items:
-        item.add_marker(pytest.mark.browser)
+        if here in Path(item.fspath).parents:
+            item.add_marker(pytest.mark.browser)
 
 
 @pytest.fixture(scope="session")
