@@ -192,6 +192,14 @@ def test_theory_gamma_follows_the_cost_model_and_switches_a_bad_draft_off():
     for _ in range(8):
         free.update(max(free.next_gamma(), 1), 0, True)
     assert free.next_gamma() == 0  # it keeps missing: plain target steps
+    lookup = TheoryGamma(4, cost_ratio=0.0)
+    for _ in range(3):
+        lookup.update(2, 0, True)
+    before = (lookup.next_gamma(), lookup.alpha)
+    assert before[0] > 0
+    for _ in range(50):
+        lookup.update(0, 0, False)  # asked for drafts, none proposed: no evidence either way
+    assert (lookup.next_gamma(), lookup.alpha) == before
     idle = 0
     while free.next_gamma() == 0:
         free.update(0, 0, False)  # no evidence: old misses fade, it tries again

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 import torch
 
-from specdec_core.engine import autoregressive, generate
+from specdec_core.engine import autoregressive, estimate_cost_ratio, generate
+from specdec_core.engine.gamma import LAYER_OVERHEAD_BYTES
 from specdec_core.models import (
     HFCausalLM,
     LanguageModel,
@@ -140,6 +141,20 @@ def test_precision_copy_runs_in_bf16(tiny):
     assert {p.dtype for p in tiny.module.parameters()} == {torch.float32}
     ids = tiny.encode("the quick brown fox")
     np.testing.assert_allclose(bf.session([]).extend(ids), tiny.session([]).extend(ids), atol=0.5)
+
+
+def test_draft_cost_estimates_count_weight_bytes_and_a_fixed_cost_per_layer(tiny):
+    def step(model: HFCausalLM) -> float:
+        weights = sum(p.numel() * p.element_size() for p in model.module.parameters())
+        return weights + LAYER_OVERHEAD_BYTES * model.num_layers
+
+    bf, skip = precision_copy(tiny, "bfloat16"), LayerSkipDraft(tiny, 2)
+    assert estimate_cost_ratio(tiny, bf) == pytest.approx(step(bf) / step(tiny))
+    assert estimate_cost_ratio(tiny, skip) == pytest.approx(step(skip) / step(tiny))
+    # half the bytes, the same layers: more than half a step; fewer layers: cheaper still
+    assert 0.5 < estimate_cost_ratio(tiny, bf) < 1.0
+    assert 0.5 < estimate_cost_ratio(tiny, skip) < 1.0
+    assert estimate_cost_ratio(tiny, tiny) == 1.0
 
 
 def test_greedy_speculation_equals_greedy_decoding_on_real_transformers(tiny, tiny_hf_folders):

@@ -19,10 +19,12 @@ from typing import Any, Protocol, runtime_checkable
 from specdec_core import theory
 
 #: Verification of γ+1 tokens in target steps: 1 + VERIFY_JUMP + VERIFY_PER_TOKEN·γ (γ ≥ 1).
-#: Measured on 2 CPU cores with SmolLM2-135M: a batched forward costs a jump over a
-#: one-token decode step (other matmul kernels, an attention mask), then little per token.
-VERIFY_JUMP = 0.25
-VERIFY_PER_TOKEN = 0.03
+#: Measured on 2 CPU cores with SmolLM2-135M (float32, the engine's fast head; every row's
+#: logits read): γ = 1, 4, 8, 16 cost 1.06, 1.53, 2.54, 3.17 steps. Once a decode step
+#: only reads the weights once, a batched forward is no longer free on a CPU: each extra
+#: token adds real arithmetic.
+VERIFY_JUMP = 0.05
+VERIFY_PER_TOKEN = 0.14
 
 
 @runtime_checkable
@@ -84,8 +86,11 @@ class TheoryGamma:
     α̂ = (a + accepted) / (a + b + accepted + rejections) over recent rounds: every round
     multiplies the old counts by `memory`, so α̂ follows the text (an n-gram draft is right
     for whole copied passages, then wrong for a while) and drifts back to the optimistic
-    prior mean a / (a + b) = 0.9 when γ = 0 gathers no evidence, which makes it probe a
-    switched-off draft again a few rounds later.
+    prior mean a / (a + b) = 0.9 while it chooses γ = 0, which makes it probe a switched-off
+    draft again a few rounds later. A round where the draft proposed nothing although
+    γ > 0 (an n-gram without a match) changes nothing: without that rule, long stretches
+    without a match would reset α̂ to the prior, and the next chance match would be
+    drafted 16 tokens long.
     `cost_ratio` is one draft step in target steps (0 for an n-gram lookup); `verify_cost`
     maps γ to the verification forward's cost in target steps.
     """
@@ -124,6 +129,8 @@ class TheoryGamma:
         return self.gamma
 
     def update(self, drafted: int, accepted: int, rejected: bool) -> None:
+        if drafted == 0 and self.gamma > 0:
+            return  # the draft had nothing to offer (an n-gram without a match): no evidence
         self.accepted = self.memory * self.accepted + accepted
         self.rejections = self.memory * self.rejections + (1.0 if rejected else 0.0)
         alpha = self.alpha
@@ -147,12 +154,20 @@ def default_verify_cost(gamma: int) -> float:
 UNKNOWN_COST_RATIO = 0.25
 
 
-def estimate_cost_ratio(target: Any, draft: Any) -> float:
-    """One draft step in target steps, from what each model must read per token.
+#: Fixed cost of one decoder layer in a decode step, as the bytes of weights it would take
+#: as long to read. Fitted on 2 CPU cores (SmolLM2-135M decode steps: float32 32.7 ms,
+#: bfloat16 22.7, first 8 layers 12.7, first 24 layers 28.7 ms ≈ 0.039 ms per MiB read +
+#: 0.42 ms per layer of small operations and Python).
+LAYER_OVERHEAD_BYTES = 11 * 2**20
 
-    0 for a lookup drafter (``propose``); for two torch models the ratio of their weight
-    bytes (CPU decoding is memory-bound: a bf16 copy ≈ 0.5, the first k of L layers ≈ k/L
-    plus the LM head); a model's own ``cost_ratio`` attribute wins; otherwise
+
+def estimate_cost_ratio(target: Any, draft: Any) -> float:
+    """One draft step in target steps, from what each model must do per token.
+
+    0 for a lookup drafter (``propose``); for two torch models, (weight bytes + layers ×
+    ``LAYER_OVERHEAD_BYTES``) of the draft over the target's: decoding reads every weight
+    once, plus a fixed cost per layer (a bf16 copy ≈ 0.69, not 0.5; the first 8 of 30
+    layers ≈ 0.36); a model's own ``cost_ratio`` attribute wins; otherwise
     ``UNKNOWN_COST_RATIO``.
     """
     explicit = getattr(draft, "cost_ratio", None)
@@ -164,10 +179,11 @@ def estimate_cost_ratio(target: Any, draft: Any) -> float:
     if t_mod is None or d_mod is None:
         return UNKNOWN_COST_RATIO
 
-    def weight_bytes(module: Any) -> int:
-        return sum(p.numel() * p.element_size() for p in module.parameters())
+    def step_bytes(model: Any, module: Any) -> float:
+        weights = sum(p.numel() * p.element_size() for p in module.parameters())
+        return weights + LAYER_OVERHEAD_BYTES * int(getattr(model, "num_layers", 0) or 0)
 
-    return weight_bytes(d_mod) / max(weight_bytes(t_mod), 1)
+    return step_bytes(draft, d_mod) / max(step_bytes(target, t_mod), 1.0)
 
 
 def make_controller(
