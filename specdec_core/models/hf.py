@@ -420,9 +420,10 @@ class RowLinear(torch.nn.Linear):
       matrix-vector kernel. Measured on 2 CPU cores (2 threads), SmolLM2-135M shapes:
       1536 × 576 weight, 1 row 318 → 142 µs, 2 rows 597 → 104 µs, 5 rows 448 → 184 µs;
       the 49152 × 576 head, 1 row 9.9 → 4.0 ms, 5 rows 17.1 → 5.9 ms.
-    * bfloat16, one row: torch's native kernel instead of oneDNN's, which re-lays out
-      the weight on every call (1536 × 576: 130 → 66 µs; a whole bf16 SmolLM2 decode
-      step 38 → 20 ms). oneDNN is switched off only around that call, but the switch is
+    * bfloat16, one or two rows: torch's native kernel instead of oneDNN's, which re-lays
+      out the weight on every call (1536 × 576: 1 row 134 → 68 µs, 2 rows 144 → 117 µs,
+      3 rows already 139 vs 153; a whole bf16 SmolLM2 decode step 38 → 20 ms). Two rows
+      are a draft's usual first step of a round: the last draft and the bonus token. oneDNN is switched off only around that call, but the switch is
       process-wide: a bf16 matmul in another thread at that moment may take the native
       kernel too (an exact bf16 matmul as well; last-bit rounding may differ).
     * anything else (bigger blocks such as a prefill, other dtypes or devices): ``F.linear``.
@@ -430,6 +431,8 @@ class RowLinear(torch.nn.Linear):
 
     #: Largest block of float32 rows computed as ``W @ xᵀ``.
     max_rows = 8
+    #: Largest block of bfloat16 rows given to torch's native kernel.
+    max_native_bf16_rows = 2
 
     @classmethod
     def sharing(cls, linear: torch.nn.Linear) -> RowLinear:
@@ -446,7 +449,7 @@ class RowLinear(torch.nn.Linear):
         rows = x.numel() // max(x.shape[-1], 1) if x.dim() else 0
         if rows < 1 or x.device.type != "cpu" or x.dtype != w.dtype:
             return F.linear(x, w, self.bias)
-        if w.dtype == torch.bfloat16 and rows == 1:
+        if w.dtype == torch.bfloat16 and rows <= self.max_native_bf16_rows:
             with _without_onednn():
                 return F.linear(x, w, self.bias)
         if w.dtype != torch.float32 or rows > self.max_rows:
