@@ -192,6 +192,13 @@ def test_theory_gamma_follows_the_cost_model_and_switches_a_bad_draft_off():
     for _ in range(8):
         free.update(max(free.next_gamma(), 1), 0, True)
     assert free.next_gamma() == 0  # it keeps missing: plain target steps
+    near = {m: TheoryGamma(4, cost_ratio=0.69, off_margin=m) for m in (0.0, 0.05)}
+    for c in near.values():
+        for _ in range(40):
+            c.update(7, 6, True)  # α̂ ≈ 0.86: a bf16-like draft just below break-even
+        assert c.alpha == pytest.approx(0.858, abs=0.005)
+    assert near[0.0].next_gamma() == 0  # predicted 0.99×: off at once
+    assert near[0.05].next_gamma() == 1  # within the margin: keeps drafting, no on/off flapping
     lookup = TheoryGamma(4, cost_ratio=0.0)
     for _ in range(3):
         lookup.update(2, 0, True)

@@ -423,9 +423,10 @@ class RowLinear(torch.nn.Linear):
     * bfloat16, one or two rows: torch's native kernel instead of oneDNN's, which re-lays
       out the weight on every call (1536 × 576: 1 row 134 → 68 µs, 2 rows 144 → 117 µs,
       3 rows already 139 vs 153; a whole bf16 SmolLM2 decode step 38 → 20 ms). Two rows
-      are a draft's usual first step of a round: the last draft and the bonus token. oneDNN is switched off only around that call, but the switch is
-      process-wide: a bf16 matmul in another thread at that moment may take the native
-      kernel too (an exact bf16 matmul as well; last-bit rounding may differ).
+      are a draft's usual first step of a round: the last draft and the bonus token.
+      oneDNN is switched off only around that call, but the switch is process-wide: a
+      bf16 matmul in another thread at that moment may take the native kernel too (an
+      exact bf16 matmul as well; last-bit rounding may differ).
     * anything else (bigger blocks such as a prefill, other dtypes or devices): ``F.linear``.
     """
 
