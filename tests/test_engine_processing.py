@@ -212,6 +212,22 @@ def test_theory_gamma_follows_the_cost_model_and_switches_a_bad_draft_off():
         free.update(0, 0, False)  # no evidence: old misses fade, it tries again
         idle += 1
     assert 1 <= idle <= 20
+
+    def idle_rounds(controller: TheoryGamma) -> int:
+        for _ in range(8):
+            controller.update(max(controller.next_gamma(), 1), 0, True)
+        assert controller.next_gamma() == 0
+        n = 0
+        while controller.next_gamma() == 0:
+            controller.update(0, 0, False)
+            n += 1
+        return n
+
+    # a model draft must read every token it missed before it can draft again: it forgets
+    # its misses more slowly while switched off; a lookup restarts for free and does not
+    slow = idle_rounds(TheoryGamma(4, cost_ratio=0.4))
+    assert slow > 2 * idle_rounds(TheoryGamma(4, cost_ratio=0.4, idle_memory=0.8))
+    assert idle_rounds(TheoryGamma(4, cost_ratio=0.0, idle_memory=0.99)) == idle_rounds(TheoryGamma(4, 0.0))
     assert make_controller(4, True, cost_ratio=0.3).state()["controller"] == "theory"
 
 

@@ -99,7 +99,11 @@ class TheoryGamma:
     is not free (it must first read every token committed meanwhile), and an estimate near the break-even
     point would otherwise flip the draft on and off. Measured with the bf16 copy on a chat
     prompt (α ≈ 0.96, break-even α ≈ 0.88): no margin 0.92–0.96×, a 0.05 margin
-    1.02× (fixed γ = 3: 1.08×).
+    1.02× (fixed γ = 3: 1.08×). For the same reason a switched-off model draft forgets
+    more slowly (`idle_memory` per idle round instead of `memory`), so it is probed about
+    every 20 rounds rather than every 5: a first-10-layers draft that is never right
+    (α ≈ 0) runs at 0.88–0.90 of target-only speed instead of 0.83–0.85 (the rest is its
+    prompt prefill, its first round and the catch-up of each probe).
     """
 
     def __init__(
@@ -112,6 +116,7 @@ class TheoryGamma:
         memory: float = 0.8,
         prior: tuple[float, float] = (0.9, 0.1),
         off_margin: float = 0.05,
+        idle_memory: float = 0.95,
     ) -> None:
         self.min_gamma = _check(min_gamma, "min_gamma", 0)
         self.max_gamma = _check(max_gamma, "max_gamma", max(self.min_gamma, 1))
@@ -122,11 +127,14 @@ class TheoryGamma:
             raise ValueError(f"memory must lie in (0, 1), got {memory!r}.")
         self.cost_ratio = float(cost_ratio)
         self.verify_cost = verify_cost if verify_cost is not None else default_verify_cost
+        if not 0 < idle_memory < 1:
+            raise ValueError(f"idle_memory must lie in (0, 1), got {idle_memory!r}.")
         if not 0 <= off_margin < 1:
             raise ValueError(f"off_margin must lie in [0, 1), got {off_margin!r}.")
         self.memory = memory
         self.prior = prior
         self.off_margin = off_margin
+        self.idle_memory = idle_memory
         self.accepted = 0.0
         self.rejections = 0.0
 
@@ -142,8 +150,10 @@ class TheoryGamma:
     def update(self, drafted: int, accepted: int, rejected: bool) -> None:
         if drafted == 0 and self.gamma > 0:
             return  # the draft had nothing to offer (an n-gram without a match): no evidence
-        self.accepted = self.memory * self.accepted + accepted
-        self.rejections = self.memory * self.rejections + (1.0 if rejected else 0.0)
+        idle = self.gamma == 0 and drafted == 0 and self.cost_ratio > 0
+        keep = self.idle_memory if idle else self.memory
+        self.accepted = keep * self.accepted + accepted
+        self.rejections = keep * self.rejections + (1.0 if rejected else 0.0)
         alpha = self.alpha
         best, best_value = self.min_gamma, -1.0
         for g in range(max(self.min_gamma, 1), self.max_gamma + 1):
