@@ -8,7 +8,7 @@ residual is never built when R = 0 (rejection is then impossible).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -170,21 +170,57 @@ def verify_block(
     qs = [as_distribution(row, f"q row {i}") for i, row in enumerate(q_rows)]
     for i, q_row in enumerate(qs):
         same_length(ps[i], q_row, f"p row {i} and q row {i}")
+    result, _ = _verify_left_to_right(
+        ps.__getitem__, qs, draft_tokens, rng, lambda i, x: token_index(x, ps[i].size, f"draft token {i}")
+    )
+    return result
+
+
+def verify_rows(
+    p_row: Callable[[int], np.ndarray],
+    q_rows: Sequence[np.ndarray],
+    draft_tokens: Sequence[int],
+    rng: np.random.Generator,
+) -> tuple[BlockResult, list[np.ndarray]]:
+    """:func:`verify_block` reading the processed target row `p_row(i)` only when needed.
+
+    For a caller whose rows are already valid float64 distributions (the engine: rows past
+    the first rejection are then never computed). Returns the result and the p rows it
+    read (one per committed token: the examined drafts' rows, then the bonus row if every
+    draft was accepted). Same decisions and the same random draws as ``verify_block``.
+    """
+    return _verify_left_to_right(
+        p_row, [np.asarray(q, dtype=np.float64) for q in q_rows], draft_tokens, rng, lambda i, x: int(x)
+    )
+
+
+def _verify_left_to_right(
+    p_row: Callable[[int], np.ndarray],
+    q_rows: Sequence[np.ndarray],
+    draft_tokens: Sequence[int],
+    rng: np.random.Generator,
+    to_index: Callable[[int, int], int],
+) -> tuple[BlockResult, list[np.ndarray]]:
+    """The verification loop of both entry points; `to_index(i, x)` checks draft token i."""
     tokens: list[int] = []
     kinds: list[str] = []
     alphas: list[float] = []
+    used: list[np.ndarray] = []
     for i, x in enumerate(draft_tokens):
-        x = token_index(x, ps[i].size, f"draft token {i}")
-        accepted, token, alpha = _step(ps[i], qs[i], x, rng)
+        p = p_row(i)
+        used.append(p)
+        accepted, token, alpha = _step(p, q_rows[i], to_index(i, x), rng)
         alphas.append(alpha)
         tokens.append(token)
         if not accepted:
             kinds.append("corrected")
-            return BlockResult(accepted=i, tokens=tokens, kinds=kinds, acceptance_probs=alphas)
+            return BlockResult(accepted=i, tokens=tokens, kinds=kinds, acceptance_probs=alphas), used
         kinds.append("accepted")
-    tokens.append(sample(ps[k], rng))
+    p = p_row(len(draft_tokens))
+    used.append(p)
+    tokens.append(sample(p, rng))
     kinds.append("bonus")
-    return BlockResult(accepted=k, tokens=tokens, kinds=kinds, acceptance_probs=alphas)
+    return BlockResult(accepted=len(draft_tokens), tokens=tokens, kinds=kinds, acceptance_probs=alphas), used
 
 
 @dataclass(frozen=True)

@@ -74,7 +74,7 @@ def _resample_from_p(p_rows, q_rows, drafts, rng):
 
 
 def _resample_from_p_lazily(p_row, q_rows, drafts, rng):
-    """The wrong verifier behind the engine's on-demand interface (``processing.verify_rows``)."""
+    """The wrong verifier behind the engine's on-demand interface (``verify.verify_rows``)."""
     rows = [p_row(i) for i in range(len(drafts) + 1)]
     result = _resample_from_p(rows, q_rows, drafts, rng)
     return result, rows[: len(result.tokens)]

@@ -17,11 +17,11 @@ from specdec_core.engine import (
     make_controller,
     verify_greedy,
 )
-from specdec_core.engine.processing import greedy_choices, process_rows, verify_rows
+from specdec_core.engine.processing import greedy_choices, process_rows
 from specdec_core.models import MarkovChainLM, NGramDraft
 from specdec_core.sampling import TRANSFORMS, SamplingConfig, apply
 from specdec_core.theory import best_gamma
-from specdec_core.verify import verify_block
+from specdec_core.verify import verify_block, verify_rows
 
 configs = st.builds(
     SamplingConfig,

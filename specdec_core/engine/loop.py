@@ -9,8 +9,8 @@ One round of ``generate``: the draft proposes up to γ tokens, sampling each fro
 the processed q it reports; the target scores the last committed token plus all drafts in
 one forward pass (γ + 1 positions); its logit rows are computed (by an HF model's head, in
 blocks) and processed with the same ``SamplingConfig`` only as verification reads them,
-left to right (``processing.verify_rows`` / ``greedy_choices`` + ``verify_greedy``, tested
-to decide exactly as ``verify.verify_block``; ``reference=True`` computes every row and
+left to right (``verify.verify_rows`` / ``processing.greedy_choices`` + ``verify_greedy``,
+tested to decide exactly as ``verify.verify_block``; ``reference=True`` computes every row and
 calls ``verify_block``), so rows past the first rejection cost nothing; both KV caches are
 rolled back to the committed tokens. Temperature 0 makes p and q one-hot at
 their argmax (lowest index), so the output equals target-only greedy decoding.
@@ -29,15 +29,15 @@ from specdec_core.engine.events import RoundEvent, TopTokens
 from specdec_core.engine.gamma import GammaController, estimate_cost_ratio, make_controller
 from specdec_core.engine.processing import (
     argmax_rows,
+    float64_rows,
     greedy_choices,
     process_rows,
     verify_greedy,
-    verify_rows,
 )
 from specdec_core.models.drafts import check_compatible
 from specdec_core.models.locking import hold
 from specdec_core.sampling import SamplingConfig, apply, softmax
-from specdec_core.verify import sample, verify_block
+from specdec_core.verify import sample, verify_block, verify_rows
 
 
 def generate(
@@ -131,7 +131,7 @@ class _Run:
     def probs(self, rows: Rows) -> np.ndarray:
         """Exact processed float64 distributions of each row."""
         if self.reference:
-            z = _numpy64(rows)
+            z = float64_rows(rows)
             return np.stack([apply(r, self.cfg).probs for r in z])
         return process_rows(rows, self.cfg)
 
@@ -157,13 +157,7 @@ class _Run:
     def softmax_rows(self, rows: Rows | None) -> list[TopTokens]:
         if not self.softmax or rows is None:
             return []
-        return [TopTokens.from_probs(softmax(z), max(self.top_n, 1)) for z in _numpy64(rows)]
-
-
-def _numpy64(rows: Rows) -> np.ndarray:
-    if isinstance(rows, torch.Tensor):
-        return rows.detach().to("cpu", torch.float64).numpy()
-    return np.asarray(rows, dtype=np.float64)
+        return [TopTokens.from_probs(softmax(z), max(self.top_n, 1)) for z in float64_rows(rows)]
 
 
 def _rows(session: Any, ids: list[int], last_only: bool = False) -> Rows:
@@ -267,7 +261,7 @@ class _ModelDrafter:
             if run.softmax:
                 raw.append(row)
             feed = [x]
-        return tokens, qs, (np.concatenate([_numpy64(r) for r in raw]) if raw else None), g
+        return tokens, qs, (np.concatenate([float64_rows(r) for r in raw]) if raw else None), g
 
     def commit(self, drafts: list[int], accepted: int, last: int) -> None:
         g = len(drafts)

@@ -8,9 +8,6 @@
 * :func:`verify_greedy` makes exactly the decisions ``verify.verify_block`` makes on one-hot
   rows (the temperature-0 switch) and draws the same random numbers, without building rows;
   :func:`greedy_choices` reads the target's argmax only as far as those decisions look.
-* :func:`verify_rows` is ``verify.verify_block`` with the target rows read on demand, left
-  to right, so rows after the first rejection are never computed or processed; same
-  decisions, same random draws.
 """
 
 from __future__ import annotations
@@ -21,7 +18,7 @@ import numpy as np
 import torch
 
 from specdec_core.sampling import SamplingConfig, _top_p_remove
-from specdec_core.verify import BlockResult, _step, sample
+from specdec_core.verify import BlockResult
 
 #: Most likely tokens a top-p row examines before it falls back to a full sort.
 _TOP_P_WINDOW = 1024
@@ -36,7 +33,8 @@ def _softmax_rows(scores: np.ndarray) -> np.ndarray:
     return e / e.sum(axis=1, keepdims=True)
 
 
-def _as_rows(logits: torch.Tensor | np.ndarray) -> np.ndarray:
+def float64_rows(logits: torch.Tensor | np.ndarray) -> np.ndarray:
+    """Logit rows (torch or numpy, one row or several) as a float64 numpy array (n, V)."""
     if isinstance(logits, torch.Tensor):
         logits = logits.detach().to("cpu", torch.float64).numpy()
     z = np.asarray(logits, dtype=np.float64)
@@ -48,7 +46,7 @@ def process_rows(logits: torch.Tensor | np.ndarray, config: SamplingConfig) -> n
 
     ``temperature == 0`` gives one-hot rows at the argmax (lowest index on ties).
     """
-    z = _as_rows(logits)
+    z = float64_rows(logits)
     if config.is_greedy_switch:
         out = np.zeros_like(z)
         out[np.arange(z.shape[0]), np.argmax(z, axis=1)] = 1.0
@@ -166,36 +164,3 @@ def greedy_choices(row: Callable[[int], torch.Tensor | np.ndarray], draft_tokens
         if i < len(draft_tokens) and int(draft_tokens[i]) != choice[i]:
             break
     return choice
-
-
-def verify_rows(
-    p_row: Callable[[int], np.ndarray],
-    q_rows: Sequence[np.ndarray],
-    draft_tokens: Sequence[int],
-    rng: np.random.Generator,
-) -> tuple[BlockResult, list[np.ndarray]]:
-    """``verify.verify_block`` reading the processed target row `p_row(i)` only when needed.
-
-    Returns the result and the p rows it read (one per committed token: the examined
-    drafts' rows, then the bonus row if every draft was accepted). Same decisions and the
-    same random draws as ``verify_block`` on all K+1 rows.
-    """
-    tokens: list[int] = []
-    kinds: list[str] = []
-    alphas: list[float] = []
-    used: list[np.ndarray] = []
-    for i, x in enumerate(draft_tokens):
-        p = p_row(i)
-        used.append(p)
-        accepted, token, alpha = _step(p, np.asarray(q_rows[i], dtype=np.float64), int(x), rng)
-        alphas.append(alpha)
-        tokens.append(token)
-        if not accepted:
-            kinds.append("corrected")
-            return BlockResult(accepted=i, tokens=tokens, kinds=kinds, acceptance_probs=alphas), used
-        kinds.append("accepted")
-    p = p_row(len(draft_tokens))
-    used.append(p)
-    tokens.append(sample(p, rng))
-    kinds.append("bonus")
-    return BlockResult(accepted=len(draft_tokens), tokens=tokens, kinds=kinds, acceptance_probs=alphas), used
