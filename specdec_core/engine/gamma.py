@@ -125,12 +125,12 @@ class TheoryGamma:
             raise ValueError(f"cost_ratio must be 0 or more, got {cost_ratio!r}.")
         if not 0 < memory < 1:
             raise ValueError(f"memory must lie in (0, 1), got {memory!r}.")
-        self.cost_ratio = float(cost_ratio)
-        self.verify_cost = verify_cost if verify_cost is not None else default_verify_cost
         if not 0 < idle_memory < 1:
             raise ValueError(f"idle_memory must lie in (0, 1), got {idle_memory!r}.")
         if not 0 <= off_margin < 1:
             raise ValueError(f"off_margin must lie in [0, 1), got {off_margin!r}.")
+        self.cost_ratio = float(cost_ratio)
+        self.verify_cost = verify_cost if verify_cost is not None else default_verify_cost
         self.memory = memory
         self.prior = prior
         self.off_margin = off_margin
