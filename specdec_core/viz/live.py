@@ -17,6 +17,7 @@ import plotly.graph_objects as go
 from specdec_core.live_stats import Timeline
 from specdec_core.live_text import TokenSpan, readable
 from specdec_core.viz import palette
+from specdec_core.viz.tree import short_label
 
 TEXT: dict[str, str] = {
     "accepted": "accepted",
@@ -61,9 +62,8 @@ def visible(token: str) -> str:
 
 
 def label(token: str, limit: int = _MAX_LABEL) -> str:
-    """A short one-line label for a figure axis (not escaped: the figure builders escape)."""
-    shown = token.replace("\n", "↵").replace("\t", "⇥").replace(" ", "␣") or "∅"
-    return shown if len(shown) <= limit else shown[: limit - 1] + "…"
+    """A short one-line label for a figure axis (``tree.short_label``; the figure builders escape)."""
+    return short_label(token, limit)
 
 
 def number(x: float | None) -> str:

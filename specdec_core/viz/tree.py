@@ -61,13 +61,16 @@ def _text(text: Mapping[str, str] | None) -> dict[str, str]:
     return {**TEXT, **(text or {})}
 
 
-def display_label(label: str, limit: int = _MAX_LABEL) -> str:
-    """A token label made safe and short for plotly text: visible whitespace (a token's leading
-    space matters), at most `limit` characters, HTML escaped."""
+def short_label(label: str, limit: int = _MAX_LABEL) -> str:
+    """A token label on one short line: visible whitespace (a token's leading space matters),
+    at most `limit` characters. Not escaped."""
     shown = label.replace("\n", "↵").replace("\t", "⇥").replace(" ", "␣") or "∅"
-    if len(shown) > limit:
-        shown = shown[: limit - 1] + "…"
-    return html.escape(shown)
+    return shown if len(shown) <= limit else shown[: limit - 1] + "…"
+
+
+def display_label(label: str, limit: int = _MAX_LABEL) -> str:
+    """:func:`short_label`, HTML escaped for plotly text."""
+    return html.escape(short_label(label, limit))
 
 
 def num(x: float) -> str:
