@@ -6,6 +6,8 @@ statistics and figures, the position inspector and the download of the trace.
 
 from __future__ import annotations
 
+from functools import partial
+
 import streamlit as st
 
 from pages.common.i18n import strings
@@ -142,7 +144,7 @@ def show(trace: LiveTrace) -> None:
     inspector(trace)
     st.download_button(
         s["download"],
-        data=to_json(trace),
+        data=partial(to_json, trace),  # built when downloaded, not on every rerun
         file_name="specdec-live-trace.json",
         mime="application/json",
         icon=":material/download:",

@@ -5,6 +5,8 @@ Drawn from ``RaceResult`` data alone; the texts come from lessons/<lang>/race.to
 
 from __future__ import annotations
 
+from functools import partial
+
 import pandas as pd
 import streamlit as st
 
@@ -97,7 +99,7 @@ def show(result: RaceResult) -> None:
     st.caption(s["theory_caption"])
     st.download_button(
         s["download"],
-        data=result_json(result),
+        data=partial(result_json, result),  # built when downloaded, not on every rerun
         file_name=f"specdec-race-{result.task}.json",
         mime="application/json",
         icon=":material/download:",
