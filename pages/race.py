@@ -31,13 +31,13 @@ from pages.common.race_view import by_task, show
 from pages.common.urlstate import bool_param, choice_param, int_param, mirror, restore, text_param
 from specdec_core.live_presets import PRESETS
 from specdec_core.live_run import Pacer, encode_prompt
-from specdec_core.model_choices import TARGETS, DraftSpec
+from specdec_core.model_choices import HF_DRAFTS, TARGETS, TOY_DRAFTS, DraftSpec
 from specdec_core.race import BASELINE, Race, RaceResult, RaceSettings
 
 PAINT_EVERY = 0.2
 RESULTS_KEY = "race_results"
-HF_CHOICES = ("ngram", "bf16", "layerskip", "custom")
-TOY_CHOICES = ("toy_draft", "ngram")
+HF_CHOICES = HF_DRAFTS
+TOY_CHOICES = tuple(k for k in TOY_DRAFTS if k != "custom")  # the race offers no custom draft on the toy pair
 PARAMS = [
     choice_param("race_target", "bundled", TARGETS),
     text_param("race_target_src", "", 500),
