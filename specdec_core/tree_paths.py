@@ -38,13 +38,23 @@ class TreeView:
     tree: ProbabilityTree
     p: np.ndarray
     q: np.ndarray
-    groups: tuple[np.ndarray, ...]
-    node_group: tuple[int | None, ...]
-    other: int | None
 
     @property
     def labels(self) -> list[str]:
         return self.tree.labels
+
+    @property
+    def groups(self) -> tuple[np.ndarray, ...]:
+        return tuple(self.tree.groups)
+
+    @property
+    def node_group(self) -> tuple[int | None, ...]:
+        return tuple(node.group for node in self.tree.nodes)
+
+    @property
+    def other(self) -> int | None:
+        groups = self.tree.groups
+        return len(groups) - 1 if groups[-1].size > 1 else None
 
     @property
     def token_group(self) -> np.ndarray:
@@ -66,10 +76,7 @@ def _token_group(groups: Sequence[np.ndarray], size: int) -> np.ndarray:
 def tree_view(p: Dist, q: Dist, labels: Sequence[str] | None = None, top_n: int | None = None) -> TreeView:
     """The tree of one speculative step, with tokens outside the top N merged into "other"."""
     t = tree(p, q, labels, top_n)
-    p_arr, q_arr = np.asarray(p, dtype=np.float64), np.asarray(q, dtype=np.float64)
-    other = len(t.groups) - 1 if t.groups[-1].size > 1 else None
-    node_group = tuple(node.group for node in t.nodes)
-    return TreeView(t, p_arr, q_arr, tuple(t.groups), node_group, other)
+    return TreeView(t, np.asarray(p, dtype=np.float64), np.asarray(q, dtype=np.float64))
 
 
 def children(t: ProbabilityTree) -> dict[int, list[int]]:
