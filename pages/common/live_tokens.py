@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from pages.common.i18n import strings
-from specdec_core.live_text import TokenSpan
+from specdec_core.live_text import SPAN_KINDS, TokenSpan
 from specdec_core.viz import live as viz
 
 PROMPT_TAIL = 160  # characters of the prompt shown before the generated text
-_KINDS = ("accepted", "rejected", "corrected", "bonus", "target")
+_KINDS = tuple(k for k in SPAN_KINDS if k != "void")  # "void" has its own string, not kinds.void
 
 
 def fig_text() -> dict[str, str]:

@@ -93,7 +93,8 @@ def show(trace: LiveTrace) -> None:
         st.info(s("replayed", created=trace.meta.get("created", "?")), icon=":material/replay:")
     if trace.speculative.stopped or (trace.baseline and trace.baseline.stopped):
         st.warning(s["stopped"])
-    kinds = ["accepted", "rejected", "corrected", "bonus"] + (
+    # The legend: the speculative kinds, then "void" when shown, then "target" (below) when present.
+    kinds = [k for k in live_text.SPAN_KINDS if k not in ("target", "void")] + (
         ["void"] if st.session_state["live_void"] else []
     )
     items = live_text.spans(events, show_void=st.session_state["live_void"])
