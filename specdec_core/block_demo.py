@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from specdec_core.models.markov import MarkovChainLM, MarkovSession
+from specdec_core.models.markov import MarkovChainLM, MarkovSession, rows_from_weights
 from specdec_core.sampling import SamplingConfig, apply
 from specdec_core.theory import expected_tokens
 from specdec_core.verify import sample, verify_block
@@ -57,12 +57,7 @@ _POOR_DRAFT_SEED = 47
 
 def story_chain() -> MarkovChainLM:
     """A hand-written chain over :data:`WORDS` whose samples read like short sentences."""
-    index = {w: i for i, w in enumerate(WORDS)}
-    rows = np.zeros((len(WORDS), len(WORDS)))
-    for word, nexts in _STORY.items():
-        for nxt, weight in nexts.items():
-            rows[index[word], index[nxt]] = weight
-    return MarkovChainLM(rows / rows.sum(axis=1, keepdims=True), labels=WORDS)
+    return MarkovChainLM(rows_from_weights(_STORY, WORDS), labels=WORDS)
 
 
 def target_chain(name: str) -> MarkovChainLM:

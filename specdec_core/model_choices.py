@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from specdec_core.models import MarkovChainLM, ModelLock, NGramDraft
+from specdec_core.models.markov import rows_from_weights
 
 #: ``progress(fraction in [0, 1], message)`` while a model loads.
 Progress = Callable[[float, str], None]
@@ -118,26 +119,16 @@ class ToyWordLM(MarkovChainLM):
         return "".join(self.token_texts(ids)).lstrip()
 
 
-def _toy_rows() -> np.ndarray:
-    index = {w: i for i, w in enumerate(TOY_WORDS)}
-    rows = np.zeros((len(TOY_WORDS), len(TOY_WORDS)))
-    for word, nexts in _TOY_NEXT.items():
-        for nxt, weight in nexts.items():
-            rows[index[word], index[nxt]] = weight
-    return rows / rows.sum(axis=1, keepdims=True)
-
-
 def toy_target() -> ToyWordLM:
     """The toy target: a hand-written word chain (exact probabilities, instant)."""
-    return ToyWordLM(_toy_rows(), f"Toy Markov target ({len(TOY_WORDS)} words)")
+    return ToyWordLM(rows_from_weights(_TOY_NEXT, TOY_WORDS), f"Toy Markov target ({len(TOY_WORDS)} words)")
 
 
 def toy_draft() -> ToyWordLM:
     """The toy draft: the target's rows mixed with a fixed random chain."""
-    noise = np.random.default_rng(_TOY_NOISE_SEED).dirichlet(np.ones(len(TOY_WORDS)), size=len(TOY_WORDS))
-    mixed = (1 - TOY_DRAFT_NOISE) * _toy_rows() + TOY_DRAFT_NOISE * noise
+    noise = MarkovChainLM.random(len(TOY_WORDS), seed=_TOY_NOISE_SEED, concentration=1.0)
     return ToyWordLM(
-        mixed / mixed.sum(axis=1, keepdims=True),
+        toy_target().blend(noise, TOY_DRAFT_NOISE).transitions,
         f"Toy Markov draft ({TOY_DRAFT_NOISE:.0%} noise)",
     )
 
@@ -172,8 +163,6 @@ def load_draft(target: Any, spec: DraftSpec, progress: Progress | None = None) -
     ``TokenizerMismatchError`` for a custom draft with another tokenizer, and the loading
     errors of :func:`load_target`.
     """
-    from specdec_core.models import check_compatible
-
     if spec.kind == "ngram":
         return NGramDraft.for_model(target)
     if spec.kind == "toy_draft":
@@ -191,7 +180,7 @@ def load_draft(target: Any, spec: DraftSpec, progress: Progress | None = None) -
             return precision_copy(target, "bfloat16")
         return LayerSkipDraft(target, spec.k)
     if spec.kind == "custom":
-        from specdec_core.models import HFCausalLM
+        from specdec_core.models import HFCausalLM, check_compatible
 
         source = spec.source.strip()
         if not source:

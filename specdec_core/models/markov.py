@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -123,3 +123,17 @@ class MarkovSession:
         if not 0 <= length <= len(self.tokens):
             raise ValueError(f"cannot truncate a context of {len(self.tokens)} tokens to {length}.")
         del self.tokens[length:]
+
+
+def rows_from_weights(next_weights: Mapping[str, Mapping[str, float]], words: Sequence[str]) -> np.ndarray:
+    """Transition rows over `words` from hand-written next-word weights, each row normalised.
+
+    ``next_weights[w][v]`` is the weight of v after w; words without an entry get no row
+    mass (every word must have one for the rows to be a chain).
+    """
+    index = {w: i for i, w in enumerate(words)}
+    rows = np.zeros((len(words), len(words)))
+    for word, nexts in next_weights.items():
+        for nxt, weight in nexts.items():
+            rows[index[word], index[nxt]] = weight
+    return rows / rows.sum(axis=1, keepdims=True)
