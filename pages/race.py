@@ -68,10 +68,6 @@ def _target_changed() -> None:
     set_prompt("race")
 
 
-def _preset_changed() -> None:
-    set_prompt("race")
-
-
 if "race_drafts" not in st.session_state or not set(st.session_state["race_drafts"]) <= set(_choices()):
     st.session_state["race_drafts"] = list(_choices()[:3])
 follow_preset("race")
@@ -117,7 +113,8 @@ with st.container(border=True):
         PRESETS,
         format_func=lambda k: ls[f"presets.{k}"],
         key="race_preset",
-        on_change=_preset_changed,
+        on_change=set_prompt,
+        args=("race",),
     )
     c3.toggle(ls["chat"], key="race_chat", disabled=target_kind == "toy")
     st.text_area(s["prompt"], key="race_prompt", height=110)

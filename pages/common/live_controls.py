@@ -7,6 +7,7 @@ them back as the run's :class:`~specdec_core.live_settings.LiveSettings`.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
@@ -38,10 +39,6 @@ def _target_changed() -> None:
     set_prompt("live")
 
 
-def _preset_changed() -> None:
-    set_prompt("live")
-
-
 def _import() -> None:
     upload = st.session_state.get("live_upload")
     if upload is not None:
@@ -49,9 +46,14 @@ def _import() -> None:
 
 
 def _choice(
-    col: DeltaGenerator, name: str, options: tuple[str, ...], on_change: Callable[[], None] | None = None
+    col: DeltaGenerator,
+    name: str,
+    options: tuple[str, ...],
+    on_change: Callable[..., None] | None = None,
+    args: tuple[Any, ...] | None = None,
 ) -> str:
-    """A select box for `name` (target, draft, preset): its label, options and help from live.toml."""
+    """A select box for `name` (target, draft, preset): its label, options and help from live.toml;
+    `on_change(*args)` runs when it changes."""
     s = strings("live")
     return col.selectbox(
         s[name],
@@ -59,6 +61,7 @@ def _choice(
         format_func=lambda k: s[f"{name}s.{k}"],
         key=f"live_{name}",
         on_change=on_change,
+        args=args,
         help=s[f"{name}_help"],
     )
 
@@ -86,7 +89,7 @@ def controls(job: Job) -> None:
                 placeholder=s["source_placeholder"],
                 help=s["source_help"],
             )
-        _choice(c3, "preset", PRESETS, _preset_changed)
+        _choice(c3, "preset", PRESETS, set_prompt, ("live",))
         c3.toggle(s["chat"], key="live_chat", disabled=target_kind == "toy", help=s["chat_help"])
         st.text_area(s["prompt"], key="live_prompt", height=130, help=s["prompt_help"])
         if target_kind == "toy":
