@@ -1,27 +1,24 @@
 """Lesson 5, cost and speedup: expected tokens, the draft's cost, verification cost, best γ."""
 
-import json
-from pathlib import Path
-
 import streamlit as st
 
 from pages.common.page import start
 from pages.common.quiz import quiz
 from pages.common.urlstate import choice_param, float_param, int_param, mirror, restore
+from specdec_core.cost_data import cost_data
 from specdec_core.theory import linear_verify_cost
 from specdec_core.viz import cost as viz
 
 MAX_GAMMA = 16
 ALPHA_LINES = (0.5, 0.7, 0.8, 0.9, 0.95)
 
-#: The essay's table (quoted, two rows wrong) and this machine's measurements, as data.
-DATA_FILE = Path(__file__).resolve().parents[1] / "assets" / "presets" / "cost.json"
-DATA = json.loads(DATA_FILE.read_text("utf-8"))
-SEED_CLAIMS = [tuple(row) for row in DATA["seed_claims"]["rows"]]
-MEASURED_DRAFTS = {name: tuple(v) for name, v in DATA["measured_drafts"]["drafts"].items()}
-MEASURED_VERIFY = (DATA["measured_verify"]["tokens"], DATA["measured_verify"]["steps"])
-#: The linear model 1 + β·γ through the measured point (γ = tokens - 1 drafts).
-MEASURED_BETA = round((MEASURED_VERIFY[1] - 1) / (MEASURED_VERIFY[0] - 1), 6)
+#: The essay's table (quoted, two rows wrong) and this machine's measurements (specdec_core.cost_data).
+_DATA = cost_data()
+SEED_CLAIMS = _DATA.seed_claims
+MEASURED_DRAFTS = _DATA.measured_drafts
+MEASURED_VERIFY = _DATA.measured_verify
+#: The linear model 1 + β·γ through the measured point.
+MEASURED_BETA = _DATA.measured_beta
 
 PARAMS = [
     float_param("cost_alpha", 0.8, 0.0, 1.0),
