@@ -169,13 +169,13 @@ def rss_mb() -> float:
 
 def decode_time_per_token(events: list[RoundEvent]) -> float:
     s = summarize(events)
-    return (s.seconds - s.prefill_s) / s.tokens
+    return s.decode_s / s.tokens
 
 
 def predicted_speedup(spec: list[RoundEvent], unit: float) -> tuple[float, float]:
     """(theory's speedup from the run's α and measured per-round costs, α)."""
     s = summarize(spec)
-    alpha = min(max(s.acceptance_rate, 0.0), 1.0) if s.accepted + s.rejections else 0.0
+    alpha = 0.0 if s.alpha is None else min(max(s.alpha, 0.0), 1.0)
     tokens = sum(float(theory.expected_tokens(alpha, len(e.draft_tokens))) for e in spec)
     cost = sum(e.draft_s + e.verify_s for e in spec)
     return tokens * unit / cost, alpha
@@ -253,7 +253,7 @@ def main(argv: list[str] | None = None) -> int:
             alpha = tpr = ""
             if c.events is not None and c is not base:
                 s = summarize(c.events)
-                alpha = f"{s.acceptance_rate:.2f}" if s.accepted + s.rejections else "-"
+                alpha = "-" if s.alpha is None else f"{s.alpha:.2f}"
                 tpr = f"{s.tokens_per_round:.2f}"
             same = c.tokens[: len(base.tokens)] == base.tokens
             runs = " ".join(f"{t:.2f}" for t in c.times)

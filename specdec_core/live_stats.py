@@ -23,7 +23,7 @@ import numpy as np
 from specdec_core.block_demo import tokens_per_round_law
 from specdec_core.engine import RoundEvent, RunSummary, summarize
 from specdec_core.live_trace import RunRecord
-from specdec_core.theory import expected_tokens
+from specdec_core.theory import mean_expected_tokens
 
 
 @dataclass(frozen=True)
@@ -80,11 +80,6 @@ class LiveStats:
     mean_theory: float | None
     forwards_saved: int
 
-    @property
-    def decode_s(self) -> float:
-        """Generation time without the prompt's prefill."""
-        return self.summary.seconds - self.summary.prefill_s
-
 
 def live_stats(events: Sequence[RoundEvent]) -> LiveStats:
     """Totals, measured α and the tokens-per-round comparison of a speculative run."""
@@ -95,14 +90,13 @@ def live_stats(events: Sequence[RoundEvent]) -> LiveStats:
     counts = np.zeros(max(max(drafted) + 1, max(len(e.committed) for e in events)), dtype=np.int64)
     for e in events:
         counts[len(e.committed) - 1] += 1
-    examined = summary.accepted + summary.rejections
-    alpha = summary.accepted / examined if examined else None
+    alpha = summary.alpha
     law = mean_theory = None
     if alpha is not None:
         law = np.zeros(counts.size)
         mixed = round_law(alpha, drafted)
         law[: mixed.size] = mixed
-        mean_theory = float(np.mean([expected_tokens(alpha, k) for k in drafted]))
+        mean_theory = float(mean_expected_tokens(alpha, drafted))
     return LiveStats(
         summary=summary,
         alpha=alpha,
@@ -165,7 +159,5 @@ def compare(spec: RunRecord, base: RunRecord) -> Comparison:
         spec_wall=spec.wall_s,
         base_wall=base.wall_s,
         wall_speedup=_ratio(_rate(len(a), spec.wall_s), _rate(len(b), base.wall_s)),
-        decode_speedup=_ratio(
-            _rate(len(a), s_sum.seconds - s_sum.prefill_s), _rate(len(b), b_sum.seconds - b_sum.prefill_s)
-        ),
+        decode_speedup=_ratio(_rate(len(a), s_sum.decode_s), _rate(len(b), b_sum.decode_s)),
     )

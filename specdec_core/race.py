@@ -18,15 +18,16 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
 
-from specdec_core.engine import RoundEvent, autoregressive, generate, summarize
+from specdec_core.engine import RoundEvent, RunSummary, autoregressive, generate, summarize
 from specdec_core.live_run import Stream
 from specdec_core.live_settings import DecodeSettings
 from specdec_core.live_trace import RunRecord
-from specdec_core.theory import expected_tokens
+from specdec_core.theory import mean_expected_tokens
 
 BASELINE = "baseline"
 
@@ -122,8 +123,7 @@ class Race:
 
 
 def _decode_s(record: RunRecord) -> float:
-    s = summarize(record.events)
-    return s.seconds - s.prefill_s
+    return summarize(record.events).decode_s
 
 
 @dataclass(frozen=True)
@@ -154,28 +154,31 @@ def predicted_speedup(
         raise ValueError("predicted_speedup needs at least one round.")
     if cost_ratio < 0 or verify_cost <= 0:
         raise ValueError("cost_ratio must be ≥ 0 and verify_cost > 0 (in target steps).")
-    tokens = np.mean([expected_tokens(alpha, int(k)) for k in drafted], axis=0)
+    tokens = mean_expected_tokens(alpha, drafted)
     return tokens / (float(np.mean(drafted)) * cost_ratio + verify_cost)
 
 
 def target_step_s(baseline: RunRecord) -> float:
     """Seconds per token of target-only decoding (the engine's time, prefill excluded)."""
-    s = summarize(baseline.events)
-    if s.tokens == 0 or s.seconds - s.prefill_s <= 0:
+    return _step_s(summarize(baseline.events))
+
+
+def _step_s(s: RunSummary) -> float:
+    if s.tokens == 0 or s.decode_s <= 0:
         raise ValueError("the baseline run has no measured decode time.")
-    return (s.seconds - s.prefill_s) / s.tokens
+    return s.decode_s / s.tokens
 
 
 def race_row(key: str, record: RunRecord, baseline: RunRecord) -> RaceRow:
     """One row of the race table, measured against the target-only `baseline`."""
-    step = target_step_s(baseline)
-    s, b = summarize(record.events), summarize(baseline.events)
+    b = summarize(baseline.events)
+    step = _step_s(b)
+    s = summarize(record.events)
     drafted = tuple(len(e.draft_tokens) for e in record.events)
-    examined = s.accepted + s.rejections
-    alpha = s.accepted / examined if examined else None
+    alpha = s.alpha
     cost = (s.draft_s / s.drafted) / step if s.drafted else 0.0
     verify = (s.verify_s + s.overhead_s) / s.rounds / step
-    decode = s.seconds - s.prefill_s
+    decode = s.decode_s
     base_rate_wall = b.tokens / baseline.wall_s if baseline.wall_s > 0 else float("nan")
     return RaceRow(
         key=key,
@@ -219,8 +222,9 @@ class RaceResult:
     records: dict[str, RunRecord]
     stopped: bool = False
 
-    @property
+    @cached_property
     def rows(self) -> list[RaceRow]:
+        """The table's rows, computed once (a page reads them several times per rerun)."""
         return race_rows(self.records) if BASELINE in self.records else []
 
 
@@ -233,7 +237,7 @@ def result_json(result: RaceResult) -> str:
             "name": result.names.get(key, key),
             "wall_s": record.wall_s,
             "tokens": record.tokens,
-            "summary": {f: getattr(s, f) for f in s.__dataclass_fields__},
+            "summary": asdict(s),
         }
     rows = [{**asdict(r), "name": result.names.get(r.key, r.key)} for r in result.rows]
     data = {

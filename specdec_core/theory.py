@@ -8,7 +8,7 @@ costs γ draft steps of `cost_ratio` target steps each, plus one verification fo
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -40,6 +40,17 @@ def expected_tokens(alpha: float | np.ndarray, gamma: int) -> float | np.ndarray
     for _ in range(g):
         total = 1.0 + a * total
     return float(total) if total.ndim == 0 else total
+
+
+def mean_expected_tokens(alpha: float | np.ndarray, drafted: Sequence[int]) -> np.floating | np.ndarray:
+    """Mean of :func:`expected_tokens` over rounds that drafted `drafted` tokens each.
+
+    Rounds may draft different numbers of tokens (an n-gram draft finds shorter matches,
+    adaptive γ changes γ); a fixed γ gives exactly ``expected_tokens(alpha, γ)``.
+    """
+    if not drafted:
+        raise ValueError("mean_expected_tokens needs at least one round.")
+    return np.mean([expected_tokens(alpha, int(k)) for k in drafted], axis=0)
 
 
 def _verify(verify_cost: VerifyCost, gamma: int) -> float:

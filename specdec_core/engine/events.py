@@ -176,10 +176,16 @@ class RunSummary:
     target_forwards: int
 
     @property
-    def acceptance_rate(self) -> float:
-        """Per-draft acceptance estimate: accepted / (accepted + rejections); NaN if none examined."""
+    def alpha(self) -> float | None:
+        """Per-draft acceptance estimate: accepted / (accepted + rejections); None if none examined."""
         examined = self.accepted + self.rejections
-        return self.accepted / examined if examined else float("nan")
+        return self.accepted / examined if examined else None
+
+    @property
+    def acceptance_rate(self) -> float:
+        """:attr:`alpha`, NaN instead of None when no draft was examined."""
+        alpha = self.alpha
+        return float("nan") if alpha is None else alpha
 
     @property
     def tokens_per_round(self) -> float:
@@ -188,6 +194,11 @@ class RunSummary:
     @property
     def tokens_per_second(self) -> float:
         return self.tokens / self.seconds if self.seconds > 0 else 0.0
+
+    @property
+    def decode_s(self) -> float:
+        """Generation time without the prompt's prefill (what the theory describes)."""
+        return self.seconds - self.prefill_s
 
 
 def summarize(events: Iterable[RoundEvent]) -> RunSummary:
