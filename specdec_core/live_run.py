@@ -7,6 +7,8 @@
   interrupts a run (Stop, or any rerun) it may start the next script run in another thread
   before the interrupted one has finished; that run waits for the hand-off instead of
   reading half-written state.
+* :func:`starter` gives the ``start(lock_timeout)`` of a speculative run (or of a
+  target-only one, without a draft) with a run's settings.
 * :class:`Stream` iterates a run's events; when another generation holds the models it
   polls with a short lock timeout, calling ``on_wait(seconds waited)`` between tries, and
   gives up with ``ModelBusyError`` after ``timeout`` seconds. It measures the run's wall
@@ -18,10 +20,11 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from specdec_core.engine import RoundEvent
+from specdec_core.engine import RoundEvent, autoregressive, generate
+from specdec_core.live_settings import DecodeSettings
 from specdec_core.models import ModelBusyError
 
 #: Longest prompt accepted, in characters (checked before tokenising).
@@ -85,6 +88,31 @@ class Handoff:
     def wait(self, timeout: float | None = None) -> bool:
         """Block until :meth:`finish` (True) or `timeout` seconds pass (False)."""
         return self._done.wait(timeout)
+
+
+def starter(
+    target: Any, draft: Any, prompt_ids: Sequence[int], settings: DecodeSettings, top_n: int
+) -> Callable[[float], Iterator[RoundEvent]]:
+    """``start(lock_timeout)`` for a :class:`Stream`: the speculative run of `draft` with
+    `settings` (its sampling, γ, adaptive γ, length and seed), or the target-only run when
+    `draft` is None; `top_n` probabilities are kept per row."""
+    s, cfg = settings, settings.sampling()  # checked now, before any run starts
+    if draft is None:
+        return lambda wait: autoregressive(
+            target, prompt_ids, cfg, s.max_new_tokens, s.seed, top_n=top_n, lock_timeout=wait
+        )
+    return lambda wait: generate(
+        target,
+        draft,
+        prompt_ids,
+        cfg,
+        s.gamma,
+        s.max_new_tokens,
+        s.seed,
+        s.adaptive,
+        top_n=top_n,
+        lock_timeout=wait,
+    )
 
 
 class Stream:

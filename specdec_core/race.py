@@ -23,8 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from specdec_core.engine import RoundEvent, RunSummary, autoregressive, generate, summarize
-from specdec_core.live_run import Stream
+from specdec_core.engine import RoundEvent, RunSummary, summarize
+from specdec_core.live_run import Stream, starter
 from specdec_core.live_settings import DecodeSettings
 from specdec_core.live_trace import RunRecord
 from specdec_core.theory import mean_expected_tokens
@@ -75,31 +75,6 @@ class Race:
         step = self.keys.index(key) * reps + self.repeat + produced / self.settings.max_new_tokens
         return min(1.0, step / (len(self.keys) * reps))
 
-    def _start(self, key: str, draft: Any) -> Callable[[float], Iterator[RoundEvent]]:
-        s = self.settings
-        if draft is None:
-            return lambda wait: autoregressive(
-                self.target,
-                self.prompt_ids,
-                s.sampling(),
-                s.max_new_tokens,
-                s.seed,
-                top_n=0,
-                lock_timeout=wait,
-            )
-        return lambda wait: generate(
-            self.target,
-            draft,
-            self.prompt_ids,
-            s.sampling(),
-            s.gamma,
-            s.max_new_tokens,
-            s.seed,
-            s.adaptive,
-            top_n=0,
-            lock_timeout=wait,
-        )
-
     def __iter__(self) -> Iterator[tuple[str, RoundEvent]]:
         """Run everything; ``repeat`` tells which repetition of the current run is going on.
 
@@ -109,7 +84,8 @@ class Race:
         for key, draft in [(BASELINE, None), *self.drafts]:
             for repeat in range(self.settings.repeats):
                 self.repeat = repeat
-                stream = Stream(self._start(key, draft), self.on_wait, self.timeout)
+                start = starter(self.target, draft, self.prompt_ids, self.settings, top_n=0)
+                stream = Stream(start, self.on_wait, self.timeout)
                 events: list[RoundEvent] = []
                 try:
                     for event in stream:

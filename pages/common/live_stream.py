@@ -18,8 +18,8 @@ from pages.common.jobs import WAIT_LIMIT, Job
 from pages.common.live_tokens import tokens_html
 from pages.common.models import get_draft, get_target, wait_notice
 from specdec_core import live_text
-from specdec_core.engine import RoundEvent, autoregressive, generate, summarize
-from specdec_core.live_run import Pacer, Stream, encode_prompt
+from specdec_core.engine import RoundEvent, summarize
+from specdec_core.live_run import Pacer, Stream, encode_prompt, starter
 from specdec_core.live_settings import LiveSettings
 from specdec_core.live_trace import LiveTrace, RunRecord, build
 
@@ -79,29 +79,11 @@ def run(job: Job, settings: LiveSettings, prompt: str) -> NoReturn:
         cols[1].markdown(f"**{s['base_title']}**")
         base_status, base_area = cols[1].empty(), cols[1].empty()
         base_status.caption(s["base_waiting"])
-    cfg = settings.sampling()
     spec_events: list[RoundEvent] = []
     base_events: list[RoundEvent] = []
-    spec_run = Stream(
-        lambda wait: generate(
-            target,
-            draft,
-            ids,
-            cfg,
-            settings.gamma,
-            settings.max_new_tokens,
-            settings.seed,
-            settings.adaptive,
-            top_n=TOP_N,
-            lock_timeout=wait,
-        ),
-        wait_notice(spec_status),
-        WAIT_LIMIT,
-    )
+    spec_run = Stream(starter(target, draft, ids, settings, TOP_N), wait_notice(spec_status), WAIT_LIMIT)
     base_run = Stream(
-        lambda wait: autoregressive(
-            target, ids, cfg, settings.max_new_tokens, settings.seed, top_n=TOP_N, lock_timeout=wait
-        ),
+        starter(target, None, ids, settings, TOP_N),
         wait_notice(base_status) if settings.compare else None,
         WAIT_LIMIT,
     )
