@@ -54,7 +54,6 @@ class PositionView:
     min(1, p/q), ``accepted`` (None without a draft), ``emitted`` (the committed token).
     """
 
-    round_index: int
     index: int
     kind: str
     ids: list[int | str]
@@ -82,6 +81,13 @@ class PositionView:
     def bar(self, token: int) -> int | None:
         """The bar of `token`, or None when it is pooled."""
         return self.ids.index(token) if token in self.ids else None
+
+    @property
+    def emitted_bar(self) -> int:
+        """The bar of the emitted token at a drafted position; a pooled replacement is drawn
+        from the pool's deficit, so it is the :data:`POOL_P` bar."""
+        bar = self.bar(self.emitted)
+        return self.ids.index(POOL_P) if bar is None else bar
 
 
 def _known(row: TopTokens, token: int) -> float | None:
@@ -172,7 +178,6 @@ def position_view(event: RoundEvent, index: int, vocab_size: int, max_tokens: in
     p_arr = np.array(p) / sum(p)
     rows = [p_row] + ([q_row] if q_row else [])
     return PositionView(
-        round_index=event.index,
         index=index,
         kind=kind,
         ids=ids,

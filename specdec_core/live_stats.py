@@ -22,6 +22,7 @@ import numpy as np
 
 from specdec_core.block_demo import tokens_per_round_law
 from specdec_core.engine import RoundEvent, RunSummary, summarize
+from specdec_core.live_inspect import slot_kind
 from specdec_core.live_trace import RunRecord
 from specdec_core.theory import mean_expected_tokens
 
@@ -29,7 +30,8 @@ from specdec_core.theory import mean_expected_tokens
 @dataclass(frozen=True)
 class Timeline:
     """One entry per round: its index, drafts, accepted drafts, committed tokens and last kind
-    ("target" for a round whose draft proposed nothing: its one token is a plain target step)."""
+    (as :func:`~specdec_core.live_inspect.slot_kind` shows it: "target" for a round whose
+    draft proposed nothing, its one token a plain target step)."""
 
     rounds: list[int]
     drafted: list[int]
@@ -45,7 +47,7 @@ def timeline(events: Sequence[RoundEvent]) -> Timeline:
         drafted=[len(e.draft_tokens) for e in events],
         accepted=[e.accepted_count for e in events],
         committed=[len(e.committed) for e in events],
-        last_kind=["target" if not e.draft_tokens else e.kinds[-1] for e in events],
+        last_kind=[slot_kind(e, -1) for e in events],
     )
 
 

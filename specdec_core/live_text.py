@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from specdec_core.engine import RoundEvent
+from specdec_core.live_inspect import slot_kind
 
 #: Span kinds: the token kinds plus "rejected" (a turned-down draft) and "void".
 SPAN_KINDS: tuple[str, ...] = ("accepted", "rejected", "corrected", "bonus", "target", "void")
@@ -62,8 +63,7 @@ def spans(events: Sequence[RoundEvent], show_void: bool = False) -> list[TokenSp
                 if kind == "accepted":
                     continue
             p = e.p_rows[i].prob(token) if i < len(e.p_rows) else None
-            shown = "target" if kind == "bonus" and not e.draft_tokens else kind
-            out.append(TokenSpan(int(token), shown, e.index, i, p=p))
+            out.append(TokenSpan(int(token), slot_kind(e, i), e.index, i, p=p))
             if kind == "corrected" and show_void:
                 out.extend(
                     TokenSpan(int(t), "void", e.index, j) for j, t in enumerate(e.draft_tokens) if j > i

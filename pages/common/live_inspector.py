@@ -12,7 +12,7 @@ import streamlit as st
 from pages.common.i18n import strings
 from pages.common.lesson import lesson
 from pages.common.live_tokens import fig_text
-from specdec_core.live_inspect import POOL_P, position_view, slot_kind
+from specdec_core.live_inspect import position_view, slot_kind
 from specdec_core.live_trace import LiveTrace
 from specdec_core.tree_paths import path_nodes, tree_view
 from specdec_core.verify import StepResult, decompose
@@ -101,10 +101,7 @@ def inspector(trace: LiveTrace) -> None:
             key="live_overlap",
         )
         tv = tree_view(view.p, view.q, labels)
-        emitted = view.bar(view.emitted)
-        if emitted is None:  # a pooled replacement comes from the pool's deficit, "p only"
-            emitted = view.ids.index(POOL_P)
-        path = path_nodes(tv, StepResult(view.bar(view.draft_token), bool(view.accepted), emitted))
+        path = path_nodes(tv, StepResult(view.bar(view.draft_token), bool(view.accepted), view.emitted_bar))
         st.plotly_chart(tree_viz.tree_figure(tv, highlight=path, text=tree_text), theme=None, key="live_tree")
         lo, hi = view.alpha
         if not view.exact:
