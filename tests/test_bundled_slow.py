@@ -118,4 +118,5 @@ def test_the_fast_forward_gives_the_models_own_logits(bundled_model):
     np.testing.assert_allclose(rows.all().double().numpy(), own[-5:], atol=1e-4)
     s.truncate(len(ids) - 1)
     np.testing.assert_allclose(s.logits(ids[-1:], last_only=True).double().numpy(), own[-1:], atol=1e-4)
-    np.testing.assert_allclose(target.session([]).extend(ids), own, atol=1e-4)  # a prefill
+    # a prefill: oneDNN's blocked sums round differently over 30 layers (|logit| up to ~30)
+    np.testing.assert_allclose(target.session([]).extend(ids), own, atol=1e-4, rtol=1e-5)

@@ -225,19 +225,25 @@ def test_the_fast_forward_gives_the_models_own_logits(tiny):
     assert draft.fast is not None and draft.fast.head.weight is tiny.module.lm_head.weight
 
 
-def test_row_linear_equals_f_linear_for_every_block_size_and_dtype():
-    from specdec_core.models.hf import RowLinear
+@pytest.mark.parametrize("packed", [True, False], ids=["onednn-packed", "without-onednn-ops"])
+def test_row_linear_equals_f_linear_for_every_block_size_and_dtype(packed, monkeypatch):
+    from specdec_core.models import hf
 
+    if not packed:  # a torch build without oneDNN's packed linear: W @ xᵀ, then F.linear
+        monkeypatch.setattr(hf, "packed_weight", lambda weight: None)
     torch.manual_seed(0)
     for dtype, tol in ((torch.float32, 1e-5), (torch.bfloat16, 2e-2)):
         linear = torch.nn.Linear(48, 80, bias=True).to(dtype)
-        fast = RowLinear.sharing(linear)
+        fast, twin = hf.RowLinear.sharing(linear), hf.RowLinear.sharing(linear)
         for shape in ((1, 48), (1, 1, 48), (1, 3, 48), (8, 48), (1, 9, 48), (2, 20, 48)):
             x = torch.randn(shape).to(dtype)
             with torch.inference_mode():
-                got, want = fast(x), linear(x)
+                got, want, again = fast(x), linear(x), twin(x)
             assert got.shape == want.shape and got.dtype == dtype and got.is_contiguous()
             torch.testing.assert_close(got, want, atol=tol, rtol=tol)
+            torch.testing.assert_close(again, got, atol=0, rtol=0)
+        if packed and dtype == torch.float32:  # re-laid out once, kept on the shared weight
+            assert hf.packed_weight(linear.weight) is hf.packed_weight(twin.weight) is not None
     assert torch._C._get_mkldnn_enabled()  # the bf16 path puts oneDNN back
 
 
