@@ -108,7 +108,7 @@ def test_the_fast_forward_gives_the_models_own_logits(bundled_model):
     import torch
 
     target = bundled_model
-    assert target.fast is not None
+    assert target.fast is not None and target.fast.lean is not None  # SmolLM2 is a Llama
     ids = target.encode(PROMPTS["code"], chat=True)
     with torch.inference_mode():
         own = target.module(input_ids=torch.tensor([ids])).logits[0].double().numpy()
@@ -118,5 +118,6 @@ def test_the_fast_forward_gives_the_models_own_logits(bundled_model):
     np.testing.assert_allclose(rows.all().double().numpy(), own[-5:], atol=1e-4)
     s.truncate(len(ids) - 1)
     np.testing.assert_allclose(s.logits(ids[-1:], last_only=True).double().numpy(), own[-1:], atol=1e-4)
-    # a prefill: oneDNN's blocked sums round differently over 30 layers (|logit| up to ~30)
-    np.testing.assert_allclose(target.session([]).extend(ids), own, atol=1e-4, rtol=1e-5)
+    # a prefill: the lean body's fused products and oneDNN's blocked sums add in another
+    # order over 30 layers (|logit| up to ~30; measured at most 1.4e-4)
+    np.testing.assert_allclose(target.session([]).extend(ids), own, atol=2.5e-4)

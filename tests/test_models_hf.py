@@ -316,3 +316,66 @@ def test_torch_threads_come_from_the_environment_once(monkeypatch):
             hf.configure_torch_threads()
     finally:
         torch.set_num_threads(before)
+
+
+# -- the lean Llama body ----------------------------------------------------------------------------
+def test_the_lean_body_serves_llama_and_equals_transformers_body_in_chunks_and_rollbacks(tiny):
+    """Growing buffers (past 64 positions), blocks of every size and rollbacks, against the
+    same model on transformers' body (the RowLinear twin) fed the whole text at once."""
+    import copy
+
+    from specdec_core.models.hf import FastForward
+
+    assert tiny.fast is not None and tiny.fast.lean is not None
+    plain = copy.copy(tiny)
+    plain.fast = FastForward(tiny.module, lean=False)
+    assert plain.fast.lean is None
+    rng = np.random.default_rng(0)
+    ids = [int(t) for t in rng.integers(3, tiny.vocab_size, size=150)]
+    want = plain.session([]).extend(ids)
+    s, got, pos = tiny.session([]), [], 0
+    for size in (1, 2, 5, 1, 9, 17, 1, 40, 3, 71):
+        block = ids[pos : pos + size]
+        s.extend(ids[pos : pos + 4])  # three or four tokens that are rolled back at once
+        s.truncate(pos)
+        got.append(s.extend(block))
+        pos += size
+    assert pos == len(ids) and s.length == len(ids)
+    np.testing.assert_allclose(np.concatenate(got), want, atol=1e-4)
+
+
+def test_the_lean_body_in_bfloat16_agrees_with_transformers(tiny):
+    import copy
+
+    from specdec_core.models.hf import FastForward
+
+    bf = precision_copy(tiny, "bfloat16")
+    assert bf.fast is not None and bf.fast.lean is not None
+    plain = copy.copy(bf)
+    plain.fast = FastForward(bf.module, lean=False)
+    ids = tiny.encode("the quick brown fox jumps over the lazy dog and runs away")
+    got, want = bf.session([]).extend(ids), plain.session([]).extend(ids)
+    assert np.abs(got - want).max() < 0.25  # attention in float32 here, bfloat16 there
+    assert np.mean(got.argmax(-1) == want.argmax(-1)) >= 0.9
+
+
+def test_only_plain_llama_layers_get_the_lean_body(tiny):
+    import copy
+
+    from specdec_core.models.lean import lean_eligible
+
+    assert lean_eligible(tiny.module)
+    for field, value in (
+        ("rope_parameters", {"rope_type": "linear", "factor": 2.0, "rope_theta": 10000.0}),
+        ("attention_bias", True),
+        ("mlp_bias", True),
+        ("hidden_act", "gelu"),
+        ("pretraining_tp", 2),
+    ):
+        module = copy.copy(tiny.module)
+        module.config = copy.deepcopy(tiny.module.config)
+        setattr(module.config, field, value)
+        assert not lean_eligible(module), field
+    draft = LayerSkipDraft(tiny, 2)
+    assert draft.fast is not None and draft.fast.lean is not None
+    assert draft.fast.lean.layers[0][1].weight is tiny.fast.lean.layers[0][1].weight  # fused once, shared

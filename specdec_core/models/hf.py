@@ -15,8 +15,9 @@ on a twin of the module whose linear layers are :class:`RowLinear` (weights shar
 module itself untouched): on CPU, float32 decode steps and verification blocks of a few
 rows run a much faster matmul kernel than ``F.linear``. :meth:`HFSession.lazy_logits`
 returns the body's output with the head rows computed on demand, so speculative
-verification only pays for (and processes) the rows it reads. Any other model runs its
-own forward.
+verification only pays for (and processes) the rows it reads. For Llama models on CPU the
+body itself is :class:`~specdec_core.models.lean.LeanBody` (the same layers with fewer
+operations; a decode step 16–21 % faster). Any other model runs its own forward.
 
 Threads: torch's default is kept; ``SPECDEC_TORCH_THREADS`` (read once, see
 :func:`configure_torch_threads`) overrides it.
@@ -39,6 +40,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from specdec_core.models.lean import LeanBody, lean_eligible
 from specdec_core.models.locking import ModelLock
 from specdec_core.models.tokens import TokenTexts
 
@@ -267,7 +269,8 @@ class HFSession:
 
     def __init__(self, model: HFCausalLM) -> None:
         self.model = model
-        self._cache = _auto().DynamicCache(config=model.config)
+        fast = model.fast
+        self._cache = fast.new_cache() if fast is not None else _auto().DynamicCache(config=model.config)
         self._ids: list[int] = []
         #: forward passes run by this session (prefill included)
         self.forward_count = 0
@@ -539,12 +542,16 @@ def with_row_linears(module: torch.nn.Module) -> torch.nn.Module:
 class FastForward:
     """Body and head of a plain-head model (``plain_head``), run separately, with ``RowLinear``s.
 
-    ``body(ids, cache)`` gives the final hidden states; ``head(hidden)`` their logits.
+    ``body(ids, cache)`` gives the final hidden states; ``head(hidden)`` their logits;
+    ``new_cache()`` the cache a session passes to ``body``. The body is
+    :class:`~specdec_core.models.lean.LeanBody` where it is eligible (Llama on CPU; `lean`
+    False turns it off), else transformers' own body on the ``RowLinear`` twin.
     """
 
-    def __init__(self, module: torch.nn.Module) -> None:
+    def __init__(self, module: torch.nn.Module, lean: bool = True) -> None:
         twin = with_row_linears(module)
         self.module = twin
+        self.lean = LeanBody(module, RowLinear.sharing) if lean and lean_eligible(module) else None
         self.head: torch.nn.Module = twin.lm_head
         weight = twin.lm_head.weight
         #: rows per head call in ``LogitRows`` (float32 CPU: the most ``RowLinear`` speeds up)
@@ -554,8 +561,16 @@ class FastForward:
         params = inspect.signature(twin.model.forward).parameters
         self._cache_kw = "cache" if "cache" in params else "past_key_values"
 
+    def new_cache(self) -> Any:
+        """An empty cache for :meth:`body`."""
+        if self.lean is not None:
+            return self.lean.new_cache()
+        return _auto().DynamicCache(config=self.module.config)
+
     def body(self, input_ids: torch.Tensor, cache: Any) -> torch.Tensor:
         """Final hidden states (n, hidden) of one sequence; `cache` is updated."""
+        if self.lean is not None:
+            return self.lean(input_ids, cache)
         out = self.module.model(input_ids=input_ids, **{self._cache_kw: cache, "use_cache": True})
         return out.last_hidden_state[0]
 
