@@ -379,3 +379,33 @@ def test_only_plain_llama_layers_get_the_lean_body(tiny):
     draft = LayerSkipDraft(tiny, 2)
     assert draft.fast is not None and draft.fast.lean is not None
     assert draft.fast.lean.layers[0][1].weight is tiny.fast.lean.layers[0][1].weight  # fused once, shared
+
+
+def test_optional_weight_copies_are_skipped_when_memory_is_short(tiny_hf_folders, monkeypatch):
+    """Packed and fused weights only buy speed: without room for them the model still loads
+    and gives the same logits through the plain kernels."""
+    from specdec_core.models import hf, memory
+
+    want = HFCausalLM.load(tiny_hf_folders["target"]).session([]).extend(list(range(3, 20)))
+    gib = 1 << 30
+    monkeypatch.setattr(memory, "available_bytes", lambda: (int(1.5 * gib), 8 * gib))  # below 20 %
+    assert not memory.room_for(1) and memory.KEEP_FREE * 8 * gib > 1.5 * gib
+    short = HFCausalLM.load(tiny_hf_folders["target"])
+    assert short.fast is not None and short.fast.lean is None  # no room for the fused weights
+    np.testing.assert_allclose(short.session([]).extend(list(range(3, 20))), want, atol=1e-4)
+    assert hf.packed_weight(short.fast.head.weight) is None  # nor for a packed copy
+    monkeypatch.setattr(memory, "available_bytes", lambda: (6 * gib, 8 * gib))
+    assert memory.room_for(gib // 2) and not memory.room_for(5 * gib)
+    monkeypatch.setattr(memory, "available_bytes", lambda: None)  # unreadable (not Linux): copies made
+    assert memory.room_for(1 << 40)
+
+
+def test_available_memory_is_read_from_meminfo(tmp_path, monkeypatch):
+    from specdec_core.models import memory
+
+    info = tmp_path / "meminfo"
+    info.write_text("MemTotal:       24684096 kB\nMemFree:        1 kB\nMemAvailable:   20000000 kB\n")
+    monkeypatch.setattr(memory, "_MEMINFO", info)
+    assert memory.available_bytes() == (20000000 * 1024, 24684096 * 1024)
+    info.write_text("garbage")
+    assert memory.available_bytes() is None

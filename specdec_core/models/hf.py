@@ -40,7 +40,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from specdec_core.models.lean import LeanBody, lean_eligible
+from specdec_core.models import memory
+from specdec_core.models.lean import LeanBody, fused_bytes, lean_eligible
 from specdec_core.models.locking import ModelLock
 from specdec_core.models.tokens import TokenTexts
 
@@ -493,16 +494,19 @@ _PACKED_ATTR = "_specdec_packed"
 def packed_weight(weight: torch.Tensor) -> torch.Tensor | None:
     """`weight` (float32, CPU) re-laid out by oneDNN for small batches, made once and kept.
 
-    None when this torch build lacks the oneDNN ops (or they fail); callers then use
-    their other kernel.
+    None when this torch build lacks the oneDNN ops (or they fail), or when the copy would
+    leave too little memory available (``memory.room_for``; decided once per weight);
+    callers then use their other kernel.
     """
     packed = getattr(weight, _PACKED_ATTR, None)
     if packed is None:
-        try:
-            with torch.inference_mode():
-                packed = torch.ops.mkldnn._reorder_linear_weight(weight.detach(), PACK_BATCH)
-        except (AttributeError, RuntimeError):  # pragma: no cover - torch builds without oneDNN
-            packed = False
+        packed = False
+        if memory.room_for(weight.numel() * weight.element_size()):
+            try:
+                with torch.inference_mode():
+                    packed = torch.ops.mkldnn._reorder_linear_weight(weight.detach(), PACK_BATCH)
+            except (AttributeError, RuntimeError):  # pragma: no cover - torch builds without oneDNN
+                packed = False
         setattr(weight, _PACKED_ATTR, packed)
     return packed if packed is not False else None
 
@@ -551,7 +555,8 @@ class FastForward:
     def __init__(self, module: torch.nn.Module, lean: bool = True) -> None:
         twin = with_row_linears(module)
         self.module = twin
-        self.lean = LeanBody(module, RowLinear.sharing) if lean and lean_eligible(module) else None
+        lean = lean and lean_eligible(module) and memory.room_for(fused_bytes(module))
+        self.lean = LeanBody(module, RowLinear.sharing) if lean else None
         self.head: torch.nn.Module = twin.lm_head
         weight = twin.lm_head.weight
         #: rows per head call in ``LogitRows`` (float32 CPU: the most ``RowLinear`` speeds up)

@@ -13,7 +13,9 @@ logits up to ~30); bfloat16 ones differ as much as two bfloat16 implementations 
 
 Only models whose layers are exactly this maths qualify (:func:`lean_eligible`):
 ``LlamaForCausalLM`` with the default rotary embedding, SiLU MLP, no biases, no sliding
-window, on CPU in float32 or bfloat16. Anything else keeps transformers' own body.
+window, on CPU in float32 or bfloat16. Anything else keeps transformers' own body, and so
+does a model whose fused weights (:func:`fused_bytes`, about half its size) would leave
+too little memory available (``memory.room_for``).
 """
 
 from __future__ import annotations
@@ -61,6 +63,17 @@ def lean_eligible(module: torch.nn.Module) -> bool:
         return False
     heads, kv = config.num_attention_heads, config.num_key_value_heads
     return heads % kv == 0 and all(type(layer).__name__ == "LlamaDecoderLayer" for layer in body.layers)
+
+
+def fused_bytes(module: torch.nn.Module) -> int:
+    """Bytes of the fused weights :class:`LeanBody` would still have to make for `module`."""
+    total = 0
+    for layer in module.model.layers:
+        a, m = layer.self_attn, layer.mlp
+        for parts in ((a.q_proj, a.k_proj, a.v_proj), (m.gate_proj, m.up_proj)):
+            if getattr(parts[0].weight, _FUSED_ATTR, None) is None:
+                total += sum(p.weight.numel() * p.weight.element_size() for p in parts)
+    return total
 
 
 def _fused(first: torch.nn.Linear, *rest: torch.nn.Linear) -> torch.nn.Linear:
