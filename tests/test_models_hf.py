@@ -319,17 +319,23 @@ def test_torch_threads_come_from_the_environment_once(monkeypatch):
 
 
 # -- the lean Llama body ----------------------------------------------------------------------------
-def test_the_lean_body_serves_llama_and_equals_transformers_body_in_chunks_and_rollbacks(tiny):
-    """Growing buffers (past 64 positions), blocks of every size and rollbacks, against the
-    same model on transformers' body (the RowLinear twin) fed the whole text at once."""
+def _on_transformers_body(model: HFCausalLM) -> HFCausalLM:
+    """The same model with the fast head but transformers' own body (the RowLinear twin)."""
     import copy
 
     from specdec_core.models.hf import FastForward
 
-    assert tiny.fast is not None and tiny.fast.lean is not None
-    plain = copy.copy(tiny)
-    plain.fast = FastForward(tiny.module, lean=False)
+    plain = copy.copy(model)
+    plain.fast = FastForward(model.module, lean=False)
     assert plain.fast.lean is None
+    return plain
+
+
+def test_the_lean_body_serves_llama_and_equals_transformers_body_in_chunks_and_rollbacks(tiny):
+    """Growing buffers (past 64 positions), blocks of every size and rollbacks, against the
+    same model on transformers' body (the RowLinear twin) fed the whole text at once."""
+    assert tiny.fast is not None and tiny.fast.lean is not None
+    plain = _on_transformers_body(tiny)
     rng = np.random.default_rng(0)
     ids = [int(t) for t in rng.integers(3, tiny.vocab_size, size=150)]
     want = plain.session([]).extend(ids)
@@ -345,14 +351,9 @@ def test_the_lean_body_serves_llama_and_equals_transformers_body_in_chunks_and_r
 
 
 def test_the_lean_body_in_bfloat16_agrees_with_transformers(tiny):
-    import copy
-
-    from specdec_core.models.hf import FastForward
-
     bf = precision_copy(tiny, "bfloat16")
     assert bf.fast is not None and bf.fast.lean is not None
-    plain = copy.copy(bf)
-    plain.fast = FastForward(bf.module, lean=False)
+    plain = _on_transformers_body(bf)
     ids = tiny.encode("the quick brown fox jumps over the lazy dog and runs away")
     got, want = bf.session([]).extend(ids), plain.session([]).extend(ids)
     assert np.abs(got - want).max() < 0.25  # attention in float32 here, bfloat16 there

@@ -5,8 +5,9 @@ tokenizer), a GGUF file, or a Hugging Face id already in the local cache. Anythi
 raises ``ModelNotAvailableError`` (a ``ValueError``) whose message names what is missing.
 No ``trust_remote_code``; weights only from safetensors or GGUF.
 
-Sessions hold a transformers ``DynamicCache``; ``truncate`` really crops it, so after a
-rejected draft nothing past the committed tokens stays in the cache.
+Sessions hold a transformers ``DynamicCache`` (a ``lean.LeanCache`` on the lean body);
+``truncate`` really crops it, so after a rejected draft nothing past the committed tokens
+stays in the cache.
 
 Fast forward: for causal-LM classes whose logits are exactly ``lm_head(hidden)`` (Llama,
 Mistral, Qwen2/3, Phi-3, OLMo-2, SmolLM3, with no logit scaling or soft-capping in the
@@ -440,7 +441,7 @@ class RowLinear(torch.nn.Linear):
       oneDNN is switched off only around that call, but the switch is process-wide: a
       bf16 matmul in another thread at that moment may take the native kernel too (an
       exact bf16 matmul as well; last-bit rounding may differ).
-    * anything else (bigger blocks such as a prefill, other dtypes or devices): ``F.linear``.
+    * anything else (bfloat16 blocks of 3 rows or more, other dtypes or devices): ``F.linear``.
     """
 
     #: Largest block of float32 rows computed as ``W @ xᵀ`` (without the packed weight), and

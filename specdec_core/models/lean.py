@@ -65,15 +65,21 @@ def lean_eligible(module: torch.nn.Module) -> bool:
     return heads % kv == 0 and all(type(layer).__name__ == "LlamaDecoderLayer" for layer in body.layers)
 
 
+def _fused_groups(layer: torch.nn.Module) -> tuple[tuple[torch.nn.Linear, ...], tuple[torch.nn.Linear, ...]]:
+    """The projections one decoder layer runs as one product each: (q, k, v) and (gate, up)."""
+    a, m = layer.self_attn, layer.mlp
+    return (a.q_proj, a.k_proj, a.v_proj), (m.gate_proj, m.up_proj)
+
+
 def fused_bytes(module: torch.nn.Module) -> int:
     """Bytes of the fused weights :class:`LeanBody` would still have to make for `module`."""
-    total = 0
-    for layer in module.model.layers:
-        a, m = layer.self_attn, layer.mlp
-        for parts in ((a.q_proj, a.k_proj, a.v_proj), (m.gate_proj, m.up_proj)):
-            if getattr(parts[0].weight, _FUSED_ATTR, None) is None:
-                total += sum(p.weight.numel() * p.weight.element_size() for p in parts)
-    return total
+    return sum(
+        p.weight.numel() * p.weight.element_size()
+        for layer in module.model.layers
+        for parts in _fused_groups(layer)
+        if getattr(parts[0].weight, _FUSED_ATTR, None) is None
+        for p in parts
+    )
 
 
 def _fused(first: torch.nn.Linear, *rest: torch.nn.Linear) -> torch.nn.Linear:
@@ -130,15 +136,15 @@ class LeanBody:
         self.inter = int(config.intermediate_size)
         self.layers = []
         for layer in body.layers:
-            a, m = layer.self_attn, layer.mlp
+            qkv, gate_up = _fused_groups(layer)
             self.layers.append(
                 (
                     layer.input_layernorm.weight,
-                    linear(_fused(a.q_proj, a.k_proj, a.v_proj)),
-                    linear(a.o_proj),
+                    linear(_fused(*qkv)),
+                    linear(layer.self_attn.o_proj),
                     layer.post_attention_layernorm.weight,
-                    linear(_fused(m.gate_proj, m.up_proj)),
-                    linear(m.down_proj),
+                    linear(_fused(*gate_up)),
+                    linear(layer.mlp.down_proj),
                 )
             )
         self.inv_freq = 1.0 / (
