@@ -68,6 +68,10 @@ def build_tiny_llama(folder: Path, tokenizer, layers: int = 4, seed: int = 0) ->
     )
     torch.manual_seed(seed)
     model = LlamaForCausalLM(config)
+    with torch.no_grad():  # norm weights other than the initial ones, so that code using them is tested
+        for name, param in model.named_parameters():
+            if name.endswith("norm.weight"):
+                param.uniform_(0.5, 1.5)
     model.save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     return folder

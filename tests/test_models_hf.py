@@ -350,14 +350,17 @@ def test_the_lean_body_serves_llama_and_equals_transformers_body_in_chunks_and_r
     np.testing.assert_allclose(np.concatenate(got), want, atol=1e-4)
 
 
-def test_the_lean_body_in_bfloat16_agrees_with_transformers(tiny):
+def test_the_lean_body_in_bfloat16_is_as_close_to_float32_as_transformers_bfloat16(tiny):
+    """bfloat16 roundings differ (norm weights folded into the products, attention in
+    float32), so the yardstick is the float32 model both bfloat16 bodies approximate."""
     bf = precision_copy(tiny, "bfloat16")
     assert bf.fast is not None and bf.fast.lean is not None
     plain = _on_transformers_body(bf)
     ids = tiny.encode("the quick brown fox jumps over the lazy dog and runs away")
-    got, want = bf.session([]).extend(ids), plain.session([]).extend(ids)
-    assert np.abs(got - want).max() < 0.25  # attention in float32 here, bfloat16 there
-    assert np.mean(got.argmax(-1) == want.argmax(-1)) >= 0.9
+    exact = tiny.session([]).extend(ids)
+    got, theirs = bf.session([]).extend(ids), plain.session([]).extend(ids)
+    assert np.abs(got - exact).max() < 2 * np.abs(theirs - exact).max()
+    assert np.mean(got.argmax(-1) == exact.argmax(-1)) >= 0.9
 
 
 def test_only_plain_llama_layers_get_the_lean_body(tiny):
@@ -379,7 +382,7 @@ def test_only_plain_llama_layers_get_the_lean_body(tiny):
         assert not lean_eligible(module), field
     draft = LayerSkipDraft(tiny, 2)
     assert draft.fast is not None and draft.fast.lean is not None
-    assert draft.fast.lean.layers[0][1].weight is tiny.fast.lean.layers[0][1].weight  # fused once, shared
+    assert draft.fast.lean.layers[0][0] is tiny.fast.lean.layers[0][0]  # fused once, shared
 
 
 def test_optional_weight_copies_are_skipped_when_memory_is_short(tiny_hf_folders, monkeypatch):

@@ -192,11 +192,12 @@ UNKNOWN_COST_RATIO = 0.25
 
 
 #: Fixed cost of one decoder layer in a decode step, as the bytes of weights it would take
-#: as long to read. Fitted on 2 CPU cores (SmolLM2-135M decode steps: float32 32.7 ms,
-#: bfloat16 22.7, first 8 layers 12.7, first 24 layers 28.7 ms ≈ 0.039 ms per MiB read +
-#: 0.42 ms per layer of small operations and Python). With the lean Llama body (float32
-#: 28.2 ms, bfloat16 17.8 ms) a bf16 draft step measures 0.63–0.73 in runs: still ≈ 0.69.
-LAYER_OVERHEAD_BYTES = 11 * 2**20
+#: as long to read. Fitted on 2 CPU cores with the lean Llama body (SmolLM2-135M decode
+#: steps, medians of 60 interleaved: float32 22.1 ms, bfloat16 14.2, first 8 layers 8.5,
+#: first 24 layers 18.2 ms ≈ 0.029 ms per MB read + 0.21 ms per layer of small operations
+#: and Python); it gives 0.63, 0.37 and 0.83 for the three drafts (measured 0.62–0.64,
+#: 0.39, 0.83).
+LAYER_OVERHEAD_BYTES = 7 * 2**20
 
 
 def estimate_cost_ratio(target: Any, draft: Any) -> float:
@@ -204,8 +205,8 @@ def estimate_cost_ratio(target: Any, draft: Any) -> float:
 
     0 for a lookup drafter (``propose``); for two torch models, (weight bytes + layers ×
     ``LAYER_OVERHEAD_BYTES``) of the draft over the target's: decoding reads every weight
-    once, plus a fixed cost per layer (a bf16 copy ≈ 0.69, not 0.5; the first 8 of 30
-    layers ≈ 0.36); a model's own ``cost_ratio`` attribute wins; otherwise
+    once, plus a fixed cost per layer (a bf16 copy ≈ 0.63, not 0.5; the first 8 of 30
+    layers ≈ 0.37); a model's own ``cost_ratio`` attribute wins; otherwise
     ``UNKNOWN_COST_RATIO``.
     """
     explicit = getattr(draft, "cost_ratio", None)

@@ -463,28 +463,58 @@ class RowLinear(torch.nn.Linear):
         return twin
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        w = self.weight
-        rows = x.numel() // max(x.shape[-1], 1) if x.dim() else 0
-        if rows < 1 or x.device.type != "cpu" or x.dtype != w.dtype:
-            return F.linear(x, w, self.bias)
-        if w.dtype == torch.bfloat16 and rows <= self.max_native_bf16_rows:
-            with _without_onednn():
-                return F.linear(x, w, self.bias)
-        if w.dtype != torch.float32:
-            return F.linear(x, w, self.bias)
-        flat = x.reshape(rows, x.shape[-1])
-        packed = packed_weight(w) if rows >= self.min_packed_rows else None
-        if packed is not None:
-            y = torch.ops.mkldnn._linear_pointwise(flat.contiguous(), packed, self.bias, "none", [], "")
-            return y.reshape(*x.shape[:-1], self.out_features)
-        if rows > self.max_rows:
-            return F.linear(x, w, self.bias)
-        if rows == 1:
-            flat = torch.cat([flat, flat])
-        y = torch.mm(w, flat.t())[:, :rows].t().contiguous()
-        if self.bias is not None:
-            y = y + self.bias
-        return y.reshape(*x.shape[:-1], self.out_features)
+        return row_linear(x, self.weight, self.bias)
+
+
+def row_linear(x: torch.Tensor, w: torch.Tensor, bias: torch.Tensor | None = None) -> torch.Tensor:
+    """``F.linear(x, w, bias)`` with :class:`RowLinear`'s kernels (see there)."""
+    rows = x.numel() // max(x.shape[-1], 1) if x.dim() else 0
+    if rows < 1 or x.device.type != "cpu" or x.dtype != w.dtype:
+        return F.linear(x, w, bias)
+    if w.dtype == torch.bfloat16 and rows <= RowLinear.max_native_bf16_rows:
+        with _without_onednn():
+            return F.linear(x, w, bias)
+    if w.dtype != torch.float32:
+        return F.linear(x, w, bias)
+    flat = x.reshape(rows, x.shape[-1])
+    packed = packed_weight(w) if rows >= RowLinear.min_packed_rows else None
+    if packed is not None:
+        y = torch.ops.mkldnn._linear_pointwise(flat.contiguous(), packed, bias, "none", [], "")
+    elif rows > RowLinear.max_rows:
+        return F.linear(x, w, bias)
+    else:
+        y = _thin_product(flat, w)
+        if bias is not None:
+            y = y + bias
+    return y.reshape(*x.shape[:-1], w.shape[0])
+
+
+def _thin_product(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+    """``x @ wᵀ`` for a few float32 rows (n, in) as ``(w @ xᵀ)ᵀ`` (one row taken twice)."""
+    rows = x.shape[0]
+    if rows == 1:
+        x = torch.cat([x, x])
+    return torch.mm(w, x.t())[:, :rows].t().contiguous()
+
+
+#: A bias-free matrix product ``f(x, w) = x @ wᵀ``.
+Product = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
+
+
+@contextlib.contextmanager
+def row_kernel(rows: int, dtype: torch.dtype) -> Iterator[Product]:
+    """The product ``f(x, w) = x @ wᵀ`` :func:`row_linear` picks for `rows` CPU rows of `dtype`.
+
+    For a whole forward pass of bias-free products: the choice (and the oneDNN switch of
+    the bfloat16 case) is made once instead of in every product.
+    """
+    if dtype == torch.bfloat16 and rows <= RowLinear.max_native_bf16_rows:
+        with _without_onednn():
+            yield F.linear
+    elif dtype == torch.float32 and rows < RowLinear.min_packed_rows:
+        yield _thin_product
+    else:
+        yield row_linear
 
 
 #: Batch size the packed weights are laid out for (verification blocks are 3 … 8 rows).
@@ -557,7 +587,7 @@ class FastForward:
         twin = with_row_linears(module)
         self.module = twin
         lean = lean and lean_eligible(module) and memory.room_for(fused_bytes(module))
-        self.lean = LeanBody(module, RowLinear.sharing) if lean else None
+        self.lean = LeanBody(module, row_kernel) if lean else None
         self.head: torch.nn.Module = twin.lm_head
         weight = twin.lm_head.weight
         #: rows per head call in ``LogitRows`` (float32 CPU: the most ``RowLinear`` speeds up)

@@ -21,10 +21,15 @@ too little memory available (``memory.room_for``).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from typing import Any
 
 import torch
 import torch.nn.functional as F
+
+#: A context manager giving the matrix product ``f(x, w) = x @ wᵀ`` for one forward pass.
+Kernel = AbstractContextManager[Callable[[torch.Tensor, torch.Tensor], torch.Tensor]]
 
 #: The only class served (its layers are plain pre-norm attention + SiLU MLP).
 LEAN_CLASSES = frozenset({"LlamaForCausalLM"})
@@ -76,20 +81,39 @@ def fused_bytes(module: torch.nn.Module) -> int:
     return sum(
         p.weight.numel() * p.weight.element_size()
         for layer in module.model.layers
+        if getattr(layer.self_attn.q_proj.weight, _FUSED_ATTR, None) is None
         for parts in _fused_groups(layer)
-        if getattr(parts[0].weight, _FUSED_ATTR, None) is None
         for p in parts
     )
 
 
-def _fused(first: torch.nn.Linear, *rest: torch.nn.Linear) -> torch.nn.Linear:
-    """One linear layer stacking the outputs of `first` and `rest` (made once, kept on `first`)."""
-    got = getattr(first.weight, _FUSED_ATTR, None)
+def _fused(layer: torch.nn.Module, head_dim: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """`layer`'s (q, k, v) and (gate, up) weights as one matrix each, rearranged (made once).
+
+    Each is multiplied by the RMS-norm weight in front of it (``W·(w ⊙ x) = (W·diag w)·x``),
+    the q rows by the attention scale 1/√d, and the q and k rows of every head are put in
+    interleaved order (dimension j and j + d/2 side by side) so that the rotary embedding
+    is one complex product; q·k is unchanged, since both are permuted alike. The products
+    are taken in float32 and rounded once to the model's dtype. Kept on q's weight, so
+    every body built from the same layer (a layer-skip draft) shares them.
+    """
+    (q, k, v), (gate, up) = _fused_groups(layer)
+    got = getattr(q.weight, _FUSED_ATTR, None)
     if got is None:
-        weight = torch.cat([first.weight.detach(), *(r.weight.detach() for r in rest)]).contiguous()
-        got = torch.nn.Linear(weight.shape[1], weight.shape[0], bias=False, device="meta")
-        got.weight = torch.nn.Parameter(weight, requires_grad=False)
-        setattr(first.weight, _FUSED_ATTR, got)
+        d = head_dim
+        order = torch.stack([torch.arange(d // 2), torch.arange(d // 2) + d // 2], dim=1).reshape(-1)
+
+        def interleaved(w: torch.Tensor) -> torch.Tensor:
+            return w.float().view(-1, d, w.shape[1])[:, order].reshape(w.shape)
+
+        dtype = q.weight.dtype
+        with torch.no_grad():
+            qkv = torch.cat([interleaved(q.weight) / math.sqrt(d), interleaved(k.weight), v.weight.float()])
+            qkv = qkv * layer.input_layernorm.weight.float()
+            gate_up = torch.cat([gate.weight.float(), up.weight.float()])
+            gate_up = gate_up * layer.post_attention_layernorm.weight.float()
+        got = (qkv.to(dtype).contiguous(), gate_up.to(dtype).contiguous())
+        setattr(q.weight, _FUSED_ATTR, got)
     return got
 
 
@@ -121,12 +145,14 @@ class LeanCache:
 class LeanBody:
     """The body of an eligible Llama model (:func:`lean_eligible`); weights shared or fused once.
 
-    `linear` wraps each weight in the caller's fast linear (``RowLinear.sharing``).
+    `kernel(rows, dtype)` is the caller's choice of matrix product ``f(x, w) = x @ wᵀ`` for a
+    forward pass of `rows` tokens, as a context manager (``hf.row_kernel``).
     """
 
-    def __init__(self, module: torch.nn.Module, linear: Any) -> None:
+    def __init__(self, module: torch.nn.Module, kernel: Callable[[int, torch.dtype], Kernel]) -> None:
         config = self.config = module.config
         body = module.model
+        self.kernel = kernel
         self.dtype = next(module.parameters()).dtype
         self.heads, self.kv_heads = config.num_attention_heads, config.num_key_value_heads
         self.head_dim = getattr(config, "head_dim", None) or config.hidden_size // self.heads
@@ -134,68 +160,66 @@ class LeanBody:
         self.embed = body.embed_tokens.weight
         self.norm = body.norm.weight
         self.inter = int(config.intermediate_size)
-        self.layers = []
-        for layer in body.layers:
-            qkv, gate_up = _fused_groups(layer)
-            self.layers.append(
-                (
-                    layer.input_layernorm.weight,
-                    linear(_fused(*qkv)),
-                    linear(layer.self_attn.o_proj),
-                    layer.post_attention_layernorm.weight,
-                    linear(_fused(*gate_up)),
-                    linear(layer.mlp.down_proj),
-                )
-            )
-        self.inv_freq = 1.0 / (
-            _rope_theta(config) ** (torch.arange(0, self.head_dim, 2, dtype=torch.float) / self.head_dim)
-        )
-        self._cos = self._sin = torch.zeros(0, self.head_dim)
+        self.layers = [
+            (*_fused(layer, self.head_dim), layer.self_attn.o_proj.weight, layer.mlp.down_proj.weight)
+            for layer in body.layers
+        ]
+        d = self.head_dim
+        self.inv_freq = 1.0 / (_rope_theta(config) ** (torch.arange(0, d, 2, dtype=torch.float) / d))
+        self._turns = torch.zeros(0, d // 2, dtype=torch.complex64)
 
     def new_cache(self) -> LeanCache:
         return LeanCache(len(self.layers), self.kv_heads, self.head_dim)
 
-    def _rotary(self, start: int, end: int) -> tuple[torch.Tensor, torch.Tensor]:
-        if end > self._cos.shape[0]:
-            positions = torch.arange(max(end, 2 * self._cos.shape[0], 256), dtype=torch.float)
-            freqs = positions[:, None] * self.inv_freq
-            emb = torch.cat((freqs, freqs), dim=-1)
-            self._cos, self._sin = emb.cos(), emb.sin()
-        return self._cos[start:end], self._sin[start:end]
+    def _rotary(self, start: int, end: int) -> torch.Tensor:
+        """The rotary embedding of positions start … end−1 as unit complex numbers (n, 1, d/2)."""
+        if end > self._turns.shape[0]:
+            positions = torch.arange(max(end, 2 * self._turns.shape[0], 256), dtype=torch.float)
+            angles = positions[:, None] * self.inv_freq
+            self._turns = torch.polar(torch.ones_like(angles), angles)
+        return self._turns[start:end, None]
 
-    def _rms(self, x: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
-        return weight * F.rms_norm(x.float(), (x.shape[-1],), None, self.eps).to(self.dtype)
+    def _rms(self, x: torch.Tensor) -> torch.Tensor:
+        """RMS-normalised `x` without the norm's weight (folded into the next product)."""
+        if x.dtype == torch.float32:
+            return F.rms_norm(x, (x.shape[-1],), None, self.eps)
+        return F.rms_norm(x.float(), (x.shape[-1],), None, self.eps).to(x.dtype)
 
     @torch.inference_mode()
     def __call__(self, input_ids: torch.Tensor, cache: LeanCache) -> torch.Tensor:
         """Final hidden states (n, hidden) of the tokens `input_ids` (1, n); `cache` is updated."""
         ids = input_ids.reshape(-1)
+        with self.kernel(int(ids.shape[0]), self.dtype) as linear:
+            return self._run(ids, cache, linear)
+
+    def _run(self, ids: torch.Tensor, cache: LeanCache, linear: Callable) -> torch.Tensor:
         n, start = int(ids.shape[0]), cache.length
         end = start + n
         cache.reserve(end)
-        cos, sin = self._rotary(start, end)
-        h, kv, d = self.heads, self.kv_heads, self.head_dim
-        group, half, split = h // kv, d // 2, (h * d, kv * d, kv * d)
-        scale = 1.0 / math.sqrt(d)
-        masked = torch.ones(n, end, dtype=torch.bool).tril(start).logical_not() if n > 1 else None
+        turns = self._rotary(start, end)
+        h, kv, d, inter = self.heads, self.kv_heads, self.head_dim, self.inter
+        qk = (h + kv) * d
+        mask = torch.ones(n, end, dtype=torch.bool).tril(start) if n > 1 else None
+        keys, values = cache.keys, cache.values
         x = self.embed[ids]
         layers = self.layers[: self.config.num_hidden_layers]  # as transformers' LlamaModel does
-        for i, (w_in, qkv, out, w_post, gate_up, down) in enumerate(layers):
-            q, k, v = qkv(self._rms(x, w_in)).float().split(split, dim=-1)
-            q = q.view(n, h, d).transpose(0, 1)
-            k = k.view(n, kv, d).transpose(0, 1)
-            q = q * cos + torch.cat((-q[..., half:], q[..., :half]), dim=-1) * sin
-            k = k * cos + torch.cat((-k[..., half:], k[..., :half]), dim=-1) * sin
-            cache.keys[i, :, start:end] = k
-            cache.values[i, :, start:end] = v.view(n, kv, d).transpose(0, 1)
-            scores = torch.matmul(q.reshape(kv, group * n, d), cache.keys[i, :, :end].transpose(1, 2))
-            scores.mul_(scale)
-            if masked is not None:
-                scores = scores.view(kv, group, n, end).masked_fill_(masked, -math.inf)
-                scores = scores.view(kv, group * n, end)
-            att = torch.bmm(torch.softmax(scores, dim=-1), cache.values[i, :, :end])
-            x = x + out(att.view(h, n, d).transpose(0, 1).reshape(n, h * d).to(self.dtype))
-            y = gate_up(self._rms(x, w_post))
-            x = x + down(F.silu(y[:, : self.inter]) * y[:, self.inter :])
+        for i, (qkv, gate_up, out, down) in enumerate(layers):
+            y = linear(self._rms(x), qkv).float()
+            # rotary embedding of q and k at once: a complex product on interleaved pairs
+            r = torch.view_as_complex(y[:, :qk].reshape(n, h + kv, d // 2, 2)) * turns
+            r = torch.view_as_real(r).reshape(n, h + kv, d)
+            keys[i, :, start:end] = r[:, h:].transpose(0, 1)
+            values[i, :, start:end] = y[:, qk:].view(n, kv, d).transpose(0, 1)
+            att = F.scaled_dot_product_attention(
+                r[:, :h].transpose(0, 1)[None],
+                keys[i, :, :end][None],
+                values[i, :, :end][None],
+                attn_mask=mask,
+                scale=1.0,  # folded into the q rows
+                enable_gqa=True,
+            )
+            x = x + linear(att[0].transpose(0, 1).reshape(n, h * d).to(self.dtype), out)
+            y = linear(self._rms(x), gate_up)
+            x = x + linear(F.silu(y[:, :inter]) * y[:, inter:], down)
         cache.length = end
-        return self._rms(x, self.norm)
+        return self.norm * self._rms(x)
