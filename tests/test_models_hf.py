@@ -380,6 +380,9 @@ def test_only_plain_llama_layers_get_the_lean_body(tiny):
         module.config = copy.deepcopy(tiny.module.config)
         setattr(module.config, field, value)
         assert not lean_eligible(module), field
+    replaced = copy.deepcopy(tiny.module)  # e.g. a quantised projection: its weight is not a tensor
+    replaced.model.layers[1].mlp.down_proj = torch.nn.Sequential(replaced.model.layers[1].mlp.down_proj)
+    assert not lean_eligible(replaced)
     draft = LayerSkipDraft(tiny, 2)
     assert draft.fast is not None and draft.fast.lean is not None
     assert draft.fast.lean.layers[0][0] is tiny.fast.lean.layers[0][0]  # fused once, shared
