@@ -18,7 +18,8 @@ rows run a much faster matmul kernel than ``F.linear``. :meth:`HFSession.lazy_lo
 returns the body's output with the head rows computed on demand, so speculative
 verification only pays for (and processes) the rows it reads. For Llama models on CPU the
 body itself is :class:`~specdec_core.models.lean.LeanBody` (the same layers with fewer
-operations; a decode step 16–21 % faster). Any other model runs its own forward.
+operations; a decode step takes about a third less time in float32 and bfloat16). Any other model
+runs its own forward.
 
 Threads: torch's default is kept; ``SPECDEC_TORCH_THREADS`` (read once, see
 :func:`configure_torch_threads`) overrides it.
