@@ -121,11 +121,12 @@ def _fused(layer: torch.nn.Module, head_dim: int) -> tuple[torch.Tensor, torch.T
             return w.float().view(-1, d, w.shape[1])[:, order].reshape(w.shape)
 
         dtype = q.weight.dtype
-        with torch.no_grad():
-            qkv = torch.cat([interleaved(q.weight) / math.sqrt(d), interleaved(k.weight), v.weight.float()])
-            qkv = qkv * layer.input_layernorm.weight.float()
+        with torch.no_grad():  # in place where possible: fewer float32 temporaries
+            qkv = torch.cat([interleaved(q.weight), interleaved(k.weight), v.weight.float()])
+            qkv[: q.weight.shape[0]].div_(math.sqrt(d))
+            qkv.mul_(layer.input_layernorm.weight.float())
             gate_up = torch.cat([gate.weight.float(), up.weight.float()])
-            gate_up = gate_up * layer.post_attention_layernorm.weight.float()
+            gate_up.mul_(layer.post_attention_layernorm.weight.float())
         got = (qkv.to(dtype).contiguous(), gate_up.to(dtype).contiguous())
         setattr(q.weight, _FUSED_ATTR, got)
     return got
