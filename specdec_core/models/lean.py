@@ -195,10 +195,11 @@ class LeanBody:
         return self._turns[start:end, None]
 
     def _rms(self, x: torch.Tensor) -> torch.Tensor:
-        """RMS-normalised `x` without the norm's weight (folded into the next product)."""
-        if x.dtype == torch.float32:
-            return F.rms_norm(x, (x.shape[-1],), None, self.eps)
-        return F.rms_norm(x.float(), (x.shape[-1],), None, self.eps).to(x.dtype)
+        """RMS-normalised `x` without the norm's weight (folded into the next product).
+
+        For bfloat16 `x` torch sums in float32 and rounds once, as transformers' norm does.
+        """
+        return F.rms_norm(x, (x.shape[-1],), None, self.eps)
 
     @torch.inference_mode()
     def __call__(self, input_ids: torch.Tensor, cache: LeanCache) -> torch.Tensor:
