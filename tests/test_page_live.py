@@ -5,10 +5,12 @@ run (see tests/apptest_helpers.py). A click on Generate runs the real engine on 
 models, streams, keeps the trace in session state and reruns into the finished view.
 """
 
+import json
 import re
 
 import pytest
 
+from specdec_core import live_text
 from specdec_core.live_inspect import slot_kind
 from specdec_core.live_stats import live_stats
 from specdec_core.live_trace import to_json
@@ -24,7 +26,10 @@ def _generate(at):
 
 
 def _html(at, cls: str = "sd-tokens") -> list[str]:
-    return [h.proto.body for h in at.get("html") if h.proto.body.startswith(f'<div class="{cls}"')]
+    """HTML blocks of class `cls`: the clickable speculative text first, then ``st.html`` ones."""
+    picker = [json.loads(c.proto.json)["html"] for c in at.get("bidi_component")]
+    bodies = picker + [h.proto.body for h in at.get("html")]
+    return [b for b in bodies if b.startswith(f'<div class="{cls}"')]
 
 
 def _view(at) -> tuple:
@@ -55,6 +60,9 @@ def test_tokens_are_coloured_by_kind_and_html_is_escaped():
     for kind in ("accepted", "corrected", "bonus"):
         assert classes.count(kind) == kinds.count(kind) > 0
     assert classes.count("rejected") == kinds.count("corrected")
+    # every token carries its round and position, which a click sends to the inspector
+    places = re.findall(r'data-round="(\d+)" data-slot="(\d+)"', spec_html)
+    assert places == [(str(x.round), str(x.slot)) for x in live_text.spans(trace.speculative.events)]
     assert set(re.findall(r'class="sd-tok ([a-z ]+)"', base_html)) == {"prompt", "target"}
     generated = spec_html.rsplit('class="sd-tok prompt"', 1)[1].split("</span>", 1)[1]
     assert "&lt;script&gt;" in generated or "&lt;/script&gt;" in generated, "a generated <script> token"

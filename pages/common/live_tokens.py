@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import streamlit as st
 
 from pages.common.i18n import strings
 from specdec_core.live_text import SPAN_KINDS, TokenSpan
@@ -25,3 +28,18 @@ def tokens_html(
     return viz.tokens_html(
         prompt, items, text_of, fig_text(), selected_round=selected_round, prompt_chars=PROMPT_TAIL
     )
+
+
+#: The coloured tokens as a component that reports clicks (``assets/pick_tokens.js``); its
+#: HTML is not isolated, so the app's stylesheet colours it like the ``st.html`` blocks.
+_PICKER = st.components.v2.component(
+    "sd_token_picker",
+    js=(Path(__file__).resolve().parents[2] / "assets" / "pick_tokens.js").read_text(encoding="utf-8"),
+    isolate_styles=False,
+)
+
+
+def pickable_tokens(html: str, key: str, on_pick: Callable[[], None]) -> None:
+    """Show `html` (from :func:`tokens_html`); a click on a token calls `on_pick`, which finds
+    ``{"round": r, "slot": i}`` in ``st.session_state[key].pick``."""
+    _PICKER(data={"html": html}, key=key, on_pick_change=on_pick)

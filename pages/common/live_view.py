@@ -13,7 +13,7 @@ import streamlit as st
 from pages.common.i18n import strings
 from pages.common.lesson import lesson
 from pages.common.live_inspector import inspector
-from pages.common.live_tokens import fig_text, tokens_html
+from pages.common.live_tokens import fig_text, pickable_tokens, tokens_html
 from specdec_core import live_stats, live_text
 from specdec_core.live_trace import LiveTrace, to_json
 from specdec_core.viz import live as viz
@@ -23,6 +23,14 @@ from specdec_core.viz.block import tokens_histogram
 
 def _f(x: float | None, digits: int = 3) -> str:
     return "—" if x is None else f"{x:.{digits}f}"
+
+
+def _pick_token() -> None:
+    """A click on a coloured token: open its round and position in the inspector."""
+    picked = st.session_state["live_tokens"].pick
+    if isinstance(picked, dict) and all(isinstance(picked.get(k), int) for k in ("round", "slot")):
+        st.session_state["live_round"] = picked["round"]  # the inspector clamps both to the run
+        st.session_state["live_slot"] = picked["slot"]
 
 
 def _select_round() -> None:
@@ -104,7 +112,11 @@ def show(trace: LiveTrace) -> None:
     st.html(viz.legend_html(kinds + (["target"] if plain else []), fig, numbered))
     cols = st.columns(2) if trace.baseline else [st.container()]
     cols[0].markdown(f"**{s['spec_title']}** · {trace.target_name} + {trace.draft_name}")
-    cols[0].html(tokens_html(trace.prompt, items, trace.text, selected_round=selected))
+    with cols[0]:
+        pickable_tokens(
+            tokens_html(trace.prompt, items, trace.text, selected_round=selected), "live_tokens", _pick_token
+        )
+        st.caption(s["tokens_caption"])
     if trace.baseline:
         cols[1].markdown(f"**{s['base_title']}** · {trace.target_name}")
         cols[1].html(tokens_html(trace.prompt, live_text.spans(trace.baseline.events), trace.text))

@@ -93,7 +93,8 @@ def _tip(span: TokenSpan, t: Mapping[str, str]) -> str:
 
 
 def span_html(span: TokenSpan, token: str | None, t: Mapping[str, str], selected: bool = False) -> str:
-    """One coloured token: ``<span class="sd-tok KIND" title="…">escaped text</span>``.
+    """One coloured token: ``<span class="sd-tok KIND" data-round="…" data-slot="…" title="…">``
+    with its escaped text; round and slot let a click open that position in the inspector.
 
     `token` None is a piece of a character that a later token completes: shown as "·".
     """
@@ -109,7 +110,8 @@ def span_html(span: TokenSpan, token: str | None, t: Mapping[str, str], selected
     tip = _tip(span, t) + (t["tip_piece"] if token is None else "")
     shown = "·" if token is None else visible(token)
     return (
-        f'<span class="sd-tok {cls}" data-round="{span.round}" title="{html.escape(tip, quote=True)}"{attr}>'
+        f'<span class="sd-tok {cls}" data-round="{span.round}" data-slot="{span.slot}" '
+        f'title="{html.escape(tip, quote=True)}"{attr}>'
         f"{html.escape(shown)}</span>"
     )
 

@@ -1,7 +1,8 @@
 """The live page in a real browser, on the real bundled model (SmolLM2-135M-Instruct).
 
 A greedy n-gram run on the copy prompt shows coloured tokens, the identical-text check and
-a measured speedup; two browser sessions generating at the same time both finish, each with
+a measured speedup, and a click on a token opens its position in the inspector; two
+browser sessions generating at the same time both finish, each with
 its own text (the second waits, visibly, for the model); a long run can be stopped.
 Screenshots are saved under artifacts/screenshots. Prepare the model cache first
 (``python -m specdec_core.models.bundled``) so loading takes seconds, not half a minute.
@@ -57,6 +58,15 @@ def test_greedy_copy_run_shows_colours_and_a_speedup(page: Page, app_url: str, s
     assert "Thames" in _generated_text(page)
     expect(page.locator(".js-plotly-plot").first).to_be_visible(timeout=TIMEOUT)
     _shot(page, screenshot_dir / "live-greedy-copy.png")
+    # a click on a token of a later round opens its round and position in the inspector
+    tokens = page.locator(".sd-tokens").first.locator(".sd-tok[data-slot]")
+    token = next(t for t in tokens.all() if int(t.get_attribute("data-round")) > 2)
+    n, slot = int(token.get_attribute("data-round")), int(token.get_attribute("data-slot"))
+    expect(main).not_to_contain_text(f"Round {n} (γ")
+    token.click()
+    expect(main).to_contain_text(f"Round {n} (γ", timeout=TIMEOUT)
+    checked = page.get_by_test_id("stRadio").filter(has_text="Position in the round").locator("input:checked")
+    expect(checked).to_have_value(str(slot), timeout=TIMEOUT)
 
 
 def test_two_sessions_generate_at_once(browser: Browser, app_url: str, screenshot_dir):
