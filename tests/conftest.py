@@ -47,12 +47,19 @@ def build_tiny_tokenizer(text: str = TINY_TEXT, vocab_size: int = 320):
     return tok
 
 
-def build_tiny_llama(folder: Path, tokenizer, layers: int = 4, seed: int = 0) -> Path:
-    """A random Llama saved as safetensors + config + tokenizer, like a downloaded model."""
-    import torch
-    from transformers import LlamaConfig, LlamaForCausalLM
+def build_tiny_model(folder: Path, tokenizer, layers: int = 4, seed: int = 0, arch: str = "llama") -> Path:
+    """A random causal LM saved as safetensors + config + tokenizer, like a downloaded model.
 
-    config = LlamaConfig(
+    `arch`: "llama", "qwen2" (biases on q, k, v) or "mistral" (no sliding window). Norm
+    weights and biases are random too, so code that uses them is tested.
+    """
+    import torch
+    import transformers
+
+    names = {"llama": "Llama", "qwen2": "Qwen2", "mistral": "Mistral"}[arch]
+    config_class = getattr(transformers, f"{names}Config")
+    extra = {"sliding_window": None} if arch == "mistral" else {}
+    config = config_class(
         vocab_size=len(tokenizer),
         hidden_size=64,
         intermediate_size=128,
@@ -65,13 +72,16 @@ def build_tiny_llama(folder: Path, tokenizer, layers: int = 4, seed: int = 0) ->
         bos_token_id=tokenizer.bos_token_id,
         eos_token_id=tokenizer.eos_token_id,
         pad_token_id=tokenizer.eos_token_id,
+        **extra,
     )
     torch.manual_seed(seed)
-    model = LlamaForCausalLM(config)
-    with torch.no_grad():  # norm weights other than the initial ones, so that code using them is tested
+    model = getattr(transformers, f"{names}ForCausalLM")(config)
+    with torch.no_grad():
         for name, param in model.named_parameters():
             if name.endswith("norm.weight"):
                 param.uniform_(0.5, 1.5)
+            elif name.endswith(".bias"):
+                param.uniform_(-0.5, 0.5)
     model.save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     return folder
@@ -85,9 +95,9 @@ def tiny_hf_folders(tmp_path_factory) -> dict[str, Path]:
     tok = build_tiny_tokenizer()
     other_tok = build_tiny_tokenizer(TINY_TEXT.upper() + "0123456789 xyz!?", vocab_size=len(tok))
     return {
-        "target": build_tiny_llama(root / "target", tok, layers=4, seed=0),
-        "draft": build_tiny_llama(root / "draft", tok, layers=2, seed=1),
-        "other": build_tiny_llama(root / "other", other_tok, layers=2, seed=2),
+        "target": build_tiny_model(root / "target", tok, layers=4, seed=0),
+        "draft": build_tiny_model(root / "draft", tok, layers=2, seed=1),
+        "other": build_tiny_model(root / "other", other_tok, layers=2, seed=2),
     }
 
 

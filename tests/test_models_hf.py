@@ -331,10 +331,22 @@ def _on_transformers_body(model: HFCausalLM) -> HFCausalLM:
     return plain
 
 
-def test_the_lean_body_serves_llama_and_equals_transformers_body_in_chunks_and_rollbacks(tiny):
+@pytest.fixture(scope="module", params=["llama", "qwen2", "mistral"])
+def tiny_arch(request, tiny, tmp_path_factory) -> HFCausalLM:
+    """The tiny Llama, and tiny Qwen2 (biases on q, k, v) and Mistral models loaded the same way."""
+    if request.param == "llama":
+        return tiny
+    from tests.conftest import build_tiny_model
+
+    folder = tmp_path_factory.mktemp(f"tiny_{request.param}")
+    return HFCausalLM.load(build_tiny_model(folder, tiny.tokenizer, arch=request.param), device="cpu")
+
+
+def test_the_lean_body_equals_transformers_body_in_chunks_and_rollbacks(tiny_arch):
     """Growing buffers (past 64 positions), blocks of every size and rollbacks, against the
     same model on transformers' body (the RowLinear twin) fed the whole text at once."""
-    assert tiny.fast is not None and tiny.fast.lean is not None
+    tiny = tiny_arch
+    assert tiny.fast is not None and tiny.fast.lean is not None, type(tiny.module).__name__
     plain = _on_transformers_body(tiny)
     rng = np.random.default_rng(0)
     ids = [int(t) for t in rng.integers(3, tiny.vocab_size, size=150)]
@@ -371,10 +383,10 @@ def test_only_plain_llama_layers_get_the_lean_body(tiny):
     assert lean_eligible(tiny.module)
     for field, value in (
         ("rope_parameters", {"rope_type": "linear", "factor": 2.0, "rope_theta": 10000.0}),
-        ("attention_bias", True),
-        ("mlp_bias", True),
         ("hidden_act", "gelu"),
         ("pretraining_tp", 2),
+        ("sliding_window", 4096),
+        ("layer_types", ["full_attention", "sliding_attention", "full_attention", "full_attention"]),
     ):
         module = copy.copy(tiny.module)
         module.config = copy.deepcopy(tiny.module.config)
@@ -383,6 +395,12 @@ def test_only_plain_llama_layers_get_the_lean_body(tiny):
     replaced = copy.deepcopy(tiny.module)  # e.g. a quantised projection: its weight is not a tensor
     replaced.model.layers[1].mlp.down_proj = torch.nn.Sequential(replaced.model.layers[1].mlp.down_proj)
     assert not lean_eligible(replaced)
+    for name in ("o_proj", "q_proj"):  # biases: only on q, k and v all at once (Qwen2)
+        biased = copy.deepcopy(tiny.module)
+        attn = biased.model.layers[2].self_attn
+        old = getattr(attn, name)
+        setattr(attn, name, torch.nn.Linear(old.in_features, old.out_features, bias=True))
+        assert not lean_eligible(biased), name
     draft = LayerSkipDraft(tiny, 2)
     assert draft.fast is not None and draft.fast.lean is not None
     assert draft.fast.lean.layers[0][0] is tiny.fast.lean.layers[0][0]  # fused once, shared

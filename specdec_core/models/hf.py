@@ -16,10 +16,10 @@ on a twin of the module whose linear layers are :class:`RowLinear` (weights shar
 module itself untouched): on CPU, float32 decode steps and verification blocks of a few
 rows run a much faster matmul kernel than ``F.linear``. :meth:`HFSession.lazy_logits`
 returns the body's output with the head rows computed on demand, so speculative
-verification only pays for (and processes) the rows it reads. For Llama models on CPU the
-body itself is :class:`~specdec_core.models.lean.LeanBody` (the same layers with fewer
-operations; a decode step takes about a third less time in float32 and bfloat16). Any other model
-runs its own forward.
+verification only pays for (and processes) the rows it reads. For Llama, Qwen2 and Mistral
+models on CPU the body itself is :class:`~specdec_core.models.lean.LeanBody` (the same
+layers with fewer operations; a decode step takes about a third less time in float32 and
+bfloat16). Any other model runs its own forward.
 
 Threads: torch's default is kept; ``SPECDEC_TORCH_THREADS`` (read once, see
 :func:`configure_torch_threads`) overrides it.
@@ -583,8 +583,8 @@ class FastForward:
 
     ``body(ids, cache)`` gives the final hidden states; ``head(hidden)`` their logits;
     ``new_cache()`` the cache a session passes to ``body``. The body is
-    :class:`~specdec_core.models.lean.LeanBody` where it is eligible (Llama on CPU; `lean`
-    False turns it off), else transformers' own body on the ``RowLinear`` twin.
+    :class:`~specdec_core.models.lean.LeanBody` where it is eligible (Llama, Qwen2, Mistral
+    on CPU; `lean` False turns it off), else transformers' own body on the ``RowLinear`` twin.
     """
 
     def __init__(self, module: torch.nn.Module, lean: bool = True) -> None:

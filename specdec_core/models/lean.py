@@ -1,4 +1,4 @@
-"""A lean decoder body for Llama-architecture models on CPU: same maths, fewer operations.
+"""A lean decoder body for Llama, Qwen2 and Mistral models on CPU: same maths, fewer operations.
 
 transformers' Llama forward spends a fixed time per layer on small operations and Python
 around the matrix products (mask building, cache objects, rotary tables recomputed each
@@ -11,15 +11,18 @@ doubling. Measured on 2 CPU cores with SmolLM2-135M (same process, medians of 60
 a decode step takes 22 ms in float32 and 14 ms in bfloat16, against 33.5 and 22.4 ms on
 transformers' body (28.2 and 17.8 ms with the first version of this body, without the
 folding and the complex rotation). float32 logits equal transformers' up to rounding
-(at most 1.2e-4 after 30 layers on three prompts, logits up to ~42); in bfloat16 the folded weights round
-differently from transformers' bf16 model, but the logits lie as close to the float32
-model's as that model's do.
+(at most 1.2e-4 after 30 layers on three prompts, logits up to ~42); in bfloat16 the
+folded weights round differently from transformers' bf16 model, but the logits lie as
+close to the float32 model's as that model's do.
 
 Only models whose layers are exactly this maths qualify (:func:`lean_eligible`):
-``LlamaForCausalLM`` with the default rotary embedding, SiLU MLP, no biases, no sliding
-window, on CPU in float32 or bfloat16. Anything else keeps transformers' own body, and so
-does a model whose fused weights (:func:`fused_bytes`, about half its size) would leave
-too little memory available (``memory.room_for``).
+``LlamaForCausalLM``, ``Qwen2ForCausalLM`` and ``MistralForCausalLM`` with the default
+rotary embedding, SiLU MLP, plain ``nn.Linear`` projections, no biases except on q, k and v
+(Qwen2), no sliding window, on CPU in float32 or bfloat16 (:data:`LEAN_CLASSES`). Tested
+against transformers' body on tiny random models of all three; measured on SmolLM2 (a
+Llama) only, since no other model can be downloaded here. Anything else keeps
+transformers' own body, and so does a model whose fused weights (:func:`fused_bytes`,
+about half its size) would leave too little memory available (``memory.room_for``).
 """
 
 from __future__ import annotations
@@ -35,8 +38,14 @@ import torch.nn.functional as F
 #: A context manager giving the matrix product ``f(x, w) = x @ wᵀ`` for one forward pass.
 Kernel = AbstractContextManager[Callable[[torch.Tensor, torch.Tensor], torch.Tensor]]
 
-#: The only class served (its layers are plain pre-norm attention + SiLU MLP).
-LEAN_CLASSES = frozenset({"LlamaForCausalLM"})
+#: The classes served, with their decoder layer: plain pre-norm attention + SiLU MLP, the
+#: same maths in all three (Qwen2 adds biases to q, k and v; Mistral a sliding window,
+#: served only when switched off).
+LEAN_CLASSES = {
+    "LlamaForCausalLM": "LlamaDecoderLayer",
+    "MistralForCausalLM": "MistralDecoderLayer",
+    "Qwen2ForCausalLM": "Qwen2DecoderLayer",
+}
 _FUSED_ATTR = "_specdec_fused"
 
 
@@ -66,22 +75,27 @@ def lean_eligible(module: torch.nn.Module) -> bool:
         return False
     if _rope_type(config) != "default" or getattr(config, "hidden_act", None) != "silu":
         return False
-    if getattr(config, "attention_bias", False) or getattr(config, "mlp_bias", False):
-        return False
     if getattr(config, "pretraining_tp", 1) != 1 or getattr(config, "sliding_window", None):
         return False
+    if any(t != "full_attention" for t in getattr(config, "layer_types", None) or ()):
+        return False
     heads, kv = config.num_attention_heads, config.num_key_value_heads
-    return heads % kv == 0 and all(_plain_layer(layer) for layer in body.layers)
+    layer_class = LEAN_CLASSES[cls.__name__]
+    return heads % kv == 0 and all(_plain_layer(layer, layer_class) for layer in body.layers)
 
 
-def _plain_layer(layer: torch.nn.Module) -> bool:
-    """A Llama decoder layer whose projections are all plain ``nn.Linear`` (not quantised or
-    replaced), since their weights are read directly."""
-    if type(layer).__name__ != "LlamaDecoderLayer":
+def _plain_layer(layer: torch.nn.Module, layer_class: str) -> bool:
+    """A decoder layer of `layer_class` whose projections are plain ``nn.Linear`` (not
+    quantised or replaced: their weights are read directly), without biases except on
+    all of q, k and v at once."""
+    if type(layer).__name__ != layer_class:
         return False
     qkv, gate_up = _fused_groups(layer)
     parts = (*qkv, *gate_up, layer.self_attn.o_proj, layer.mlp.down_proj)
-    return all(type(p) is torch.nn.Linear for p in parts)
+    if not all(type(p) is torch.nn.Linear for p in parts):
+        return False
+    with_bias = [p.bias is not None for p in parts]
+    return not any(with_bias[3:]) and len(set(with_bias[:3])) == 1
 
 
 def _fused_groups(layer: torch.nn.Module) -> tuple[tuple[torch.nn.Linear, ...], tuple[torch.nn.Linear, ...]]:
@@ -101,14 +115,16 @@ def fused_bytes(module: torch.nn.Module) -> int:
     )
 
 
-def _fused(layer: torch.nn.Module, head_dim: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """`layer`'s (q, k, v) and (gate, up) weights as one matrix each, rearranged (made once).
+def _fused(layer: torch.nn.Module, head_dim: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
+    """`layer`'s (q, k, v) and (gate, up) weights as one matrix each, rearranged (made once),
+    and the q, k, v biases as one float32 vector (None without biases).
 
     Each is multiplied by the RMS-norm weight in front of it (``W·(w ⊙ x) = (W·diag w)·x``),
     the q rows by the attention scale 1/√d, and the q and k rows of every head are put in
     interleaved order (dimension j and j + d/2 side by side) so that the rotary embedding
     is one complex product; q·k is unchanged, since both are permuted alike. The products
-    are taken in float32 and rounded once to the model's dtype. Kept on q's weight, so
+    are taken in float32 and rounded once to the model's dtype; the biases get the same
+    order and scale (the norm is not theirs) and stay float32. Kept on q's weight, so
     every body built from the same layer (a layer-skip draft) shares them.
     """
     (q, k, v), (gate, up) = _fused_groups(layer)
@@ -118,7 +134,7 @@ def _fused(layer: torch.nn.Module, head_dim: int) -> tuple[torch.Tensor, torch.T
         order = torch.stack([torch.arange(d // 2), torch.arange(d // 2) + d // 2], dim=1).reshape(-1)
 
         def interleaved(w: torch.Tensor) -> torch.Tensor:
-            return w.float().view(-1, d, w.shape[1])[:, order].reshape(w.shape)
+            return w.float().view(-1, d, *w.shape[1:])[:, order].reshape(w.shape)
 
         dtype = q.weight.dtype
         with torch.no_grad():  # in place where possible: fewer float32 temporaries
@@ -127,7 +143,10 @@ def _fused(layer: torch.nn.Module, head_dim: int) -> tuple[torch.Tensor, torch.T
             qkv.mul_(layer.input_layernorm.weight.float())
             gate_up = torch.cat([gate.weight.float(), up.weight.float()])
             gate_up.mul_(layer.post_attention_layernorm.weight.float())
-        got = (qkv.to(dtype).contiguous(), gate_up.to(dtype).contiguous())
+            bias = None
+            if q.bias is not None:
+                bias = torch.cat([interleaved(q.bias) / math.sqrt(d), interleaved(k.bias), v.bias.float()])
+        got = (qkv.to(dtype).contiguous(), gate_up.to(dtype).contiguous(), bias)
         setattr(q.weight, _FUSED_ATTR, got)
     return got
 
@@ -158,7 +177,7 @@ class LeanCache:
 
 
 class LeanBody:
-    """The body of an eligible Llama model (:func:`lean_eligible`); weights shared or fused once.
+    """The body of an eligible model (:func:`lean_eligible`); weights shared or fused once.
 
     `kernel(rows, dtype)` is the caller's choice of matrix product ``f(x, w) = x @ wᵀ`` for a
     forward pass of `rows` tokens, as a context manager (``hf.row_kernel``).
@@ -218,9 +237,11 @@ class LeanBody:
         mask = torch.ones(n, end, dtype=torch.bool).tril(start) if n > 1 else None
         keys, values = cache.keys, cache.values
         x = self.embed[ids]
-        layers = self.layers[: self.config.num_hidden_layers]  # as transformers' LlamaModel does
-        for i, (qkv, gate_up, out, down) in enumerate(layers):
+        layers = self.layers[: self.config.num_hidden_layers]  # as transformers' models do
+        for i, (qkv, gate_up, bias, out, down) in enumerate(layers):
             y = linear(self._rms(x), qkv).float()
+            if bias is not None:
+                y = y + bias
             # rotary embedding of q and k at once: a complex product on interleaved pairs
             r = torch.view_as_complex(y[:, :qk].reshape(n, h + kv, d // 2, 2)) * turns
             r = torch.view_as_real(r).reshape(n, h + kv, d)
