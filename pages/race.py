@@ -24,7 +24,7 @@ from pages.common.model_form import (
     set_prompt,
     target_spec,
 )
-from pages.common.models import get_draft, get_target, wait_notice
+from pages.common.models import get_draft, get_target, loaded_models_panel, wait_notice
 from pages.common.page import start
 from pages.common.quiz import quiz
 from pages.common.race_view import by_task, show
@@ -126,6 +126,7 @@ with st.container(border=True):
         s["repeats"], min_value=1, max_value=5, step=1, key="race_repeats", help=s["repeats_help"]
     )
     job.buttons(s["run"], "race_run", ":material/sports_score:")
+    loaded_models_panel()
 mirror(PARAMS)
 
 

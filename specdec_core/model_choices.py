@@ -191,6 +191,9 @@ def load_draft(target: Any, spec: DraftSpec, progress: Progress | None = None) -
     raise ChoiceError(f"Unknown draft {spec.kind!r}; choose one of {', '.join(DRAFTS)}.")
 
 
+_MISSING = object()
+
+
 class ModelShelf:
     """Models built once per process, by key; concurrent callers of one key share one build.
 
@@ -212,8 +215,9 @@ class ModelShelf:
         When another thread is building the same key, `on_wait()` is called once and this
         call blocks until that build ends (then uses its model, or builds if it failed).
         """
-        if key in self._models:
-            return self._models[key]
+        model = self._models.get(key, _MISSING)
+        if model is not _MISSING:
+            return model
         with self._guard:
             lock = self._locks.setdefault(key, threading.Lock())
         if not lock.acquire(blocking=False):
@@ -221,8 +225,24 @@ class ModelShelf:
                 on_wait()
             lock.acquire()
         try:
-            if key not in self._models:
-                self._models[key] = build()
-            return self._models[key]
+            model = self._models.get(key, _MISSING)
+            if model is _MISSING:
+                model = self._models[key] = build()
+            return model
         finally:
             lock.release()
+
+    def loaded(self) -> list[Any]:
+        """The models built so far, oldest first."""
+        return list(self._models.values())
+
+    def release(self) -> int:
+        """Forget every built model, so its memory can be freed; returns how many there were.
+
+        A generation that is running keeps the models it holds until it ends; the next
+        ``get`` builds a model again.
+        """
+        with self._guard:
+            count = len(self._models)
+            self._models.clear()
+        return count

@@ -108,3 +108,23 @@ def test_shelf_does_not_keep_a_failed_build():
         shelf.get("x", broken)
     assert not shelf.cached("x")
     assert shelf.get("x", lambda: 42) == 42
+
+
+def test_shelf_release_forgets_every_model_and_the_next_get_builds_again():
+    import gc
+    import weakref
+
+    class Model:
+        pass
+
+    shelf = ModelShelf()
+    first = shelf.get("a", Model)
+    shelf.get("b", Model)
+    assert len(shelf.loaded()) == 2 and shelf.loaded()[0] is first
+    gone = weakref.ref(first)
+    del first
+    assert shelf.release() == 2 and shelf.loaded() == [] and not shelf.cached("a")
+    gc.collect()
+    assert gone() is None, "nothing else keeps a released model alive"
+    again = shelf.get("a", Model)
+    assert shelf.loaded() == [again] and shelf.release() == 1 and shelf.release() == 0

@@ -434,3 +434,15 @@ def test_available_memory_is_read_from_meminfo(tmp_path, monkeypatch):
     assert memory.available_bytes() == (20000000 * 1024, 24684096 * 1024)
     info.write_text("garbage")
     assert memory.available_bytes() is None
+
+
+def test_process_memory_is_read_and_freed_memory_handed_back():
+    from specdec_core.models import memory
+
+    before = memory.process_bytes()
+    assert before is not None and before > 50 * 2**20  # this process holds torch, at least
+    block = [bytearray(1000) for _ in range(100_000)]  # ~100 MB of small heap blocks
+    held = memory.process_bytes()
+    del block
+    assert memory.return_freed_memory()  # Linux with glibc, as here and in CI
+    assert memory.process_bytes() < held - 50 * 2**20

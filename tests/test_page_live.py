@@ -164,3 +164,28 @@ def test_switching_to_the_toy_target_picks_a_fitting_draft_and_prompt():
     assert at.session_state["live_draft"] == "toy_draft"
     assert at.text_area(key="live_prompt").value == "<script> alert ( ) ; </script> the"
     assert at.query_params["live_target"] == "toy" and at.query_params["live_draft"] == "toy_draft"
+
+
+def test_loaded_models_are_listed_and_can_be_unloaded():
+    """The panel lists the pair a run loaded; Unload empties the process's shelf, and the
+    next run loads its pair again."""
+    from pages.common.models import shelf
+
+    at = open_page("live", state=TOY)
+    _generate(at)
+    names = [getattr(m, "name", "") for m in shelf().loaded()]
+    assert len(names) >= 2
+    panel = next(e for e in at.expander if e.label.startswith("Models in memory"))
+    assert panel.label == f"Models in memory ({len(names)})"
+    listed = " ".join(m.value for m in panel.markdown)
+    assert all(name in listed for name in names)
+    assert any("MB of memory" in c.value for c in panel.caption)
+    at.button(key="models_unload").click()
+    rerun(at)
+    assert shelf().loaded() == []
+    assert at.success[0].value == f"Unloaded {len(names)} model(s)."
+    panel = next(e for e in at.expander if e.label.startswith("Models in memory"))
+    assert panel.label == "Models in memory (0)"
+    assert at.button(key="models_unload").disabled
+    _generate(at)
+    assert not at.error and len(shelf().loaded()) == 2

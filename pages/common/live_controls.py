@@ -22,6 +22,7 @@ from pages.common.model_form import (
     set_prompt,
     target_spec,
 )
+from pages.common.models import loaded_models_panel
 from specdec_core.live_presets import PRESETS
 from specdec_core.live_settings import LiveSettings
 from specdec_core.model_choices import TARGETS, TOY_WORDS, DraftSpec, drafts_for
@@ -110,6 +111,7 @@ def controls(job: Job) -> None:
             st.file_uploader(
                 s["upload"], type=["json"], key="live_upload", on_change=_import, help=s["upload_help"]
             )
+        loaded_models_panel()
 
 
 def settings() -> LiveSettings:

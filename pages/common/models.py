@@ -16,6 +16,7 @@ import streamlit as st
 
 from pages.common.i18n import strings
 from specdec_core.model_choices import DraftSpec, ModelShelf, TargetSpec, load_draft, load_target
+from specdec_core.models.memory import process_bytes, return_freed_memory
 
 
 @st.cache_resource(show_spinner=False)
@@ -64,3 +65,35 @@ def wait_notice(slot: Any) -> Callable[[float], None]:
         slot.info(s("models.busy", seconds=seconds), icon=":material/hourglass_top:")
 
     return show
+
+
+def _unload() -> None:
+    count = shelf().release()
+    return_freed_memory()
+    st.session_state["_models_unloaded"] = count
+
+
+def loaded_models_panel() -> None:
+    """The models this server process holds, its memory, and a button that unloads them all."""
+    s = strings("live")
+    models = shelf().loaded()
+    unloaded = st.session_state.pop("_models_unloaded", None)
+    title = s("models.loaded_title", n=len(models))
+    with st.expander(title, expanded=unloaded is not None, key="models_panel", icon=":material/memory:"):
+        if unloaded is not None:
+            st.success(s("models.unloaded", n=unloaded))
+        if models:
+            st.markdown("\n".join(f"- {getattr(m, 'name', type(m).__name__)}" for m in models))
+        else:
+            st.caption(s["models.loaded_none"])
+        held = process_bytes()
+        if held is not None:
+            st.caption(s("models.process_memory", mb=held / 2**20))
+        st.button(
+            s["models.unload"],
+            key="models_unload",
+            on_click=_unload,
+            disabled=not models,
+            help=s["models.unload_help"],
+            icon=":material/eject:",
+        )

@@ -1,4 +1,5 @@
 """Is there room for an optional copy of some weights? (the fast kernels' extra memory)
+And how much memory does this process hold? (shown beside the loaded models)
 
 The packed weights of ``hf.RowLinear`` and the fused ones of ``lean.LeanBody`` are copies
 that only buy speed. Loading a big custom model must never fail because of them, so each
@@ -7,12 +8,15 @@ copy is made only while the machine keeps ``KEEP_FREE`` of its memory available 
 
 from __future__ import annotations
 
+import ctypes
+import gc
 from pathlib import Path
 
 #: Fraction of the machine's memory left available after an optional copy (at least 1 GiB).
 KEEP_FREE = 0.2
 _MIN_FREE = 1 << 30
 _MEMINFO = Path("/proc/meminfo")
+_STATUS = Path("/proc/self/status")
 
 
 def available_bytes() -> tuple[int, int] | None:
@@ -35,3 +39,30 @@ def room_for(nbytes: int) -> bool:
         return True
     available, total = got
     return available - nbytes >= max(_MIN_FREE, KEEP_FREE * total)
+
+
+def process_bytes() -> int | None:
+    """Resident memory of this process (VmRSS in /proc/self/status); None where unreadable."""
+    try:
+        for line in _STATUS.read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def return_freed_memory() -> bool:
+    """Collect garbage and hand freed heap memory back to the system (glibc's malloc_trim).
+
+    Without the trim, glibc keeps most of a released model's small allocations for later
+    use: unloading SmolLM2 and its bf16 copy (after a few forward passes) took the process
+    from 2.1 GB to 1.05 GB without it and to 0.38 GB with it. True when the trim ran (Linux
+    with glibc).
+    """
+    gc.collect()
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        return False
+    return True
