@@ -4,6 +4,7 @@
 export default function (component) {
   const { data, parentElement, setTriggerValue } = component;
   parentElement.innerHTML = data.html;
+  parentElement.classList.add("sd-pick"); // marks the rendered text (tests wait for it)
   const pick = (el) => {
     setTriggerValue("pick", { round: Number(el.dataset.round), slot: Number(el.dataset.slot) });
   };

@@ -39,10 +39,15 @@ def _shot(page: Page, path) -> None:
     page.screenshot(path=str(path))
 
 
+def _spec_tokens(page: Page, kind: str = ":not(.prompt)"):
+    """The speculative run's tokens of `kind` (a CSS suffix), once the clickable text shows."""
+    expect(page.locator(".sd-pick .sd-tok").first).to_be_visible(timeout=TIMEOUT)  # drawn by JS
+    return page.locator(f".sd-pick .sd-tokens .sd-tok{kind}")
+
+
 def _generated_text(page: Page) -> str:
-    """The speculative run's generated tokens (the first coloured text block, prompt excluded)."""
-    block = page.locator(".sd-tokens").first
-    return "".join(block.locator(".sd-tok:not(.prompt):not(.rejected)").all_inner_texts())
+    """The speculative run's generated text (prompt and rejected drafts excluded)."""
+    return "".join(_spec_tokens(page, ":not(.prompt):not(.rejected)").all_inner_texts())
 
 
 def test_greedy_copy_run_shows_colours_and_a_speedup(page: Page, app_url: str, screenshot_dir):
@@ -51,7 +56,7 @@ def test_greedy_copy_run_shows_colours_and_a_speedup(page: Page, app_url: str, s
     _finished(page)
     main = page.get_by_test_id("stMain")
     expect(main).to_contain_text("identical token for token")
-    assert page.locator(".sd-tokens .sd-tok.accepted").count() > 10, "the n-gram draft copies whole phrases"
+    assert _spec_tokens(page, ".accepted").count() > 10, "the n-gram draft copies whole phrases"
     assert page.locator(".sd-tokens .sd-tok.target").count() > 10
     speedup = page.get_by_test_id("stMetric").filter(has_text="Speedup (wall clock)")
     expect(speedup.get_by_test_id("stMetricValue")).to_have_text(re.compile(r"^\d+\.\d\d×$"))
@@ -59,8 +64,7 @@ def test_greedy_copy_run_shows_colours_and_a_speedup(page: Page, app_url: str, s
     expect(page.locator(".js-plotly-plot").first).to_be_visible(timeout=TIMEOUT)
     _shot(page, screenshot_dir / "live-greedy-copy.png")
     # a click on a token of a later round opens its round and position in the inspector
-    tokens = page.locator(".sd-tokens").first.locator(".sd-tok[data-slot]")
-    token = next(t for t in tokens.all() if int(t.get_attribute("data-round")) > 2)
+    token = next(t for t in _spec_tokens(page).all() if int(t.get_attribute("data-round")) > 2)
     n, slot = int(token.get_attribute("data-round")), int(token.get_attribute("data-slot"))
     expect(main).not_to_contain_text(f"Round {n} (γ")
     token.click()
