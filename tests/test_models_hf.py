@@ -318,7 +318,7 @@ def test_torch_threads_come_from_the_environment_once(monkeypatch):
         torch.set_num_threads(before)
 
 
-# -- the lean Llama body ----------------------------------------------------------------------------
+# -- the lean body (Llama, Qwen2, Mistral) ---------------------------------------------------------
 def _on_transformers_body(model: HFCausalLM) -> HFCausalLM:
     """The same model with the fast head but transformers' own body (the RowLinear twin)."""
     import copy
@@ -375,7 +375,7 @@ def test_the_lean_body_in_bfloat16_is_as_close_to_float32_as_transformers_bfloat
     assert np.mean(got.argmax(-1) == exact.argmax(-1)) >= 0.9
 
 
-def test_only_plain_llama_layers_get_the_lean_body(tiny):
+def test_only_plain_layers_get_the_lean_body(tiny):
     import copy
 
     from specdec_core.models.lean import lean_eligible

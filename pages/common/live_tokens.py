@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from pathlib import Path
 
 import streamlit as st
 
 from pages.common.i18n import strings
+from pages.common.page import ASSETS
 from specdec_core.live_text import SPAN_KINDS, TokenSpan
 from specdec_core.viz import live as viz
 
@@ -34,7 +34,7 @@ def tokens_html(
 #: HTML is not isolated, so the app's stylesheet colours it like the ``st.html`` blocks.
 _PICKER = st.components.v2.component(
     "sd_token_picker",
-    js=(Path(__file__).resolve().parents[2] / "assets" / "pick_tokens.js").read_text(encoding="utf-8"),
+    js=(ASSETS / "pick_tokens.js").read_text(encoding="utf-8"),
     isolate_styles=False,
 )
 

@@ -472,53 +472,53 @@ def row_linear(x: torch.Tensor, w: torch.Tensor, bias: torch.Tensor | None = Non
     rows = x.numel() // max(x.shape[-1], 1) if x.dim() else 0
     if rows < 1 or x.device.type != "cpu" or x.dtype != w.dtype:
         return F.linear(x, w, bias)
-    if w.dtype == torch.bfloat16 and rows <= RowLinear.max_native_bf16_rows:
-        with _without_onednn():
-            return F.linear(x, w, bias)
-    if w.dtype != torch.float32:
-        return F.linear(x, w, bias)
-    flat = x.reshape(rows, x.shape[-1])
-    packed = packed_weight(w) if rows >= RowLinear.min_packed_rows else None
-    if packed is not None:
-        y = torch.ops.mkldnn._linear_pointwise(flat.contiguous(), packed, bias, "none", [], "")
-    elif rows > RowLinear.max_rows:
-        return F.linear(x, w, bias)
-    else:
-        y = _thin_product(flat, w)
-        if bias is not None:
-            y = y + bias
+    with row_kernel(rows, w.dtype) as product:
+        y = product(x.reshape(rows, x.shape[-1]), w, bias)
     return y.reshape(*x.shape[:-1], w.shape[0])
 
 
-def _thin_product(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
-    """``x @ wᵀ`` for a few float32 rows (n, in) as ``(w @ xᵀ)ᵀ`` (one row taken twice)."""
+def _thin_product(x: torch.Tensor, w: torch.Tensor, bias: torch.Tensor | None = None) -> torch.Tensor:
+    """``x @ wᵀ (+ bias)`` for a few float32 rows (n, in) as ``(w @ xᵀ)ᵀ`` (one row taken twice)."""
     rows = x.shape[0]
     if rows == 1:
         x = torch.cat([x, x])
-    return torch.mm(w, x.t())[:, :rows].t().contiguous()
+    y = torch.mm(w, x.t())[:, :rows].t().contiguous()
+    return y if bias is None else y + bias
 
 
-#: A bias-free matrix product ``f(x, w) = x @ wᵀ``.
-Product = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
+def _block_product(x: torch.Tensor, w: torch.Tensor, bias: torch.Tensor | None = None) -> torch.Tensor:
+    """``x @ wᵀ (+ bias)`` for a block of float32 rows: oneDNN on the packed weight, or without
+    it ``W @ xᵀ`` up to ``RowLinear.max_rows`` rows and ``F.linear`` above."""
+    packed = packed_weight(w)
+    if packed is not None:
+        return torch.ops.mkldnn._linear_pointwise(x.contiguous(), packed, bias, "none", [], "")
+    if x.shape[0] > RowLinear.max_rows:
+        return F.linear(x, w, bias)
+    return _thin_product(x, w, bias)
+
+
+#: A matrix product ``f(x, w, bias=None) = x @ wᵀ (+ bias)`` of 2-D rows.
+Product = Callable[..., torch.Tensor]
 
 
 @contextlib.contextmanager
 def row_kernel(rows: int, dtype: torch.dtype) -> Iterator[Product]:
-    """The product ``f(x, w) = x @ wᵀ`` :func:`row_linear` picks for `rows` CPU rows of `dtype`.
+    """The product ``f(x, w, bias=None)`` of :class:`RowLinear`'s kernels for `rows` CPU rows of
+    `dtype` (the one place that choice is made; :func:`row_linear` uses it per call).
 
-    For a whole forward pass of bias-free products: the choice (and the oneDNN switch of
-    the bfloat16 case) is made once instead of in every product, which saves about 1 ms of
-    a 15 ms bfloat16 SmolLM2 decode step. The switch then lasts the whole forward pass;
-    like ``RowLinear``'s, it is process-wide (a product in another thread meanwhile may
-    take another exact kernel; last-bit rounding may differ).
+    The lean body takes it once for a whole forward pass, so the choice (and the oneDNN
+    switch of the bfloat16 case) is made once instead of in every product, which saves
+    about 1 ms of a 15 ms bfloat16 SmolLM2 decode step. The switch then lasts the whole
+    forward pass; like ``RowLinear``'s, it is process-wide (a product in another thread
+    meanwhile may take another exact kernel; last-bit rounding may differ).
     """
     if dtype == torch.bfloat16 and rows <= RowLinear.max_native_bf16_rows:
         with _without_onednn():
             yield F.linear
-    elif dtype == torch.float32 and rows < RowLinear.min_packed_rows:
-        yield _thin_product
+    elif dtype == torch.float32:
+        yield _thin_product if rows < RowLinear.min_packed_rows else _block_product
     else:
-        yield row_linear
+        yield F.linear
 
 
 #: Batch size the packed weights are laid out for (verification blocks are 3 … 8 rows).
