@@ -7,7 +7,7 @@ import streamlit as st
 from pages.common.page import start
 from pages.common.quiz import quiz
 from pages.common.urlstate import choice_param, float_param, int_param, mirror, restore
-from specdec_core import block_demo
+from specdec_core.course import block as block_demo
 from specdec_core.sampling import SamplingConfig
 from specdec_core.viz import block as viz
 
@@ -44,12 +44,24 @@ def _reset() -> None:
 with st.container(border=True):
     st.markdown(f"**{s['controls']}**")
     c1, c2, c3 = st.columns([1.3, 1.6, 1.1])
-    c1.selectbox(s["chain"], block_demo.CHAINS, format_func=lambda c: s[f"chains.{c}"], key="block_chain",
-                 help=s["chain_help"])
-    c2.radio(s["draft"], block_demo.DRAFTS, format_func=lambda d: s[f"drafts.{d}"], key="block_draft",
-             horizontal=True, help=s["draft_help"])
-    c3.number_input(s["seed"], min_value=0, max_value=2**32 - 1, step=1, key="block_seed",
-                    help=s["seed_help"])
+    c1.selectbox(
+        s["chain"],
+        block_demo.CHAINS,
+        format_func=lambda c: s[f"chains.{c}"],
+        key="block_chain",
+        help=s["chain_help"],
+    )
+    c2.radio(
+        s["draft"],
+        block_demo.DRAFTS,
+        format_func=lambda d: s[f"drafts.{d}"],
+        key="block_draft",
+        horizontal=True,
+        help=s["draft_help"],
+    )
+    c3.number_input(
+        s["seed"], min_value=0, max_value=2**32 - 1, step=1, key="block_seed", help=s["seed_help"]
+    )
     c4, c5, c6 = st.columns([1.3, 1.6, 1.1])
     c4.slider(s["K"], 1, 8, key="block_k", help=s["K_help"])
     c5.slider(s["T"], 0.0, 2.0, step=0.05, key="block_t", help=s["T_help"])
@@ -67,8 +79,14 @@ try:
     if cached is None or cached[0] != settings or len(cached[1].rounds) > n_rounds:
         chain, draft, k, seed, temperature = settings
         target = block_demo.target_chain(chain)
-        demo = block_demo.BlockDemo(target, block_demo.draft_chain(target, draft), [0], k, seed,
-                                    SamplingConfig(temperature=temperature))
+        demo = block_demo.BlockDemo(
+            target,
+            block_demo.draft_chain(target, draft),
+            [0],
+            k,
+            seed,
+            SamplingConfig(temperature=temperature),
+        )
         st.session_state["_block_demo"] = (settings, demo)
     else:
         demo = cached[1]
@@ -107,8 +125,9 @@ else:
     parts += [_tok(t, kind, current=True) for t, kind in zip(rnd.committed, rnd.kinds, strict=True)]
     if rnd.rejected is not None:
         parts.append("&nbsp;&nbsp;" + _tok(rnd.rejected, "rejected"))
-        parts += [f'<span class="sd-tok rejected" style="opacity:0.5">{escape(labels[t])}</span>'
-                  for t in rnd.void]
+        parts += [
+            f'<span class="sd-tok rejected" style="opacity:0.5">{escape(labels[t])}</span>' for t in rnd.void
+        ]
     st.html(f'<div class="sd-tokens">{" ".join(parts)}</div>')
     st.caption(s("text_caption", n=TEXT_TAIL))
 
@@ -116,12 +135,25 @@ else:
         verdict = s("verdict_all", k=k, bonus=labels[rnd.committed[-1]], committed=len(rnd.committed))
     else:
         void = ", ".join(f"“{labels[t]}”" for t in rnd.void)
-        verdict = s("verdict_rejected", pos=rnd.accepted + 1, draft=labels[rnd.rejected],
-                    corrected=labels[rnd.committed[-1]], committed=len(rnd.committed), kmax=k + 1)
+        verdict = s(
+            "verdict_rejected",
+            pos=rnd.accepted + 1,
+            draft=labels[rnd.rejected],
+            corrected=labels[rnd.committed[-1]],
+            committed=len(rnd.committed),
+            kmax=k + 1,
+        )
         if rnd.void:
             verdict += s("verdict_void", tokens=void)
-    st.markdown(s("round_caption", n=rnd.index, anchor=labels[rnd.anchor],
-                  drafts=", ".join(f"“{labels[t]}”" for t in rnd.drafts), verdict=verdict))
+    st.markdown(
+        s(
+            "round_caption",
+            n=rnd.index,
+            anchor=labels[rnd.anchor],
+            drafts=", ".join(f"“{labels[t]}”" for t in rnd.drafts),
+            verdict=verdict,
+        )
+    )
     st.plotly_chart(viz.round_figure(rnd, labels, fig_text), theme=None)
 
 text.show("forward")
@@ -134,9 +166,21 @@ text.show("cache")
 if demo.rounds:
     st.plotly_chart(viz.cache_figure(rnd, labels, prefix, fig_text), theme=None)
     tc, dc = rnd.target_cache, rnd.draft_cache
-    st.caption(s("cache_caption", t_start=tc.start, t_peak=tc.peak, t_after=tc.after, t_drop=tc.dropped,
-                 d_start=dc.start, d_peak=dc.peak, d_after=dc.after, d_drop=dc.dropped,
-                 length=rnd.length_after, keep=rnd.length_after - 1))
+    st.caption(
+        s(
+            "cache_caption",
+            t_start=tc.start,
+            t_peak=tc.peak,
+            t_after=tc.after,
+            t_drop=tc.dropped,
+            d_start=dc.start,
+            d_peak=dc.peak,
+            d_after=dc.after,
+            d_drop=dc.dropped,
+            length=rnd.length_after,
+            keep=rnd.length_after - 1,
+        )
+    )
 
 text.show("per_round")
 if demo.rounds:

@@ -5,14 +5,14 @@ import streamlit as st
 from pages.common.page import start
 from pages.common.quiz import quiz
 from pages.common.urlstate import choice_param, float_param, int_param, mirror, restore
-from specdec_core.cost_data import cost_data
+from specdec_core.course.cost import cost_data
 from specdec_core.theory import linear_verify_cost
 from specdec_core.viz import cost as viz
 
 MAX_GAMMA = 16
 ALPHA_LINES = (0.5, 0.7, 0.8, 0.9, 0.95)
 
-#: The essay's table (quoted, two rows wrong) and this machine's measurements (specdec_core.cost_data).
+#: The essay's table (quoted, two rows wrong) and this machine's measurements (specdec_core.course.cost).
 _DATA = cost_data()
 SEED_CLAIMS = _DATA.seed_claims
 MEASURED_DRAFTS = _DATA.measured_drafts
@@ -51,17 +51,37 @@ text.show("intro")
 
 with st.container(border=True):
     st.markdown(f"**{s['controls']}**")
-    st.selectbox(s["preset"], ["custom", *MEASURED_DRAFTS], format_func=lambda k: s[f"presets.{k}"],
-                 key="cost_preset", on_change=_load_preset, help=s["preset_help"])
+    st.selectbox(
+        s["preset"],
+        ["custom", *MEASURED_DRAFTS],
+        format_func=lambda k: s[f"presets.{k}"],
+        key="cost_preset",
+        on_change=_load_preset,
+        help=s["preset_help"],
+    )
     c1, c2, c3 = st.columns(3)
     c1.slider(s["alpha"], 0.0, 1.0, step=0.01, key="cost_alpha", help=s["alpha_help"], on_change=_to_custom)
     c2.slider(s["gamma"], 1, MAX_GAMMA, key="cost_gamma", help=s["gamma_help"])
     c3.slider(s["c"], 0.0, 1.0, step=0.01, key="cost_c", help=s["c_help"], on_change=_to_custom)
     c4, c5 = st.columns([2, 1])
-    c4.radio(s["verify"], ["constant", "linear"], format_func=lambda k: s[f"verify_models.{k}"],
-             key="cost_verify", horizontal=True, help=s["verify_help"])
-    c5.slider(s["beta"], 0.0, 0.5, step=0.005, format="%.3f", key="cost_beta", help=s["beta_help"],
-              disabled=st.session_state["cost_verify"] == "constant")
+    c4.radio(
+        s["verify"],
+        ["constant", "linear"],
+        format_func=lambda k: s[f"verify_models.{k}"],
+        key="cost_verify",
+        horizontal=True,
+        help=s["verify_help"],
+    )
+    c5.slider(
+        s["beta"],
+        0.0,
+        0.5,
+        step=0.005,
+        format="%.3f",
+        key="cost_beta",
+        help=s["beta_help"],
+        disabled=st.session_state["cost_verify"] == "constant",
+    )
 mirror(PARAMS)
 
 alpha, gamma, c = st.session_state["cost_alpha"], st.session_state["cost_gamma"], st.session_state["cost_c"]
@@ -109,9 +129,16 @@ rows = [
 ]
 st.dataframe(rows, hide_index=True)
 wrong = [ch for ch in claims if not ch.matches]
-st.caption(s("table_caption", n=len(wrong), rows="; ".join(
-    s("table_row", alpha=ch.alpha, gamma=ch.gamma, claimed=ch.claimed, computed=ch.computed) for ch in wrong
-)))
+st.caption(
+    s(
+        "table_caption",
+        n=len(wrong),
+        rows="; ".join(
+            s("table_row", alpha=ch.alpha, gamma=ch.gamma, claimed=ch.claimed, computed=ch.computed)
+            for ch in wrong
+        ),
+    )
+)
 
 text.show("speedup")
 g1, g2 = st.columns(2)

@@ -26,9 +26,9 @@ from pages.common.urlstate import (
     restore,
     text_param,
 )
-from specdec_core.live_presets import PRESETS
-from specdec_core.live_trace import TraceError, from_json
-from specdec_core.model_choices import DRAFTS, TARGETS
+from specdec_core.live.model_choices import DRAFTS, TARGETS
+from specdec_core.live.presets import PRESETS
+from specdec_core.live.trace import TraceError, from_json
 
 PARAMS = [
     choice_param("live_target", "bundled", TARGETS),

@@ -14,7 +14,7 @@ from pages.common import urlstate
 from pages.common.page import start
 from pages.common.pair_input import PairInput
 from pages.common.quiz import quiz
-from specdec_core import one_step
+from specdec_core.course import overlap as one_step
 from specdec_core.verify import Decomposition
 from specdec_core.viz import overlap as viz
 from specdec_core.viz import palette

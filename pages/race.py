@@ -1,6 +1,6 @@
 """Draft race, "three apprentices": several drafts on one prompt, against one target-only run.
 
-Controls → models (loaded once per process) → ``specdec_core.race.Race`` streamed with a
+Controls → models (loaded once per process) → ``specdec_core.live.race.Race`` streamed with a
 progress bar, as a job that survives Stop (pages/common/jobs.py) → a ``RaceResult`` kept per
 prompt in session state → table, bars, each draft on its own theory curve, and the best
 draft per task once several prompts have run (pages/common/race_view.py).
@@ -29,10 +29,10 @@ from pages.common.page import start
 from pages.common.quiz import quiz
 from pages.common.race_view import by_task, show
 from pages.common.urlstate import bool_param, choice_param, int_param, mirror, restore, text_param
-from specdec_core.live_presets import PRESETS
-from specdec_core.live_run import Pacer, encode_prompt
-from specdec_core.model_choices import HF_DRAFTS, TARGETS, TOY_DRAFTS, DraftSpec
-from specdec_core.race import BASELINE, Race, RaceResult, RaceSettings
+from specdec_core.live.model_choices import HF_DRAFTS, TARGETS, TOY_DRAFTS, DraftSpec
+from specdec_core.live.presets import PRESETS
+from specdec_core.live.race import BASELINE, Race, RaceResult, RaceSettings
+from specdec_core.live.runs import Pacer, encode_prompt
 
 PAINT_EVERY = 0.2
 RESULTS_KEY = "race_results"

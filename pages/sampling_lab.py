@@ -15,8 +15,7 @@ from pages.common.i18n import LANGUAGES
 from pages.common.page import start
 from pages.common.quiz import quiz
 from pages.common.urlstate import Param, bool_param, choice_param, int_param, mirror, restore
-from specdec_core.sampling import TRANSFORMS, Reason, SamplingConfig, apply, greedy_equivalence
-from specdec_core.sampling_explore import (
+from specdec_core.course.sampling_lab import (
     format_logit_table,
     outcome,
     parse_logit_table,
@@ -25,6 +24,7 @@ from specdec_core.sampling_explore import (
     temperature_scale,
     temperature_sweep,
 )
+from specdec_core.sampling import TRANSFORMS, Reason, SamplingConfig, apply, greedy_equivalence
 from specdec_core.viz.sampling import prob_label, stages_figure, sweep_figure
 
 EXAMPLES = json.loads((Path(__file__).resolve().parents[1] / "assets/presets/logits.json").read_text("utf-8"))

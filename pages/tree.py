@@ -14,7 +14,7 @@ from pages.common import urlstate
 from pages.common.page import start
 from pages.common.pair_input import PairInput
 from pages.common.quiz import quiz
-from specdec_core.tree_paths import TreeView, draw, leaf_split, path_nodes, start_run, tally, tree_view
+from specdec_core.course.tree import TreeView, draw, leaf_split, path_nodes, start_run, tally, tree_view
 from specdec_core.verify import decompose
 from specdec_core.viz import tree as viz
 

@@ -96,3 +96,19 @@ def linear_verify_cost(per_token: float) -> Callable[[int], float]:
     if not np.isfinite(per_token) or per_token < 0:
         raise ValueError(f"the extra verification cost per token must be ≥ 0, got {per_token!r}.")
     return lambda gamma: 1.0 + per_token * gamma
+
+
+def tokens_per_round_law(alpha: float, k: int) -> np.ndarray:
+    """P(a round commits n tokens), n = 1 … K+1, when each draft stands with probability α.
+
+    P(n) = α^(n-1)·(1 - α) for n ≤ K (the n-th position is the first rejection) and α^K
+    for n = K+1 (all K accepted, plus the bonus). Its mean is theory.expected_tokens(α, K).
+    """
+    if not 0.0 <= alpha <= 1.0:  # also rejects NaN
+        raise ValueError(f"alpha is an acceptance rate and must lie in [0, 1], got {alpha!r}.")
+    if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
+        raise ValueError(f"K (drafts per round) must be a whole number of at least 1, got {k!r}.")
+    powers = alpha ** np.arange(k + 1, dtype=np.float64)
+    law = powers * (1.0 - alpha)
+    law[k] = powers[k]
+    return law

@@ -1,11 +1,11 @@
-"""specdec_core.block_demo: rounds of block verification on Markov-chain pairs."""
+"""specdec_core.course.block: rounds of block verification on Markov-chain pairs."""
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from specdec_core import block_demo as bd
+from specdec_core.course import block as bd
 from specdec_core.models.markov import MarkovChainLM
 from specdec_core.sampling import SamplingConfig, apply
 from specdec_core.stats import chi2_sf, chisquare

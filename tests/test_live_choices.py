@@ -6,8 +6,7 @@ import time
 import numpy as np
 import pytest
 
-from specdec_core.live_presets import PRESETS, preset_prompt
-from specdec_core.model_choices import (
+from specdec_core.live.model_choices import (
     TOY_WORDS,
     ChoiceError,
     DraftSpec,
@@ -19,6 +18,7 @@ from specdec_core.model_choices import (
     toy_draft,
     toy_target,
 )
+from specdec_core.live.presets import PRESETS, preset_prompt
 from specdec_core.models import ModelNotAvailableError, NGramDraft, TokenizerMismatchError
 
 

@@ -6,9 +6,8 @@ import numpy as np
 import pytest
 
 from specdec_core.engine import summarize
-from specdec_core.model_choices import toy_draft, toy_target
-from specdec_core.models import NGramDraft
-from specdec_core.race import (
+from specdec_core.live.model_choices import toy_draft, toy_target
+from specdec_core.live.race import (
     BASELINE,
     Race,
     RaceResult,
@@ -18,6 +17,7 @@ from specdec_core.race import (
     result_json,
     target_step_s,
 )
+from specdec_core.models import NGramDraft
 from specdec_core.theory import speedup
 
 TARGET = toy_target()

@@ -6,8 +6,8 @@ import time
 import pytest
 
 from specdec_core.engine import generate
-from specdec_core.live_run import MAX_PROMPT_CHARS, Handoff, Pacer, PromptError, Stream, encode_prompt
-from specdec_core.model_choices import toy_draft, toy_target
+from specdec_core.live.model_choices import toy_draft, toy_target
+from specdec_core.live.runs import MAX_PROMPT_CHARS, Handoff, Pacer, PromptError, Stream, encode_prompt
 from specdec_core.models import ModelBusyError
 from specdec_core.sampling import SamplingConfig
 

@@ -3,15 +3,14 @@
 import numpy as np
 import pytest
 
-from specdec_core.block_demo import tokens_per_round_law
 from specdec_core.engine import autoregressive, generate
-from specdec_core.live_stats import compare, live_stats, progress_curve, round_law, timeline
-from specdec_core.live_text import counts, spans
-from specdec_core.live_trace import RunRecord
-from specdec_core.model_choices import toy_draft, toy_target
+from specdec_core.live.model_choices import toy_draft, toy_target
+from specdec_core.live.stats import compare, live_stats, progress_curve, round_law, timeline
+from specdec_core.live.text import counts, spans
+from specdec_core.live.trace import RunRecord
 from specdec_core.models import NGramDraft
 from specdec_core.sampling import SamplingConfig
-from specdec_core.theory import expected_tokens
+from specdec_core.theory import expected_tokens, tokens_per_round_law
 
 TARGET, DRAFT = toy_target(), toy_draft()
 PROMPT = TARGET.encode("the cat sat on the mat . the dog ran home . the cat sat on the")

@@ -5,8 +5,9 @@ import json
 import pytest
 
 from specdec_core.engine import autoregressive, generate
-from specdec_core.live_settings import LiveSettings
-from specdec_core.live_trace import (
+from specdec_core.live.model_choices import DraftSpec, TargetSpec, toy_draft, toy_target
+from specdec_core.live.settings import LiveSettings
+from specdec_core.live.trace import (
     FORMAT,
     RunRecord,
     TraceError,
@@ -15,7 +16,6 @@ from specdec_core.live_trace import (
     referenced_ids,
     to_json,
 )
-from specdec_core.model_choices import DraftSpec, TargetSpec, toy_draft, toy_target
 
 
 @pytest.fixture(scope="module")

@@ -1,10 +1,11 @@
-"""specdec_core.one_step: the breakdown of one step, draft laws, broken variants, Monte Carlo."""
+"""specdec_core.course.overlap: the breakdown of one step, draft laws, broken variants, Monte Carlo."""
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 
-from specdec_core import one_step, pairs
+from specdec_core.course import overlap as one_step
+from specdec_core.course import pairs
 from tests.strategies import pairs as pq_pairs
 
 

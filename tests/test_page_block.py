@@ -59,8 +59,14 @@ def test_next_round_advances_and_the_url_replays_it():
 
 
 def test_a_shared_url_restores_the_controls_and_the_round():
-    query = {"block_chain": "random", "block_draft": "poor", "block_k": "6", "block_seed": "99",
-             "block_t": "0.5", "block_round": "7"}
+    query = {
+        "block_chain": "random",
+        "block_draft": "poor",
+        "block_k": "6",
+        "block_seed": "99",
+        "block_t": "0.5",
+        "block_round": "7",
+    }
     at = open_page("block", "en", query=query)
     assert at.selectbox(key="block_chain").value == "random"
     assert at.radio(key="block_draft").value == "poor"
@@ -73,8 +79,13 @@ def test_a_shared_url_restores_the_controls_and_the_round():
 
 @pytest.mark.parametrize(
     ("key", "value", "widget"),
-    [("block_chain", "random", "selectbox"), ("block_draft", "poor", "radio"), ("block_k", 7, "slider"),
-     ("block_t", 0.3, "slider"), ("block_seed", 5, "number_input")],
+    [
+        ("block_chain", "random", "selectbox"),
+        ("block_draft", "poor", "radio"),
+        ("block_k", 7, "slider"),
+        ("block_t", 0.3, "slider"),
+        ("block_seed", 5, "number_input"),
+    ],
 )
 def test_each_control_changes_the_round(key, value, widget):
     at = open_page("block", "en", query={"block_round": "30"})

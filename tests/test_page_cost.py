@@ -60,8 +60,13 @@ def test_best_gamma_changes_with_the_draft_cost():
 
 @pytest.mark.parametrize(
     ("widget", "key", "value", "start"),
-    [("slider", "cost_alpha", 0.6, {}), ("slider", "cost_gamma", 9, {}), ("slider", "cost_c", 0.5, {}),
-     ("radio", "cost_verify", "linear", {}), ("slider", "cost_beta", 0.3, {"cost_verify": "linear"})],
+    [
+        ("slider", "cost_alpha", 0.6, {}),
+        ("slider", "cost_gamma", 9, {}),
+        ("slider", "cost_c", 0.5, {}),
+        ("radio", "cost_verify", "linear", {}),
+        ("slider", "cost_beta", 0.3, {"cost_verify": "linear"}),
+    ],
 )
 def test_each_control_changes_the_numbers(widget, key, value, start):
     at = open_page("cost", "en", query=start)
@@ -73,8 +78,13 @@ def test_each_control_changes_the_numbers(widget, key, value, start):
 
 
 def test_a_shared_url_restores_the_controls():
-    query = {"cost_alpha": "0.7", "cost_gamma": "6", "cost_c": "0.12", "cost_verify": "linear",
-             "cost_beta": "0.2"}
+    query = {
+        "cost_alpha": "0.7",
+        "cost_gamma": "6",
+        "cost_c": "0.12",
+        "cost_verify": "linear",
+        "cost_beta": "0.2",
+    }
     at = open_page("cost", "zh", query=query)
     assert at.slider(key="cost_alpha").value == 0.7 and at.slider(key="cost_gamma").value == 6
     assert at.slider(key="cost_c").value == 0.12 and at.slider(key="cost_beta").value == 0.2

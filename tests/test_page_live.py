@@ -10,10 +10,10 @@ import re
 
 import pytest
 
-from specdec_core import live_text
-from specdec_core.live_inspect import slot_kind
-from specdec_core.live_stats import live_stats
-from specdec_core.live_trace import to_json
+from specdec_core.live import text as live_text
+from specdec_core.live.inspector import slot_kind
+from specdec_core.live.stats import live_stats
+from specdec_core.live.trace import to_json
 from tests.apptest_helpers import open_page, rerun
 
 TOY = {"live_target": "toy", "live_draft": "toy_draft", "live_max": 60}

@@ -11,7 +11,7 @@ import json
 
 import pytest
 
-from specdec_core import pairs
+from specdec_core.course import pairs
 from tests.apptest_helpers import open_page, rerun
 
 ABC = {"ov_preset": "abc"}

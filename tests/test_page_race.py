@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from specdec_core.race import BASELINE, result_json
+from specdec_core.live.race import BASELINE, result_json
 from tests.apptest_helpers import open_page, rerun
 
 TOY = {"race_target": "toy", "race_max": 40}

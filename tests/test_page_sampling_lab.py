@@ -14,8 +14,8 @@ import pytest
 
 from pages.common.i18n import LESSONS
 from pages.common.lesson import parse
+from specdec_core.course.sampling_lab import random_logits
 from specdec_core.sampling import REASONS_EN, SamplingConfig, apply, greedy_equivalence
-from specdec_core.sampling_explore import random_logits
 from specdec_core.viz.sampling import DEFAULT_TEXT
 from tests.apptest_helpers import ROOT, open_page, rerun
 

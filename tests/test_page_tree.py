@@ -14,7 +14,7 @@ import json
 import numpy as np
 import pytest
 
-from specdec_core import pairs
+from specdec_core.course import pairs
 from tests.apptest_helpers import open_page, rerun
 
 PAGE = "tree"

@@ -1,4 +1,4 @@
-"""specdec_core.pairs: the examples, the random pair, checks, normalisation and the URL codec."""
+"""specdec_core.course.pairs: the examples, the random pair, checks, normalisation and the URL codec."""
 
 import json
 
@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from specdec_core import pairs
+from specdec_core.course import pairs
 from specdec_core.verify import decompose
 from tests.strategies import pairs as pq_pairs
 

@@ -7,8 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from specdec_core.sampling import SamplingConfig, apply
-from specdec_core.sampling_explore import (
+from specdec_core.course.sampling_lab import (
     format_logit_table,
     outcome,
     parse_logit_table,
@@ -16,6 +15,7 @@ from specdec_core.sampling_explore import (
     snap_temperature,
     temperature_scale,
 )
+from specdec_core.sampling import SamplingConfig, apply
 
 SCALE = temperature_scale(-4, 1)
 

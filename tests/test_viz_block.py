@@ -4,7 +4,7 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from specdec_core import block_demo as bd
+from specdec_core.course import block as bd
 from specdec_core.models.markov import MarkovChainLM
 from specdec_core.viz import block as viz
 from specdec_core.viz.palette import BONUS, CORRECTED, REJECTED

@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 
-from specdec_core import one_step, pairs
+from specdec_core.course import overlap as one_step
+from specdec_core.course import pairs
 from specdec_core.viz import overlap as viz
 from specdec_core.viz import palette
 from tests.strategies import pairs as pq_pairs

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from specdec_core.course.sampling_lab import temperature_scale, temperature_sweep
 from specdec_core.sampling import TRANSFORMS, SamplingConfig, apply, greedy
-from specdec_core.sampling_explore import temperature_scale, temperature_sweep
 from specdec_core.viz.sampling import DEFAULT_TEXT, prob_label, stages_figure, sweep_figure
 
 SCALE = temperature_scale(-4, 1)

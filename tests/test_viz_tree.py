@@ -10,9 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pages.common.i18n import LESSONS
-from specdec_core import pairs as examples
-from specdec_core.stats import chisquare
-from specdec_core.tree_paths import (
+from specdec_core.course import pairs as examples
+from specdec_core.course.tree import (
     draw,
     layout,
     leaf_split,
@@ -22,6 +21,7 @@ from specdec_core.tree_paths import (
     tally,
     tree_view,
 )
+from specdec_core.stats import chisquare
 from specdec_core.verify import StepResult, decompose
 from specdec_core.viz import palette
 from specdec_core.viz.tree import (

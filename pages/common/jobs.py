@@ -2,7 +2,7 @@
 
 A page makes one :class:`Job` per script run, named by its key prefix; the job keeps its
 state in the session under ``_<prefix>_go`` (Start was pressed), ``_<prefix>_job`` (the
-:class:`~specdec_core.live_run.Handoff` of a run under way) and ``_<prefix>_error`` (a
+:class:`~specdec_core.live.runs.Handoff` of a run under way) and ``_<prefix>_error`` (a
 message for the next run). A Stop, like any rerun, interrupts the script that is streaming;
 the run hands what it made to the next script run, which may start at once in another
 thread and waits for it (:meth:`Job.step`). Messages come from lessons/<lang>/live.toml.
@@ -18,7 +18,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from pages.common.i18n import strings
-from specdec_core.live_run import Handoff, PromptError
+from specdec_core.live.runs import Handoff, PromptError
 from specdec_core.models import ModelBusyError
 
 WAIT_LIMIT = 600.0  # seconds to wait for another session's generation, or for a stopped run

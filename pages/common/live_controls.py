@@ -1,7 +1,7 @@
 """The live page's controls: models, prompt, γ and sampling, Generate / Stop, a saved run to replay.
 
 Widgets keyed ``live_*`` (pages/live.py mirrors them in the URL); :func:`settings` reads
-them back as the run's :class:`~specdec_core.live_settings.LiveSettings`.
+them back as the run's :class:`~specdec_core.live.settings.LiveSettings`.
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ from pages.common.model_form import (
     target_spec,
 )
 from pages.common.models import loaded_models_panel
-from specdec_core.live_presets import PRESETS
-from specdec_core.live_settings import LiveSettings
-from specdec_core.model_choices import TARGETS, TOY_WORDS, DraftSpec, drafts_for
+from specdec_core.live.model_choices import TARGETS, TOY_WORDS, DraftSpec, drafts_for
+from specdec_core.live.presets import PRESETS
+from specdec_core.live.settings import LiveSettings
 
 
 def _fit_draft() -> None:

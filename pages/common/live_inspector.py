@@ -12,9 +12,9 @@ import streamlit as st
 from pages.common.i18n import strings
 from pages.common.lesson import lesson
 from pages.common.live_tokens import fig_text
-from specdec_core.live_inspect import position_view, slot_kind
-from specdec_core.live_trace import LiveTrace
-from specdec_core.tree_paths import path_nodes, tree_view
+from specdec_core.course.tree import path_nodes, tree_view
+from specdec_core.live.inspector import position_view, slot_kind
+from specdec_core.live.trace import LiveTrace
 from specdec_core.verify import StepResult, decompose
 from specdec_core.viz import live as viz
 from specdec_core.viz import overlap as overlap_viz

@@ -17,11 +17,11 @@ from pages.common.i18n import strings
 from pages.common.jobs import WAIT_LIMIT, Job
 from pages.common.live_tokens import tokens_html
 from pages.common.models import get_draft, get_target, wait_notice
-from specdec_core import live_text
 from specdec_core.engine import RoundEvent, summarize
-from specdec_core.live_run import Pacer, Stream, encode_prompt, starter
-from specdec_core.live_settings import LiveSettings
-from specdec_core.live_trace import LiveTrace, RunRecord, build
+from specdec_core.live import text as live_text
+from specdec_core.live.runs import Pacer, Stream, encode_prompt, starter
+from specdec_core.live.settings import LiveSettings
+from specdec_core.live.trace import LiveTrace, RunRecord, build
 
 TOP_N = 20  # probabilities kept per row for the inspector
 PAINT_EVERY = 0.12  # seconds between repaints while streaming

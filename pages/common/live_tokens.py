@@ -8,7 +8,7 @@ import streamlit as st
 
 from pages.common.i18n import strings
 from pages.common.page import ASSETS
-from specdec_core.live_text import SPAN_KINDS, TokenSpan
+from specdec_core.live.text import SPAN_KINDS, TokenSpan
 from specdec_core.viz import live as viz
 
 PROMPT_TAIL = 160  # characters of the prompt shown before the generated text

@@ -14,8 +14,9 @@ from pages.common.i18n import strings
 from pages.common.lesson import lesson
 from pages.common.live_inspector import inspector
 from pages.common.live_tokens import fig_text, pickable_tokens, tokens_html
-from specdec_core import live_stats, live_text
-from specdec_core.live_trace import LiveTrace, to_json
+from specdec_core.live import stats as live_stats
+from specdec_core.live import text as live_text
+from specdec_core.live.trace import LiveTrace, to_json
 from specdec_core.viz import live as viz
 from specdec_core.viz import palette
 from specdec_core.viz.block import tokens_histogram

@@ -16,8 +16,8 @@ from streamlit.delta_generator import DeltaGenerator
 
 from pages.common.i18n import current_lang, strings
 from pages.common.urlstate import Param, bool_param, float_param, int_param
-from specdec_core.live_presets import preset_prompt
-from specdec_core.model_choices import TargetSpec
+from specdec_core.live.model_choices import TargetSpec
+from specdec_core.live.presets import preset_prompt
 
 
 def preset_text(prefix: str) -> str:

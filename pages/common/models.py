@@ -1,6 +1,6 @@
 """Models for the live pages, loaded once per process, with visible progress and waiting.
 
-One :class:`~specdec_core.model_choices.ModelShelf` per server process (``st.cache_resource``)
+One :class:`~specdec_core.live.model_choices.ModelShelf` per server process (``st.cache_resource``)
 holds every model built so far, so all browser sessions share them; the engine's per-model
 locks keep two generations off one model at a time. Loading shows a progress bar fed by the
 loader's callback; a session that asks for a model another session is still loading says
@@ -15,7 +15,7 @@ from typing import Any
 import streamlit as st
 
 from pages.common.i18n import strings
-from specdec_core.model_choices import DraftSpec, ModelShelf, TargetSpec, load_draft, load_target
+from specdec_core.live.model_choices import DraftSpec, ModelShelf, TargetSpec, load_draft, load_target
 from specdec_core.models.memory import process_bytes, return_freed_memory
 
 

@@ -16,7 +16,7 @@ from streamlit.delta_generator import DeltaGenerator
 
 from pages.common import urlstate
 from pages.common.i18n import strings
-from specdec_core import pairs
+from specdec_core.course import pairs
 
 
 def _table(raw: str) -> str:

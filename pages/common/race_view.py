@@ -11,7 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from pages.common.i18n import strings
-from specdec_core.race import BASELINE, RaceResult, best, result_json
+from specdec_core.live.race import BASELINE, RaceResult, best, result_json
 from specdec_core.viz import race as viz
 
 

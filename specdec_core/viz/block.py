@@ -1,4 +1,4 @@
-"""Figures of the block-verification lesson, built from :mod:`specdec_core.block_demo` data.
+"""Figures of the block-verification lesson, built from :mod:`specdec_core.course.block` data.
 
 * :func:`round_figure` — the K draft slots and the bonus slot of one round: each draft
   with its outcome, p and q at that token and its acceptance probability.
@@ -20,7 +20,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from specdec_core.block_demo import BlockRound
+from specdec_core.course.block import BlockRound
 from specdec_core.viz.palette import (
     ACCEPTED,
     BONUS,
@@ -95,30 +95,60 @@ def _slot_names(k: int, t: Mapping[str, str]) -> list[str]:
     return [t["draft_slot"].format(i=i + 1) for i in range(k)] + [t["bonus_slot"]]
 
 
-def _rect(x0: float, x1: float, y0: float, y1: float, border: str | None, fill: str | None = None,
-          dash: str = "solid", axes: str = "", width: int = 2, **extra: object) -> dict[str, object]:
+def _rect(
+    x0: float,
+    x1: float,
+    y0: float,
+    y1: float,
+    border: str | None,
+    fill: str | None = None,
+    dash: str = "solid",
+    axes: str = "",
+    width: int = 2,
+    **extra: object,
+) -> dict[str, object]:
     """A rectangle shape as a plain dict (one ``update_layout`` is much faster than many add_shape)."""
     line = {"color": border, "width": width if border else 0, "dash": dash}
-    return {"type": "rect", "x0": x0, "x1": x1, "y0": y0, "y1": y1, "fillcolor": fill, "line": line,
-            "xref": f"x{axes}", "yref": f"y{axes}", **extra}
+    return {
+        "type": "rect",
+        "x0": x0,
+        "x1": x1,
+        "y0": y0,
+        "y1": y1,
+        "fillcolor": fill,
+        "line": line,
+        "xref": f"x{axes}",
+        "yref": f"y{axes}",
+        **extra,
+    }
 
 
 def _label(x: float, y: float, text: str, colour: str, size: int, axes: str = "") -> dict[str, object]:
-    return {"x": x, "y": y, "text": text, "showarrow": False, "font": {"color": colour, "size": size},
-            "xref": f"x{axes}", "yref": f"y{axes}"}
+    return {
+        "x": x,
+        "y": y,
+        "text": text,
+        "showarrow": False,
+        "font": {"color": colour, "size": size},
+        "xref": f"x{axes}",
+        "yref": f"y{axes}",
+    }
 
 
 def _legend_entry(fig: go.Figure, name: str, colour: str, **where: int) -> None:
     fig.add_trace(
-        go.Scatter(x=[None], y=[None], mode="markers", name=name,
-                   marker={"symbol": "square", "size": 14, "color": colour}),
+        go.Scatter(
+            x=[None],
+            y=[None],
+            mode="markers",
+            name=name,
+            marker={"symbol": "square", "size": 14, "color": colour},
+        ),
         **where,
     )
 
 
-def round_figure(
-    rnd: BlockRound, labels: Sequence[str], text: Mapping[str, str] | None = None
-) -> go.Figure:
+def round_figure(rnd: BlockRound, labels: Sequence[str], text: Mapping[str, str] | None = None) -> go.Figure:
     """The slots of one round: outcome boxes on top, p and q at each draft below.
 
     A rejected slot shows the struck draft over the corrected token that replaced it; a
@@ -138,52 +168,105 @@ def round_figure(
         if i < k:
             token = escape(labels[rnd.drafts[i]])
             a = f"{rnd.acceptance_probs[i]:.3f}" if i < len(rnd.acceptance_probs) else t["not_examined"]
-            hover.append(f"<b>{names[i]} = {token}</b> ({t[outcome]})<br>"
-                         + t["hover_slot"].format(p=rnd.p_at_drafts[i], q=rnd.q_at_drafts[i], a=a))
+            hover.append(
+                f"<b>{names[i]} = {token}</b> ({t[outcome]})<br>"
+                + t["hover_slot"].format(p=rnd.p_at_drafts[i], q=rnd.q_at_drafts[i], a=a)
+            )
         else:
             token = escape(labels[rnd.committed[-1]]) if outcome == "bonus" else t["no_bonus"]
             hover.append(f"<b>{names[i]}</b>: {token}")
         if outcome == "rejected":
             corrected = escape(labels[rnd.committed[-1]])
-            shapes += [_rect(x0, x1, 0.52, 0.96, REJECTED, "#FBE0E0"),
-                       _rect(x0, x1, 0.04, 0.48, CORRECTED, "#FCEBC8")]
-            notes += [_label(xs[i], 0.74, f"<s>{token}</s>", REJECTED, 17),
-                      _label(xs[i], 0.26, f"<b>{corrected}</b>", "#8A5A00", 17)]
+            shapes += [
+                _rect(x0, x1, 0.52, 0.96, REJECTED, "#FBE0E0"),
+                _rect(x0, x1, 0.04, 0.48, CORRECTED, "#FCEBC8"),
+            ]
+            notes += [
+                _label(xs[i], 0.74, f"<s>{token}</s>", REJECTED, 17),
+                _label(xs[i], 0.26, f"<b>{corrected}</b>", "#8A5A00", 17),
+            ]
             continue
         font = "#6B7280" if outcome == "void" else colour
-        shapes += [_rect(x0, x1, 0.04, 0.96, None, colour, opacity=0.18),
-                   _rect(x0, x1, 0.04, 0.96, colour, dash="dot" if outcome == "void" else "solid")]
+        shapes += [
+            _rect(x0, x1, 0.04, 0.96, None, colour, opacity=0.18),
+            _rect(x0, x1, 0.04, 0.96, colour, dash="dot" if outcome == "void" else "solid"),
+        ]
         notes += [_label(xs[i], 0.62, f"<b>{token}</b>", font, 17), _label(xs[i], 0.28, t[outcome], font, 12)]
-    fig.add_trace(go.Scatter(x=xs, y=[0.5] * (k + 1), mode="markers", marker={"opacity": 0, "size": 40},
-                             hovertext=hover, hoverinfo="text", showlegend=False), row=1, col=1)
+    fig.add_trace(
+        go.Scatter(
+            x=xs,
+            y=[0.5] * (k + 1),
+            mode="markers",
+            marker={"opacity": 0, "size": 40},
+            hovertext=hover,
+            hoverinfo="text",
+            showlegend=False,
+        ),
+        row=1,
+        col=1,
+    )
 
     dim = [0.35 if o == "void" else 1.0 for o in outcomes[:k]]
     for values, name, colour in ((rnd.p_at_drafts, t["p_at"], TARGET), (rnd.q_at_drafts, t["q_at"], DRAFT)):
-        fig.add_trace(go.Bar(x=xs[:k], y=values, name=name, marker={"color": colour, "opacity": dim},
-                             text=[f"{v:.2f}" for v in values], textposition="outside"), row=2, col=1)
+        fig.add_trace(
+            go.Bar(
+                x=xs[:k],
+                y=values,
+                name=name,
+                marker={"color": colour, "opacity": dim},
+                text=[f"{v:.2f}" for v in values],
+                textposition="outside",
+            ),
+            row=2,
+            col=1,
+        )
     if outcomes[k] == "bonus":
         p_bonus = float(rnd.p_rows[k][rnd.committed[-1]])
-        fig.add_trace(go.Bar(x=[xs[k]], y=[p_bonus], marker={"color": BONUS}, showlegend=False,
-                             text=[f"{p_bonus:.2f}"], textposition="outside", hoverinfo="y"), row=2, col=1)
+        fig.add_trace(
+            go.Bar(
+                x=[xs[k]],
+                y=[p_bonus],
+                marker={"color": BONUS},
+                showlegend=False,
+                text=[f"{p_bonus:.2f}"],
+                textposition="outside",
+                hoverinfo="y",
+            ),
+            row=2,
+            col=1,
+        )
     examined = len(rnd.acceptance_probs)
-    fig.add_trace(go.Scatter(x=xs[:examined], y=rnd.acceptance_probs, name=t["accept_prob"],
-                             mode="markers+lines", line={"color": "#1F2433", "width": 1, "dash": "dot"},
-                             marker={"symbol": "diamond", "size": 12, "color": "#1F2433"}), row=2, col=1)
+    fig.add_trace(
+        go.Scatter(
+            x=xs[:examined],
+            y=rnd.acceptance_probs,
+            name=t["accept_prob"],
+            mode="markers+lines",
+            line={"color": "#1F2433", "width": 1, "dash": "dot"},
+            marker={"symbol": "diamond", "size": 12, "color": "#1F2433"},
+        ),
+        row=2,
+        col=1,
+    )
 
-    fig.update_layout(**base_layout(
-        barmode="group", height=470, bargap=0.35, shapes=shapes, annotations=notes,
-        title={"text": t["round_title"].format(n=rnd.index, committed=len(rnd.committed))},
-        margin={"l": 50, "r": 20, "t": 90, "b": 40},
-    ))
+    fig.update_layout(
+        **base_layout(
+            barmode="group",
+            height=470,
+            bargap=0.35,
+            shapes=shapes,
+            annotations=notes,
+            title={"text": t["round_title"].format(n=rnd.index, committed=len(rnd.committed))},
+            margin={"l": 50, "r": 20, "t": 90, "b": 40},
+        )
+    )
     fig.update_xaxes(tickvals=xs, ticktext=names, range=[0.5, k + 1.5], showgrid=False)
     fig.update_yaxes(visible=False, range=[0, 1], row=1, col=1)
     fig.update_yaxes(range=[0, 1.18], title_text=t["probability"], gridcolor=GRID, row=2, col=1)
     return fig
 
 
-def rows_figure(
-    rnd: BlockRound, labels: Sequence[str], text: Mapping[str, str] | None = None
-) -> go.Figure:
+def rows_figure(rnd: BlockRound, labels: Sequence[str], text: Mapping[str, str] | None = None) -> go.Figure:
     """Heatmaps of the K draft rows q_i and the K+1 target rows p_i of one round.
 
     Column i holds the next-token law after input i ([anchor, y1 … yK]); each draft token
@@ -197,18 +280,37 @@ def rows_figure(
     after = [t["after"].format(token=escape(labels[tok])) for tok in inputs]
     q_names = [f"q{i + 1}<br>{after[i]}" for i in range(k)]
     p_names = [f"p{i + 1}<br>{after[i]}" for i in range(k + 1)]
-    fig = make_subplots(rows=1, cols=2, shared_yaxes=True, column_widths=[k, k + 1], horizontal_spacing=0.03,
-                        subplot_titles=(t["q_rows"], t["p_rows"]))
+    fig = make_subplots(
+        rows=1,
+        cols=2,
+        shared_yaxes=True,
+        column_widths=[k, k + 1],
+        horizontal_spacing=0.03,
+        subplot_titles=(t["q_rows"], t["p_rows"]),
+    )
     ys = np.arange(size)
     for col, rows, names, scale in ((1, rnd.q_rows, q_names, DRAFT), (2, rnd.p_rows, p_names, TARGET)):
         z = rows.T  # tokens down, positions across
         cells = [[f"{v:.2f}" if v > 0 else "" for v in line] for line in z]
-        fig.add_trace(go.Heatmap(
-            z=z, x=np.arange(len(names)), y=ys, zmin=0, zmax=1, text=cells, texttemplate="%{text}",
-            colorscale=[[0, "#FFFFFF"], [1, scale]], showscale=False, xgap=2, ygap=2,
-            hovertemplate="%{customdata}: %{z:.4f}<extra></extra>",
-            customdata=[[escape(labels[tok])] * len(names) for tok in range(size)],
-        ), row=1, col=col)
+        fig.add_trace(
+            go.Heatmap(
+                z=z,
+                x=np.arange(len(names)),
+                y=ys,
+                zmin=0,
+                zmax=1,
+                text=cells,
+                texttemplate="%{text}",
+                colorscale=[[0, "#FFFFFF"], [1, scale]],
+                showscale=False,
+                xgap=2,
+                ygap=2,
+                hovertemplate="%{customdata}: %{z:.4f}<extra></extra>",
+                customdata=[[escape(labels[tok])] * len(names) for tok in range(size)],
+            ),
+            row=1,
+            col=col,
+        )
         fig.update_xaxes(tickvals=np.arange(len(names)), ticktext=names, row=1, col=col)
 
     shapes = []
@@ -231,23 +333,58 @@ def rows_figure(
         grey_out("2", k)
     else:
         outline("2", k, rnd.committed[-1], BONUS)
-    for name, colour in ((t["accepted"], ACCEPTED), (t["rejected"], REJECTED), (t["corrected"], CORRECTED),
-                         (t["bonus"], BONUS), (t["void"], VOID)):
+    for name, colour in (
+        (t["accepted"], ACCEPTED),
+        (t["rejected"], REJECTED),
+        (t["corrected"], CORRECTED),
+        (t["bonus"], BONUS),
+        (t["void"], VOID),
+    ):
         _legend_entry(fig, name, colour, row=1, col=2)
-    fig.update_yaxes(tickvals=ys, ticktext=[escape(lab) for lab in labels], autorange="reversed",
-                     showgrid=False, row=1, col=1)
+    fig.update_yaxes(
+        tickvals=ys,
+        ticktext=[escape(lab) for lab in labels],
+        autorange="reversed",
+        showgrid=False,
+        row=1,
+        col=1,
+    )
     fig.update_xaxes(showgrid=False, tickfont={"size": 12}, tickangle=0)
-    fig.update_layout(annotations=[*fig.layout.annotations, {
-        "text": t["after_axis"], "xref": "paper", "yref": "paper", "x": 0.5, "y": -0.15, "showarrow": False,
-        "font": {"size": 13, "color": "#6B7280"}}])
-    fig.update_layout(**base_layout(height=180 + 34 * size, margin={"l": 70, "r": 20, "t": 50, "b": 140},
-                                    legend={"orientation": "h", "yanchor": "top", "y": -0.24, "x": 0},
-                                    shapes=shapes))
+    fig.update_layout(
+        annotations=[
+            *fig.layout.annotations,
+            {
+                "text": t["after_axis"],
+                "xref": "paper",
+                "yref": "paper",
+                "x": 0.5,
+                "y": -0.15,
+                "showarrow": False,
+                "font": {"size": 13, "color": "#6B7280"},
+            },
+        ]
+    )
+    fig.update_layout(
+        **base_layout(
+            height=180 + 34 * size,
+            margin={"l": 70, "r": 20, "t": 50, "b": 140},
+            legend={"orientation": "h", "yanchor": "top", "y": -0.24, "x": 0},
+            shapes=shapes,
+        )
+    )
     return fig
 
 
-def _cell(cells: list[tuple[dict, dict]], x: float, y: float, label: str, fill: str, border: str,
-          dash: str = "solid", font: str = "#1F2433") -> None:
+def _cell(
+    cells: list[tuple[dict, dict]],
+    x: float,
+    y: float,
+    label: str,
+    fill: str,
+    border: str,
+    dash: str = "solid",
+    font: str = "#1F2433",
+) -> None:
     box = _rect(x - 0.45, x + 0.45, y - 0.38, y + 0.38, border, fill, dash)
     cells.append((box, _label(x, y, label, font, 15)))
 
@@ -271,8 +408,10 @@ def cache_figure(
     if not before or before[-1] != rnd.anchor:
         raise ValueError("prefix must be the committed text before the round, ending with its anchor.")
     after_text = before + rnd.committed
-    caches = [(t["target"], rnd.target_cache, TARGET, "#E4E8FA"),
-              (t["draft"], rnd.draft_cache, DRAFT, "#FDEBD9")]
+    caches = [
+        (t["target"], rnd.target_cache, TARGET, "#E4E8FA"),
+        (t["draft"], rnd.draft_cache, DRAFT, "#FDEBD9"),
+    ]
     content = before + rnd.drafts  # what the caches hold at their peak, position by position
     lo = max(0, min(c.start for _, c, _, _ in caches) - context)
     hi = max(len(after_text), *(c.peak for _, c, _, _ in caches))
@@ -298,25 +437,44 @@ def cache_figure(
             else:
                 _cell(cells, pos, row, f"<s>{label}</s>", "#FBE0E0", REJECTED, font=REJECTED)
     shapes = [shape for shape, _ in cells] + [
-        {"type": "line", "x0": c.start - 0.5, "x1": c.start - 0.5, "y0": row - 0.48, "y1": row + 0.48,
-         "line": {"color": "#1F2433", "width": 4}}
+        {
+            "type": "line",
+            "x0": c.start - 0.5,
+            "x1": c.start - 0.5,
+            "y0": row - 0.48,
+            "y1": row + 0.48,
+            "line": {"color": "#1F2433", "width": 4},
+        }
         for row, (_, c, _, _) in enumerate(caches, start=1)
     ]
     notes = [note for _, note in cells]
     if lo > 0:
         notes.append(_label(lo - 1.2, 1.5, t["earlier"].format(n=lo), "#6B7280", 12))
     fig = go.Figure()
-    legend = (("#C9CED8", t["cached_before"]), (TARGET, t["kept"].format(model=t["target"])),
-              (DRAFT, t["kept"].format(model=t["draft"])), (REJECTED, t["dropped"]),
-              ("#1F2433", t["start"]), (CORRECTED, t["newest"]))
+    legend = (
+        ("#C9CED8", t["cached_before"]),
+        (TARGET, t["kept"].format(model=t["target"])),
+        (DRAFT, t["kept"].format(model=t["draft"])),
+        (REJECTED, t["dropped"]),
+        ("#1F2433", t["start"]),
+        (CORRECTED, t["newest"]),
+    )
     for colour, name in legend:
         _legend_entry(fig, name, colour)
     names = [t["text_row"], *(f"{name}<br>{c.start} → {c.peak} → {c.after}" for name, c, _, _ in caches)]
-    fig.update_layout(**base_layout(height=300, margin={"l": 110, "r": 20, "t": 60, "b": 45},
-                                    shapes=shapes, annotations=notes))
-    fig.update_xaxes(range=[lo - 2.0 if lo else -0.6, hi - 0.4], tickvals=list(range(lo, hi)),
-                     ticktext=[str(p + 1) for p in range(lo, hi)], title_text=t["position_axis"],
-                     showgrid=False, zeroline=False)
+    fig.update_layout(
+        **base_layout(
+            height=300, margin={"l": 110, "r": 20, "t": 60, "b": 45}, shapes=shapes, annotations=notes
+        )
+    )
+    fig.update_xaxes(
+        range=[lo - 2.0 if lo else -0.6, hi - 0.4],
+        tickvals=list(range(lo, hi)),
+        ticktext=[str(p + 1) for p in range(lo, hi)],
+        title_text=t["position_axis"],
+        showgrid=False,
+        zeroline=False,
+    )
     fig.update_yaxes(range=[2.6, -0.6], tickvals=[0, 1, 2], ticktext=names, showgrid=False, zeroline=False)
     return fig
 
@@ -330,15 +488,22 @@ def rounds_figure(rounds: Sequence[BlockRound], text: Mapping[str, str] | None =
     xs = [r.index for r in rounds]
     last = [r.kinds[-1] for r in rounds]
     fig = go.Figure()
-    fig.add_trace(go.Bar(x=xs, y=[r.accepted for r in rounds], name=t["accepted"],
-                         marker={"color": ACCEPTED}))
+    fig.add_trace(
+        go.Bar(x=xs, y=[r.accepted for r in rounds], name=t["accepted"], marker={"color": ACCEPTED})
+    )
     for kind, colour in (("corrected", CORRECTED), ("bonus", BONUS)):
-        fig.add_trace(go.Bar(x=xs, y=[1 if kind == kd else 0 for kd in last], name=t[kind],
-                             marker={"color": colour}))
-    fig.add_hline(y=k + 1, line={"color": TARGET_ONLY, "dash": "dash"},
-                  annotation_text=t["k_plus_one"].format(n=k + 1), annotation_position="top left")
-    fig.update_layout(**base_layout(barmode="stack", height=260, bargap=0.15,
-                                    margin={"l": 50, "r": 20, "t": 60, "b": 45}))
+        fig.add_trace(
+            go.Bar(x=xs, y=[1 if kind == kd else 0 for kd in last], name=t[kind], marker={"color": colour})
+        )
+    fig.add_hline(
+        y=k + 1,
+        line={"color": TARGET_ONLY, "dash": "dash"},
+        annotation_text=t["k_plus_one"].format(n=k + 1),
+        annotation_position="top left",
+    )
+    fig.update_layout(
+        **base_layout(barmode="stack", height=260, bargap=0.15, margin={"l": 50, "r": 20, "t": 60, "b": 45})
+    )
     fig.update_xaxes(title_text=t["rounds_axis"], showgrid=False)
     fig.update_yaxes(title_text=t["tokens_axis"], range=[0, k + 1.6], dtick=1, gridcolor=GRID)
     return fig
@@ -359,13 +524,28 @@ def tokens_histogram(
     xs = np.arange(1, c.size + 1)
     share = c / c.sum()
     fig = go.Figure()
-    fig.add_trace(go.Bar(x=xs, y=share, name=t["measured"], marker={"color": TARGET},
-                         customdata=c.astype(int),
-                         hovertemplate="%{x}: %{y:.3f} (%{customdata})<extra></extra>"))
-    fig.add_trace(go.Bar(x=xs, y=p, name=t["theory"].format(alpha=alpha), marker={"color": "#C9CED8"},
-                         hovertemplate="%{x}: %{y:.3f}<extra></extra>"))
-    fig.update_layout(**base_layout(barmode="group", height=300, bargap=0.25,
-                                    margin={"l": 50, "r": 20, "t": 60, "b": 50}))
+    fig.add_trace(
+        go.Bar(
+            x=xs,
+            y=share,
+            name=t["measured"],
+            marker={"color": TARGET},
+            customdata=c.astype(int),
+            hovertemplate="%{x}: %{y:.3f} (%{customdata})<extra></extra>",
+        )
+    )
+    fig.add_trace(
+        go.Bar(
+            x=xs,
+            y=p,
+            name=t["theory"].format(alpha=alpha),
+            marker={"color": "#C9CED8"},
+            hovertemplate="%{x}: %{y:.3f}<extra></extra>",
+        )
+    )
+    fig.update_layout(
+        **base_layout(barmode="group", height=300, bargap=0.25, margin={"l": 50, "r": 20, "t": 60, "b": 50})
+    )
     fig.update_xaxes(title_text=t["committed_axis"], tickvals=xs, showgrid=False)
     fig.update_yaxes(title_text=t["share_axis"], range=[0, 1.05], gridcolor=GRID)
     return fig

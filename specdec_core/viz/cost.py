@@ -122,8 +122,13 @@ def check_claims(
 ) -> list[ClaimCheck]:
     """Recompute each claimed E[tokens] = (1 - α^(γ+1)) / (1 - α), and its speedup."""
     return [
-        ClaimCheck(float(a), int(g), float(claimed), float(expected_tokens(a, int(g))),
-                   float(speedup(a, int(g), cost_ratio, verify_cost)))
+        ClaimCheck(
+            float(a),
+            int(g),
+            float(claimed),
+            float(expected_tokens(a, int(g))),
+            float(speedup(a, int(g), cost_ratio, verify_cost)),
+        )
         for a, g, claimed in claims
     ]
 
@@ -145,16 +150,48 @@ def verify_cost_figure(
     t = _text(text)
     tokens = np.arange(1, max_gamma + 2)
     fig = go.Figure()
-    fig.add_trace(go.Scatter(x=tokens, y=tokens.astype(float), name=t["compute_bound"], mode="lines",
-                             line={"color": TARGET_ONLY, "dash": "dot", "width": 2}))
-    fig.add_trace(go.Scatter(x=tokens, y=1.0 + beta * (tokens - 1), name=t["linear"].format(beta=beta),
-                             mode="lines+markers", line={"color": TARGET, "width": 3}))
-    fig.add_trace(go.Scatter(x=tokens, y=np.ones(tokens.size), name=t["memory_bound"], mode="lines",
-                             line={"color": ACCEPTED, "width": 3}))
+    fig.add_trace(
+        go.Scatter(
+            x=tokens,
+            y=tokens.astype(float),
+            name=t["compute_bound"],
+            mode="lines",
+            line={"color": TARGET_ONLY, "dash": "dot", "width": 2},
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=tokens,
+            y=1.0 + beta * (tokens - 1),
+            name=t["linear"].format(beta=beta),
+            mode="lines+markers",
+            line={"color": TARGET, "width": 3},
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=tokens,
+            y=np.ones(tokens.size),
+            name=t["memory_bound"],
+            mode="lines",
+            line={"color": ACCEPTED, "width": 3},
+        )
+    )
     if measured is not None:
-        fig.add_trace(go.Scatter(x=[measured[0]], y=[measured[1]], name=t["measured"], mode="markers",
-                                 marker={"color": CORRECTED, "size": 16, "symbol": "star",
-                                         "line": {"color": "#1F2433", "width": 1}}))
+        fig.add_trace(
+            go.Scatter(
+                x=[measured[0]],
+                y=[measured[1]],
+                name=t["measured"],
+                mode="markers",
+                marker={
+                    "color": CORRECTED,
+                    "size": 16,
+                    "symbol": "star",
+                    "line": {"color": "#1F2433", "width": 1},
+                },
+            )
+        )
     fig.update_layout(**base_layout(height=360))
     fig.update_xaxes(title_text=t["tokens_in_forward"], dtick=1, gridcolor=GRID)
     fig.update_yaxes(title_text=t["cost_in_steps"], range=[0, min(max_gamma + 2, 6)], gridcolor=GRID)
@@ -183,30 +220,63 @@ def expected_tokens_figure(
     t = _text(text)
     gammas = np.arange(0, max_gamma + 1)
     fig = go.Figure()
-    fig.add_trace(go.Scatter(x=gammas, y=gammas + 1.0, name=t["ceiling"], mode="lines",
-                             line={"color": TARGET_ONLY, "dash": "dot"}))
+    fig.add_trace(
+        go.Scatter(
+            x=gammas,
+            y=gammas + 1.0,
+            name=t["ceiling"],
+            mode="lines",
+            line={"color": TARGET_ONLY, "dash": "dot"},
+        )
+    )
     for a, colour in zip(sorted(alphas), _blues(len(alphas)), strict=True):
         values = [expected_tokens(a, int(g)) for g in gammas]
-        fig.add_trace(go.Scatter(x=gammas, y=values, name=t["alpha_line"].format(alpha=a), mode="lines",
-                                 line={"color": colour, "width": 2.5}))
+        fig.add_trace(
+            go.Scatter(
+                x=gammas,
+                y=values,
+                name=t["alpha_line"].format(alpha=a),
+                mode="lines",
+                line={"color": colour, "width": 2.5},
+            )
+        )
     for ok in (True, False):
         group = [c for c in claims if c.matches == ok]
         if group:
-            fig.add_trace(go.Scatter(
-                x=[c.gamma for c in group], y=[c.claimed for c in group], mode="markers",
-                name=t["claim_ok" if ok else "claim_wrong"],
-                marker={"symbol": "x", "size": 13, "color": ACCEPTED if ok else REJECTED,
-                        "line": {"width": 1, "color": "#1F2433"}},
-                customdata=[[c.alpha, c.computed] for c in group],
-                hovertemplate="α = %{customdata[0]}, γ = %{x}: %{y} (≠ %{customdata[1]:.2f})<extra></extra>"
-                if not ok else "α = %{customdata[0]}, γ = %{x}: %{y} (%{customdata[1]:.2f})<extra></extra>",
-            ))
-    fig.add_trace(go.Scatter(x=[gamma], y=[expected_tokens(alpha, gamma)], name=t["you"], mode="markers",
-                             marker={"color": DRAFT, "size": 15, "line": {"color": "#1F2433", "width": 1.5}}))
+            fig.add_trace(
+                go.Scatter(
+                    x=[c.gamma for c in group],
+                    y=[c.claimed for c in group],
+                    mode="markers",
+                    name=t["claim_ok" if ok else "claim_wrong"],
+                    marker={
+                        "symbol": "x",
+                        "size": 13,
+                        "color": ACCEPTED if ok else REJECTED,
+                        "line": {"width": 1, "color": "#1F2433"},
+                    },
+                    customdata=[[c.alpha, c.computed] for c in group],
+                    hovertemplate="α = %{customdata[0]}, γ = %{x}: %{y} ("
+                    + ("" if ok else "≠ ")
+                    + "%{customdata[1]:.2f})<extra></extra>",
+                )
+            )
+    fig.add_trace(
+        go.Scatter(
+            x=[gamma],
+            y=[expected_tokens(alpha, gamma)],
+            name=t["you"],
+            mode="markers",
+            marker={"color": DRAFT, "size": 15, "line": {"color": "#1F2433", "width": 1.5}},
+        )
+    )
     fig.update_layout(**base_layout(height=430))
     fig.update_xaxes(title_text=t["gamma_axis"], dtick=1 if max_gamma <= 16 else 2, gridcolor=GRID)
-    top = max(float(expected_tokens(max(alphas), max_gamma)), float(expected_tokens(alpha, gamma)),
-              *(c.claimed for c in claims))
+    top = max(
+        float(expected_tokens(max(alphas), max_gamma)),
+        float(expected_tokens(alpha, gamma)),
+        *(c.claimed for c in claims),
+    )
     fig.update_yaxes(title_text=t["tokens_axis"], gridcolor=GRID, range=[0, top * 1.15])
     return fig
 
@@ -224,16 +294,23 @@ def _speedup_heatmap(x: np.ndarray, y: np.ndarray, z: np.ndarray, hover: str, ti
     ticks = np.arange(-_LOG_RANGE, _LOG_RANGE + 1, 2)
     labels = [f"{2.0**v:g}×" if v >= 0 else f"1/{2 ** -int(v)}×" for v in ticks]
     return go.Heatmap(
-        x=x, y=y, z=np.log2(np.clip(z, 2.0**-_LOG_RANGE, 2.0**_LOG_RANGE)), customdata=z,
-        zmin=-_LOG_RANGE, zmax=_LOG_RANGE, colorscale=_DIVERGING, hovertemplate=hover,
+        x=x,
+        y=y,
+        z=np.log2(np.clip(z, 2.0**-_LOG_RANGE, 2.0**_LOG_RANGE)),
+        customdata=z,
+        zmin=-_LOG_RANGE,
+        zmax=_LOG_RANGE,
+        colorscale=_DIVERGING,
+        hovertemplate=hover,
         colorbar={"title": {"text": title}, "thickness": 14, "tickvals": ticks, "ticktext": labels},
     )
 
 
 def _round_data(alpha: float, gammas: np.ndarray, cost_ratio: float, verify_cost: VerifyCost) -> np.ndarray:
     """(E[tokens], round cost in target steps) for each γ."""
-    return np.array([[expected_tokens(alpha, int(g)), g * cost_ratio + _verify(verify_cost, int(g))]
-                     for g in gammas])
+    return np.array(
+        [[expected_tokens(alpha, int(g)), g * cost_ratio + _verify(verify_cost, int(g))] for g in gammas]
+    )
 
 
 def speedup_gamma_figure(
@@ -250,25 +327,56 @@ def speedup_gamma_figure(
     values = np.array([float(speedup(alpha, int(g), cost_ratio, verify_cost)) for g in gammas])
     best = best_gamma(alpha, cost_ratio, verify_cost, max_gamma)
     fig = go.Figure()
-    fig.add_hline(y=1.0, line={"color": REJECTED, "dash": "dash", "width": 1.5},
-                  annotation_text=t["break_even"], annotation_position="bottom right")
-    fig.add_trace(go.Scatter(x=gammas, y=values, mode="lines+markers",
-                             name=t["speedup_line"].format(alpha=alpha, c=cost_ratio),
-                             line={"color": TARGET, "width": 3}, marker={"size": 7},
-                             customdata=_round_data(alpha, gammas, cost_ratio, verify_cost),
-                             hovertemplate=f"γ = %{{x}}<br>{t['hover_speedup']} %{{y:.3f}}×"
-                             f"<br>{t['hover_tokens']} %{{customdata[0]:.3f}}"
-                             f"<br>{t['hover_cost']} %{{customdata[1]:.3f}}<extra></extra>"))
-    fig.add_trace(go.Scatter(x=[best], y=[values[best - 1]], mode="markers",
-                             name=t["best"].format(gamma=best, value=values[best - 1]),
-                             marker={"symbol": "star", "size": 20, "color": CORRECTED,
-                                     "line": {"color": "#1F2433", "width": 1}}))
-    fig.add_trace(go.Scatter(x=[gamma], y=[values[gamma - 1]], mode="markers",
-                             name=t["current"].format(gamma=gamma, value=values[gamma - 1]),
-                             marker={"size": 15, "color": DRAFT, "line": {"color": "#1F2433", "width": 1.5}}))
+    fig.add_hline(
+        y=1.0,
+        line={"color": REJECTED, "dash": "dash", "width": 1.5},
+        annotation_text=t["break_even"],
+        annotation_position="bottom right",
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=gammas,
+            y=values,
+            mode="lines+markers",
+            name=t["speedup_line"].format(alpha=alpha, c=cost_ratio),
+            line={"color": TARGET, "width": 3},
+            marker={"size": 7},
+            customdata=_round_data(alpha, gammas, cost_ratio, verify_cost),
+            hovertemplate=f"γ = %{{x}}<br>{t['hover_speedup']} %{{y:.3f}}×"
+            f"<br>{t['hover_tokens']} %{{customdata[0]:.3f}}"
+            f"<br>{t['hover_cost']} %{{customdata[1]:.3f}}<extra></extra>",
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=[best],
+            y=[values[best - 1]],
+            mode="markers",
+            name=t["best"].format(gamma=best, value=values[best - 1]),
+            marker={
+                "symbol": "star",
+                "size": 20,
+                "color": CORRECTED,
+                "line": {"color": "#1F2433", "width": 1},
+            },
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=[gamma],
+            y=[values[gamma - 1]],
+            mode="markers",
+            name=t["current"].format(gamma=gamma, value=values[gamma - 1]),
+            marker={"size": 15, "color": DRAFT, "line": {"color": "#1F2433", "width": 1.5}},
+        )
+    )
     fig.update_layout(**base_layout(height=400))
-    fig.update_xaxes(title_text=t["gamma_axis"], dtick=1 if max_gamma <= 16 else 2, gridcolor=GRID,
-                     range=[0.5, max_gamma + 0.5])
+    fig.update_xaxes(
+        title_text=t["gamma_axis"],
+        dtick=1 if max_gamma <= 16 else 2,
+        gridcolor=GRID,
+        range=[0.5, max_gamma + 0.5],
+    )
     fig.update_yaxes(title_text=t["speedup_axis"], gridcolor=GRID, rangemode="tozero")
     return fig
 
@@ -287,15 +395,39 @@ def speedup_alpha_figure(
     yours = np.asarray(speedup(alphas, gamma, cost_ratio, verify_cost))
     per_gamma = np.array([speedup(alphas, g, cost_ratio, verify_cost) for g in range(1, max_gamma + 1)])
     fig = go.Figure()
-    fig.add_hline(y=1.0, line={"color": REJECTED, "dash": "dash", "width": 1.5},
-                  annotation_text=t["break_even"], annotation_position="top left")
-    fig.add_trace(go.Scatter(x=alphas, y=per_gamma.max(axis=0), name=t["envelope"], mode="lines",
-                             line={"color": BONUS, "dash": "dot", "width": 2}))
-    fig.add_trace(go.Scatter(x=alphas, y=yours, name=t["alpha_curve"].format(gamma=gamma), mode="lines",
-                             line={"color": TARGET, "width": 3}))
-    fig.add_trace(go.Scatter(x=[alpha], y=[float(speedup(alpha, gamma, cost_ratio, verify_cost))],
-                             name=t["you_marker"], mode="markers",
-                             marker={"size": 15, "color": DRAFT, "line": {"color": "#1F2433", "width": 1.5}}))
+    fig.add_hline(
+        y=1.0,
+        line={"color": REJECTED, "dash": "dash", "width": 1.5},
+        annotation_text=t["break_even"],
+        annotation_position="top left",
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=alphas,
+            y=per_gamma.max(axis=0),
+            name=t["envelope"],
+            mode="lines",
+            line={"color": BONUS, "dash": "dot", "width": 2},
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=alphas,
+            y=yours,
+            name=t["alpha_curve"].format(gamma=gamma),
+            mode="lines",
+            line={"color": TARGET, "width": 3},
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=[alpha],
+            y=[float(speedup(alpha, gamma, cost_ratio, verify_cost))],
+            name=t["you_marker"],
+            mode="markers",
+            marker={"size": 15, "color": DRAFT, "line": {"color": "#1F2433", "width": 1.5}},
+        )
+    )
     fig.update_layout(**base_layout(height=400))
     fig.update_xaxes(title_text=t["alpha_axis"], range=[0, 1], gridcolor=GRID)
     # the envelope can climb far above your curve near α = 1; keep your curve readable
@@ -321,14 +453,29 @@ def speedup_heatmap(
     fig = go.Figure()
     hover = "α = %{x:.2f}, γ = %{y}: %{customdata:.2f}×<extra></extra>"
     fig.add_trace(_speedup_heatmap(alphas, gammas, z, hover, t["speedup_colour"]))
-    fig.add_trace(go.Scatter(x=alphas, y=best, name=t["best_line"], mode="lines",
-                             line={"color": "#1F2433", "width": 2, "shape": "hv"}))
-    fig.add_trace(go.Scatter(x=[alpha], y=[gamma], name=t["you_marker"], mode="markers",
-                             marker={"size": 14, "color": DRAFT, "line": {"color": "#1F2433", "width": 1.5}}))
+    fig.add_trace(
+        go.Scatter(
+            x=alphas,
+            y=best,
+            name=t["best_line"],
+            mode="lines",
+            line={"color": "#1F2433", "width": 2, "shape": "hv"},
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=[alpha],
+            y=[gamma],
+            name=t["you_marker"],
+            mode="markers",
+            marker={"size": 14, "color": DRAFT, "line": {"color": "#1F2433", "width": 1.5}},
+        )
+    )
     fig.update_layout(**base_layout(height=420))
     fig.update_xaxes(title_text=t["alpha_axis"], range=[0, 1])
-    fig.update_yaxes(title_text=t["gamma_axis"], range=[0.5, max_gamma + 0.5],
-                     dtick=1 if max_gamma <= 16 else 2)
+    fig.update_yaxes(
+        title_text=t["gamma_axis"], range=[0.5, max_gamma + 0.5], dtick=1 if max_gamma <= 16 else 2
+    )
     return fig
 
 
@@ -360,25 +507,49 @@ def drafts_map_figure(
     t = _text(text)
     alphas = np.linspace(0.0, 1.0, 51)
     costs = np.linspace(0.0, 1.0, 51)
-    z = np.array([
-        np.max([speedup(alphas, g, float(c), verify_cost) for g in range(1, max_gamma + 1)], axis=0)
-        for c in costs
-    ])
+    z = np.array(
+        [
+            np.max([speedup(alphas, g, float(c), verify_cost) for g in range(1, max_gamma + 1)], axis=0)
+            for c in costs
+        ]
+    )
     fig = go.Figure()
     hover = "α = %{x:.2f}, c = %{y:.2f}: %{customdata:.2f}×<extra></extra>"
     fig.add_trace(_speedup_heatmap(alphas, costs, z, hover, t["map_colour"]))
-    fig.add_trace(go.Contour(x=alphas, y=costs, z=z, showscale=False, hoverinfo="skip", name=t["break_even"],
-                             contours={"start": 1, "end": 1, "size": 1, "coloring": "none"},
-                             line={"color": "#1F2433", "dash": "dash", "width": 2}))
-    fig.add_trace(go.Scatter(
-        x=[d[1] for d in drafts], y=[d[2] for d in drafts], mode="markers+text", showlegend=False,
-        text=[escape(d[0]) for d in drafts], textfont={"size": 12},
-        textposition=_label_positions([(d[1], d[2]) for d in drafts]),
-        marker={"size": 11, "color": "#1F2433", "symbol": "diamond"},
-        hovertemplate="%{text}: α = %{x:.2f}, c = %{y:.2f}<extra></extra>",
-    ))
-    fig.add_trace(go.Scatter(x=[alpha], y=[cost_ratio], name=t["you_marker"], mode="markers",
-                             marker={"size": 15, "color": DRAFT, "line": {"color": "#1F2433", "width": 1.5}}))
+    fig.add_trace(
+        go.Contour(
+            x=alphas,
+            y=costs,
+            z=z,
+            showscale=False,
+            hoverinfo="skip",
+            name=t["break_even"],
+            contours={"start": 1, "end": 1, "size": 1, "coloring": "none"},
+            line={"color": "#1F2433", "dash": "dash", "width": 2},
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=[d[1] for d in drafts],
+            y=[d[2] for d in drafts],
+            mode="markers+text",
+            showlegend=False,
+            text=[escape(d[0]) for d in drafts],
+            textfont={"size": 12},
+            textposition=_label_positions([(d[1], d[2]) for d in drafts]),
+            marker={"size": 11, "color": "#1F2433", "symbol": "diamond"},
+            hovertemplate="%{text}: α = %{x:.2f}, c = %{y:.2f}<extra></extra>",
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=[alpha],
+            y=[cost_ratio],
+            name=t["you_marker"],
+            mode="markers",
+            marker={"size": 15, "color": DRAFT, "line": {"color": "#1F2433", "width": 1.5}},
+        )
+    )
     fig.update_layout(**base_layout(height=480))
     fig.update_xaxes(title_text=t["alpha_axis"], range=[-0.02, 1.02])
     fig.update_yaxes(title_text=t["cost_axis"], range=[-0.12, 1.04])

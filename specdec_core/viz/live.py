@@ -14,10 +14,10 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from specdec_core.live_stats import Timeline
-from specdec_core.live_text import TokenSpan, readable
+from specdec_core.live.stats import Timeline
+from specdec_core.live.text import TokenSpan, readable
 from specdec_core.viz import palette
-from specdec_core.viz.tree import short_label
+from specdec_core.viz.labels import short_label
 
 TEXT: dict[str, str] = {
     "accepted": "accepted",

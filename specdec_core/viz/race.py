@@ -1,7 +1,7 @@
 """Figures of the draft race: each draft's measured speedup on its own theory curve, and bars.
 
 A race row here is plain data: ``RacePoint(name, alpha, speedup, drafted, cost_ratio,
-verify_cost)``, all measured (see :mod:`specdec_core.race`). Builders take an optional
+verify_cost)``, all measured (see :mod:`specdec_core.live.race`). Builders take an optional
 ``text`` mapping (English defaults) and escape draft names.
 """
 
@@ -15,7 +15,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from specdec_core.race import predicted_speedup
+from specdec_core.live.race import predicted_speedup
 from specdec_core.viz import palette
 
 TEXT: dict[str, str] = {

@@ -14,8 +14,8 @@ import plotly.graph_objects as go
 from plotly.colors import qualitative
 from plotly.subplots import make_subplots
 
+from specdec_core.course.sampling_lab import TemperatureSweep
 from specdec_core.sampling import SamplingConfig, SamplingTrace
-from specdec_core.sampling_explore import TemperatureSweep
 from specdec_core.viz.palette import FONT, GRID, KEPT, REMOVED, TARGET_ONLY, base_layout
 
 DEFAULT_TEXT: dict[str, str] = {

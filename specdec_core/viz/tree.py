@@ -1,23 +1,23 @@
 """Figures of the probability-tree lesson: the tree, its leaf sums, the rejected-mass Sankey
 and the tally of sampled paths.
 
-Every builder takes data from :mod:`specdec_core.tree_paths` and an optional ``text``
+Every builder takes data from :mod:`specdec_core.course.tree` and an optional ``text``
 mapping (English defaults in :data:`TEXT`); token labels are HTML-escaped everywhere,
 because plotly renders hover and annotation text as HTML.
 """
 
 from __future__ import annotations
 
-import html
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import plotly.graph_objects as go
 
-from specdec_core.tree_paths import MassFlows, Tally, TreeLayout, TreeView, layout, leaf_split, mass_flows
+from specdec_core.course.tree import MassFlows, Tally, TreeLayout, TreeView, layout, leaf_split, mass_flows
 from specdec_core.verify import TreeNode
 from specdec_core.viz import palette
+from specdec_core.viz.labels import display_label
 
 TEXT: dict[str, str] = {
     "col_proposal": "① the draft proposes<br>x ~ q",
@@ -54,23 +54,10 @@ TEXT: dict[str, str] = {
 }
 
 HIGHLIGHT = "#F2B400"
-_MAX_LABEL = 10
 
 
 def _text(text: Mapping[str, str] | None) -> dict[str, str]:
     return {**TEXT, **(text or {})}
-
-
-def short_label(label: str, limit: int = _MAX_LABEL) -> str:
-    """A token label on one short line: visible whitespace (a token's leading space matters),
-    at most `limit` characters. Not escaped."""
-    shown = label.replace("\n", "↵").replace("\t", "⇥").replace(" ", "␣") or "∅"
-    return shown if len(shown) <= limit else shown[: limit - 1] + "…"
-
-
-def display_label(label: str, limit: int = _MAX_LABEL) -> str:
-    """:func:`short_label`, HTML escaped for plotly text."""
-    return html.escape(short_label(label, limit))
 
 
 def num(x: float) -> str:

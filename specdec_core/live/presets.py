@@ -13,7 +13,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-PRESETS_FILE = Path(__file__).resolve().parents[1] / "assets" / "presets" / "prompts.json"
+PRESETS_FILE = Path(__file__).resolve().parents[2] / "assets" / "presets" / "prompts.json"
 PRESETS: tuple[str, ...] = ("copy", "summarise", "chat")
 
 

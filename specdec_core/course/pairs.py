@@ -24,7 +24,7 @@ import numpy as np
 from specdec_core.checks import SUM_TOL
 from specdec_core.sampling import softmax
 
-PRESETS_FILE = Path(__file__).resolve().parents[1] / "assets" / "presets" / "pairs.json"
+PRESETS_FILE = Path(__file__).resolve().parents[2] / "assets" / "presets" / "pairs.json"
 
 #: The largest vocabulary a table may have.
 MAX_TOKENS = 60

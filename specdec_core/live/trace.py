@@ -19,7 +19,7 @@ from importlib import metadata
 from typing import Any
 
 from specdec_core.engine import KINDS, RoundEvent
-from specdec_core.live_settings import LiveSettings
+from specdec_core.live.settings import LiveSettings
 
 FORMAT = "specdec-studio/live-trace"
 VERSION = 1

@@ -14,7 +14,7 @@ from functools import cache
 from pathlib import Path
 from types import MappingProxyType
 
-COST_FILE = Path(__file__).resolve().parents[1] / "assets" / "presets" / "cost.json"
+COST_FILE = Path(__file__).resolve().parents[2] / "assets" / "presets" / "cost.json"
 
 
 @dataclass(frozen=True)

@@ -20,17 +20,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from specdec_core.block_demo import tokens_per_round_law
 from specdec_core.engine import RoundEvent, RunSummary, summarize
-from specdec_core.live_inspect import slot_kind
-from specdec_core.live_trace import RunRecord
-from specdec_core.theory import mean_expected_tokens
+from specdec_core.live.inspector import slot_kind
+from specdec_core.live.trace import RunRecord
+from specdec_core.theory import mean_expected_tokens, tokens_per_round_law
 
 
 @dataclass(frozen=True)
 class Timeline:
     """One entry per round: its index, drafts, accepted drafts, committed tokens and last kind
-    (as :func:`~specdec_core.live_inspect.slot_kind` shows it: "target" for a round whose
+    (as :func:`~specdec_core.live.inspector.slot_kind` shows it: "target" for a round whose
     draft proposed nothing, its one token a plain target step)."""
 
     rounds: list[int]

@@ -1,7 +1,7 @@
 """Settings of the live pages' runs: what every run shares, and what a live run adds.
 
 :class:`DecodeSettings` holds γ, the sampling transforms, the seed and the length, which the
-live page and the draft race (``specdec_core.race.RaceSettings``) both use; its fields are
+live page and the draft race (``specdec_core.live.race.RaceSettings``) both use; its fields are
 keyword-only, so a subclass can put its own required fields first. :class:`LiveSettings`
 adds the models, the chat template and the baseline comparison, and reads itself back from
 a trace file.
@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from specdec_core.model_choices import DraftSpec, TargetSpec
+from specdec_core.live.model_choices import DraftSpec, TargetSpec
 from specdec_core.sampling import SamplingConfig
 
 

@@ -24,9 +24,9 @@ from typing import Any
 import numpy as np
 
 from specdec_core.engine import RoundEvent, RunSummary, summarize
-from specdec_core.live_run import Stream, starter
-from specdec_core.live_settings import DecodeSettings
-from specdec_core.live_trace import RunRecord
+from specdec_core.live.runs import Stream, starter
+from specdec_core.live.settings import DecodeSettings
+from specdec_core.live.trace import RunRecord
 from specdec_core.theory import mean_expected_tokens
 
 BASELINE = "baseline"

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from specdec_core.engine import RoundEvent
-from specdec_core.live_inspect import slot_kind
+from specdec_core.live.inspector import slot_kind
 
 #: Span kinds: the token kinds plus "rejected" (a turned-down draft) and "void".
 SPAN_KINDS: tuple[str, ...] = ("accepted", "rejected", "corrected", "bonus", "target", "void")

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from specdec_core.engine import RoundEvent, autoregressive, generate
-from specdec_core.live_settings import DecodeSettings
+from specdec_core.live.settings import DecodeSettings
 from specdec_core.models import ModelBusyError
 
 #: Longest prompt accepted, in characters (checked before tokenising).

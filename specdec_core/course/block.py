@@ -25,7 +25,7 @@ import numpy as np
 
 from specdec_core.models.markov import MarkovChainLM, MarkovSession, rows_from_weights
 from specdec_core.sampling import SamplingConfig, apply
-from specdec_core.theory import expected_tokens
+from specdec_core.theory import expected_tokens, tokens_per_round_law
 from specdec_core.verify import sample, verify_block
 
 #: The tiny word vocabulary of the lesson chains, so committed text reads like a sentence.
@@ -273,22 +273,6 @@ def tokens_per_round_counts(rounds: Sequence[BlockRound], k: int) -> np.ndarray:
             raise ValueError(f"a round with K = {r.k} cannot be counted among rounds with K = {k}.")
         counts[len(r.committed) - 1] += 1
     return counts
-
-
-def tokens_per_round_law(alpha: float, k: int) -> np.ndarray:
-    """P(a round commits n tokens), n = 1 … K+1, when each draft stands with probability α.
-
-    P(n) = α^(n-1)·(1 - α) for n ≤ K (the n-th position is the first rejection) and α^K
-    for n = K+1 (all K accepted, plus the bonus). Its mean is theory.expected_tokens(α, K).
-    """
-    if not 0.0 <= alpha <= 1.0:  # also rejects NaN
-        raise ValueError(f"alpha is an acceptance rate and must lie in [0, 1], got {alpha!r}.")
-    if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
-        raise ValueError(f"K (drafts per round) must be a whole number of at least 1, got {k!r}.")
-    powers = alpha ** np.arange(k + 1, dtype=np.float64)
-    law = powers * (1.0 - alpha)
-    law[k] = powers[k]
-    return law
 
 
 @dataclass(frozen=True)
