@@ -358,3 +358,27 @@ def rejection_flows(p: Dist, q: Dist) -> np.ndarray:
     if d.residual is None:
         return np.zeros((d.p.size, d.p.size))
     return np.outer(d.surplus, d.residual)
+
+
+# -- several candidates at one position (tree drafts) live in specdec_core.candidates -----------
+_CANDIDATE_NAMES = (
+    "CandidateResult",
+    "CandidateSplit",
+    "CandidateTree",
+    "acceptance_curve",
+    "candidate_acceptance",
+    "candidate_tree",
+    "greedy_candidates",
+    "multi_draft_distribution",
+    "multi_draft_split",
+    "verify_candidates",
+)
+
+
+def __getattr__(name: str) -> object:
+    """Re-export the tree-draft maths lazily (candidates imports this module's helpers)."""
+    if name in _CANDIDATE_NAMES:
+        from specdec_core import candidates
+
+        return getattr(candidates, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
