@@ -25,6 +25,7 @@ from specdec_core.course.sampling_lab import (
     temperature_sweep,
 )
 from specdec_core.sampling import TRANSFORMS, Reason, SamplingConfig, apply, greedy_equivalence
+from specdec_core.viz.escape import md
 from specdec_core.viz.sampling import prob_label, stages_figure, sweep_figure
 
 EXAMPLES = json.loads((Path(__file__).resolve().parents[1] / "assets/presets/logits.json").read_text("utf-8"))
@@ -118,8 +119,9 @@ def token_ref(index: int, rows: tuple[tuple[str, float], ...]) -> str:
 def reason_html(reason: Reason, rows: tuple[tuple[str, float], ...]) -> str:
     """The verdict's reason in the session language, token labels escaped."""
     params = dict(reason.params)
-    if "token" in params:
-        params["token"] = token_ref(int(params["token"]), rows)
+    for key in ("token", "greedy"):
+        if key in params:
+            params[key] = token_ref(int(params[key]), rows)
     if "tied" in params:
         params["tied"] = s["list_sep"].join(token_ref(i, rows) for i in params["tied"])
     return s(f"reasons.{reason.code}", **params)
@@ -233,7 +235,7 @@ try:
     same, reason = greedy_equivalence(logits, config)
 except ValueError as exc:
     with results:
-        st.error(s("bad_settings", message=exc))
+        st.error(s("bad_settings", message=md(exc)))
     st.stop()
 
 summary = outcome(logits, trace)
@@ -247,7 +249,7 @@ with results:
     top[0].metric(s["metric_support"], summary.support_size, help=s["metric_support_help"])
     top[1].metric(
         s("metric_greedy", index=summary.greedy_token),
-        labels[summary.greedy_token],
+        md(labels[summary.greedy_token]),
         help=s["metric_greedy_help"],
     )
     bottom[0].metric(

@@ -7,8 +7,15 @@ order semantics), computed in float64:
   greedy switch, an API convention that bypasses sampling and takes the argmax.
 * **top_k** keeps the k highest-scoring tokens (``0`` = off). Tokens tied with the k-th
   score are kept too, so a cut never separates equal tokens.
-* **top_p** keeps the smallest set of most likely tokens whose mass reaches p
-  (``1.0`` = off); again a tie group is kept or dropped as a whole.
+* **top_p** keeps the smallest set of most likely tokens whose mass reaches the
+  threshold τ (``1.0`` = off), exactly as transformers' TopPLogitsWarper does: it sorts
+  ascending and drops tokens whose cumulative mass stays within 1 − τ. A tie group *can* be
+  split: among equal tokens the sort puts the highest index last, and that one is kept
+  first. So at a tied maximum a small τ leaves one token — the highest tied index, while
+  greedy takes the lowest (:func:`greedy_equivalence` reports it as "deterministic, not
+  greedy"). torch's CPU sort is stable up to 16 tokens; for longer vocabularies its order
+  among equal values is unspecified, so which tied token transformers keeps there is too
+  (the kept mass and the number kept are the same).
 * **min_tokens_to_keep** is the floor both filters respect.
 
 After each filter the survivors are renormalised (the next stage sees a distribution that
@@ -144,9 +151,15 @@ REASONS_EN: dict[str, str] = {
         "renormalising gives it probability 1."
     ),
     "tie": (
-        "Tokens {tied} share the highest probability ({p_max:.4g} each). No temperature, "
-        "top-k or top-p can split a tie; greedy needs a tie-break rule (lowest index: "
-        "{token})."
+        "Tokens {tied} share the highest probability ({p_max:.4g} each). Temperature and "
+        "top-k never separate equal tokens, and top-p kept them all here; greedy needs a "
+        "tie-break rule (lowest index: {token})."
+    ),
+    "top_p_tie_split": (
+        "Deterministic, but not greedy: tokens {tied} tie for the top, and top-p = "
+        "{top_p:g} (at most their probability {p_max:.4g}) keeps only the one its ascending "
+        "sort puts last, {token}, as transformers' TopPLogitsWarper does. Greedy breaks the "
+        "tie by the lowest index and takes {greedy}."
     ),
     "min_tokens_to_keep": (
         "Without min_tokens_to_keep the settings would leave one token, but "
@@ -195,18 +208,14 @@ def _top_k_remove(probs: np.ndarray, k: int, min_keep: int) -> np.ndarray:
 def _top_p_remove(probs: np.ndarray, top_p: float, min_keep: int) -> np.ndarray:
     """Drop the least likely tokens whose cumulative mass stays within 1 - top_p.
 
-    Same arithmetic as transformers' TopPLogitsWarper (ascending cumulative sum compared
-    with 1 - top_p), so the two agree even at rounding boundaries. A tie group is judged
-    by the cumulative mass at its last member, so it is kept or dropped as a whole.
+    Same arithmetic as transformers' TopPLogitsWarper (stable ascending sort, cumulative
+    sum compared with 1 - top_p), so the two agree even at rounding boundaries and at ties:
+    among equal tokens the highest index comes last and is the last to be dropped.
     """
     n = probs.size
-    order = np.lexsort((-np.arange(n), probs))  # ascending; among equals the lowest index last
-    p_sorted = probs[order]
-    cum = np.cumsum(p_sorted)
-    starts = np.r_[True, p_sorted[1:] != p_sorted[:-1]]
-    ends = np.flatnonzero(np.r_[starts[1:], True])
-    group_cum = cum[ends[np.cumsum(starts) - 1]]
-    remove_sorted = group_cum <= 1 - top_p
+    order = np.argsort(probs, kind="stable")  # ascending; among equals the highest index last
+    cum = np.cumsum(probs[order])
+    remove_sorted = cum <= 1 - top_p
     remove_sorted[n - min(min_keep, n) :] = False
     remove = np.zeros(n, dtype=bool)
     remove[order] = remove_sorted
@@ -256,7 +265,13 @@ def apply(logits: Sequence[float] | np.ndarray, config: SamplingConfig) -> Sampl
 
 
 def greedy_equivalence(logits: Sequence[float] | np.ndarray, config: SamplingConfig) -> tuple[bool, Reason]:
-    """Whether sampling with `config` can only ever return one token, and why (or why not)."""
+    """Whether sampling with `config` always returns greedy's token, and why (or why not).
+
+    True exactly when the final support is one token *and* it is greedy's (lowest-index
+    argmax). The one case where those differ is a tie at the top split by top-p (see the
+    module docstring): then the result is False with code ``top_p_tie_split`` — the output
+    is deterministic, but a different token from greedy's.
+    """
     z = validate_logits(logits)
     top = int(np.argmax(z))
     if config.is_greedy_switch:
@@ -278,7 +293,13 @@ def greedy_equivalence(logits: Sequence[float] | np.ndarray, config: SamplingCon
         if name == "top_k":
             return True, Reason("top_k_one", token=token)
         before = trace.stages[config.order.index("top_p")][1]
-        return True, Reason("top_p_threshold", top_p=config.top_p, p_max=float(before.max()), token=token)
+        p_max = float(before.max())
+        if token != top:  # top-p split a tie at the top: one token, but not greedy's
+            tied = _list(np.flatnonzero(before == p_max))
+            return False, Reason(
+                "top_p_tie_split", tied=tied, top_p=config.top_p, p_max=p_max, token=token, greedy=top
+            )
+        return True, Reason("top_p_threshold", top_p=config.top_p, p_max=p_max, token=token)
 
     p_max = float(final.max())
     p_next = float(np.sort(final)[-2])

@@ -16,7 +16,7 @@ from pages.common.i18n import LESSONS
 from pages.common.lesson import parse
 from specdec_core.course.sampling_lab import random_logits
 from specdec_core.sampling import REASONS_EN, SamplingConfig, apply, greedy_equivalence
-from specdec_core.viz.sampling import DEFAULT_TEXT
+from specdec_core.viz.sampling import KEYS
 from tests.apptest_helpers import ROOT, open_page, rerun
 
 PAGE = "sampling_lab"
@@ -80,6 +80,19 @@ def test_tied_maxima_are_not_greedy_under_k1_and_a_small_temperature():
     assert kind == "no"
     assert EN["reasons"]["tie"].format(tied=tied, p_max=0.5, token=ref("heads", 0)) in banner
     assert metrics(at)[EN["metric_support"]] == "2"
+
+
+def test_a_small_top_p_at_the_tie_keeps_tails_and_says_it_is_not_greedy():
+    """The lesson's worked example: top-p = 0.3 on the tied preset keeps #1, greedy takes #0."""
+    at = open_page(PAGE, query={"preset": "tied", "k": "1", "T": "0.001", "p": "0.3"})
+    kind, banner = verdict(at)
+    tied = EN["list_sep"].join([ref("heads", 0), ref("tails", 1)])
+    expected = EN["reasons"]["top_p_tie_split"].format(
+        tied=tied, top_p=0.3, p_max=0.5, token=ref("tails", 1), greedy=ref("heads", 0)
+    )
+    assert kind == "no" and expected in banner
+    assert metrics(at)[EN["metric_support"]] == "1"
+    assert metrics(at)[EN["metric_greedy"].format(index=0)] == "heads"
 
 
 def test_the_t0_switch_is_greedy_by_convention_and_breaks_ties_by_lowest_index():
@@ -261,8 +274,8 @@ def test_every_verdict_reason_is_translated_with_the_same_parameters(lang):
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_chart_text_covers_every_figure_string(lang):
     chart = TOML[lang]["chart"]
-    assert set(chart) == set(DEFAULT_TEXT)
-    assert all(_fields(chart[key]) == _fields(DEFAULT_TEXT[key]) for key in chart)
+    assert set(chart) == {key for keys in KEYS.values() for key in keys}
+    assert all(_fields(chart[key]) == _fields(EN["chart"][key]) for key in chart)
     assert all(
         key in parse((LESSONS / lang / f"{PAGE}.md").read_text("utf-8")).sections
         for key in TOML[lang]["tabs"]

@@ -83,14 +83,32 @@ def test_small_but_representable_temperature_is_not_greedy():
     assert not same and reason.code == "several"
 
 
-def test_tied_maxima_are_never_greedy_by_sampling():
+def test_temperature_and_top_k_never_split_a_tie_at_the_top():
     tied = [2.0, 2.0, 0.0]
-    for cfg in (SamplingConfig(temperature=1e-8), SamplingConfig(top_k=1), SamplingConfig(top_p=0.1)):
+    for cfg in (SamplingConfig(temperature=1e-8), SamplingConfig(top_k=1), SamplingConfig(top_p=0.6)):
         same, reason = greedy_equivalence(tied, cfg)
         assert not same and reason.code == "tie", cfg
         assert "0, 1" in reason
     same, reason = greedy_equivalence(tied, SamplingConfig(temperature=0))
     assert same and reason.code == "temperature_switch_tie"
+
+
+def test_a_small_top_p_splits_a_tie_like_transformers_but_not_like_greedy():
+    tied = [2.0, 2.0, 0.0]  # p = 0.468, 0.468, 0.063
+    for top_p in (0.01, 0.1, 0.4):
+        cfg = SamplingConfig(top_p=top_p)
+        assert list(apply(tied, cfg).support) == [1]  # the tied token the ascending sort puts last
+        theirs = _transformers_probs(np.array(tied), cfg)
+        assert list(np.flatnonzero(theirs)) == [1]
+        same, reason = greedy_equivalence(tied, cfg)
+        assert not same and reason.code == "top_p_tie_split"
+        assert reason.params["token"] == 1 and reason.params["greedy"] == 0 == greedy(tied)
+    # Three tied at the top, top-k = 1 first (keeps all three), then top-p: the last one stays.
+    cfg = SamplingConfig(top_k=1, top_p=0.2)
+    assert list(apply([1.0, 1.0, 0.0, 1.0], cfg).support) == [3]
+    assert greedy_equivalence([1.0, 1.0, 0.0, 1.0], cfg)[1].params["tied"] == (0, 1, 3)
+    # Once top-p exceeds the tied probability the whole group stays.
+    assert list(apply(tied, SamplingConfig(top_p=0.5)).support) == [0, 1]
 
 
 def test_k_equals_one_is_greedy():
@@ -197,3 +215,29 @@ def test_parity_with_transformers_logits_warpers(seed, size, temperature, top_k,
     theirs = _transformers_probs(z, cfg)
     np.testing.assert_array_equal(ours > 0, theirs > 0)
     np.testing.assert_allclose(ours, theirs, rtol=1e-9, atol=1e-300)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    size=st.integers(2, 40),
+    levels=st.integers(1, 4),
+    temperature=st.floats(0.05, 5.0),
+    top_k=st.integers(0, 6),
+    top_p=st.floats(0.01, 1.0),
+    min_keep=st.integers(1, 3),
+    order=st.permutations(["temperature", "top_k", "top_p"]),
+)
+def test_parity_with_transformers_logits_warpers_at_ties(
+    seed, size, levels, temperature, top_k, top_p, min_keep, order
+):
+    """Logits on a few integer levels, so most tokens are tied with others."""
+    z = np.random.default_rng(seed).integers(0, levels + 1, size).astype(np.float64)
+    cfg = SamplingConfig(temperature, top_k, top_p, min_keep, tuple(order))
+    ours = apply(z, cfg).probs
+    theirs = _transformers_probs(z, cfg)
+    if size <= 16:  # torch's CPU sort is stable here: the very same tied tokens survive
+        np.testing.assert_array_equal(ours > 0, theirs > 0)
+        np.testing.assert_allclose(ours, theirs, rtol=1e-9, atol=1e-300)
+    else:  # its order among equal values is unspecified: the same values survive
+        np.testing.assert_allclose(np.sort(ours), np.sort(theirs), rtol=1e-9, atol=1e-300)
