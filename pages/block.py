@@ -10,6 +10,7 @@ from pages.common.urlstate import choice_param, float_param, int_param, mirror, 
 from specdec_core.course import block as block_demo
 from specdec_core.sampling import SamplingConfig
 from specdec_core.viz import block as viz
+from specdec_core.viz.escape import md
 
 MAX_ROUNDS = 500
 MANY = 25
@@ -93,10 +94,11 @@ try:
     while len(demo.rounds) < n_rounds:
         demo.step()
 except ValueError as exc:
-    st.error(s("error", message=exc))
+    st.error(s("error", message=md(exc)))
     st.stop()
 
 labels = demo.target.labels
+shown = [md(lab) for lab in labels]  # token names on Markdown lines, literal
 k = demo.k
 
 
@@ -106,7 +108,7 @@ def _tok(token: int, kind: str, current: bool = False) -> str:
 
 
 if not demo.rounds:
-    st.info(s("press_next", prompt=labels[demo.prompt[0]]))
+    st.info(s("press_next", prompt=shown[demo.prompt[0]]))
 else:
     rnd = demo.rounds[-1]
     summary = block_demo.summarize(demo.rounds, k)
@@ -132,14 +134,14 @@ else:
     st.caption(s("text_caption", n=TEXT_TAIL))
 
     if rnd.rejected is None:
-        verdict = s("verdict_all", k=k, bonus=labels[rnd.committed[-1]], committed=len(rnd.committed))
+        verdict = s("verdict_all", k=k, bonus=shown[rnd.committed[-1]], committed=len(rnd.committed))
     else:
-        void = ", ".join(f"“{labels[t]}”" for t in rnd.void)
+        void = ", ".join(f"“{shown[t]}”" for t in rnd.void)
         verdict = s(
             "verdict_rejected",
             pos=rnd.accepted + 1,
-            draft=labels[rnd.rejected],
-            corrected=labels[rnd.committed[-1]],
+            draft=shown[rnd.rejected],
+            corrected=shown[rnd.committed[-1]],
             committed=len(rnd.committed),
             kmax=k + 1,
         )
@@ -149,8 +151,8 @@ else:
         s(
             "round_caption",
             n=rnd.index,
-            anchor=labels[rnd.anchor],
-            drafts=", ".join(f"“{labels[t]}”" for t in rnd.drafts),
+            anchor=shown[rnd.anchor],
+            drafts=", ".join(f"“{shown[t]}”" for t in rnd.drafts),
             verdict=verdict,
         )
     )

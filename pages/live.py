@@ -29,6 +29,7 @@ from pages.common.urlstate import (
 from specdec_core.live.model_choices import DRAFTS, TARGETS
 from specdec_core.live.presets import PRESETS
 from specdec_core.live.trace import TraceError, from_json
+from specdec_core.viz.escape import md
 
 PARAMS = [
     choice_param("live_target", "bundled", TARGETS),
@@ -64,7 +65,7 @@ if raw is not None:
         keep(from_json(raw).replayed())
         job.set_error(None)
     except TraceError as exc:
-        job.set_error(s("import_error", message=exc))
+        job.set_error(s("import_error", message=md(exc)))
 job.step(keep, lambda: run(job, settings(), st.session_state["live_prompt"]))
 
 trace = st.session_state.get(TRACE_KEY)

@@ -3,7 +3,6 @@ sampled paths animated through the tree, and the rejected mass as a Sankey flow.
 
 from __future__ import annotations
 
-import re
 import time
 
 import numpy as np
@@ -17,6 +16,7 @@ from pages.common.quiz import quiz
 from specdec_core.course.tree import TreeView, draw, leaf_split, path_nodes, start_run, tally, tree_view
 from specdec_core.verify import decompose
 from specdec_core.viz import tree as viz
+from specdec_core.viz.escape import md_strong
 
 s, text = start("tree")
 
@@ -44,11 +44,6 @@ def _sample(p: np.ndarray, q: np.ndarray, n: int) -> None:
 
 def _reset_tally(size: int) -> None:
     st.session_state[RUN_KEY] = start_run(size, st.session_state["tree_seed"])
-
-
-def _md(label: str) -> str:
-    """A token label as literal Markdown (no emphasis, links or formulas)."""
-    return "**" + re.sub(r"([\\`*_{}\[\]()#+\-.!<>|~$])", r"\\\1", label) + "**"
 
 
 def _names(view: TreeView) -> list[str]:
@@ -92,8 +87,8 @@ m[3].metric(s["metric_s"], len(d.surplus_set), help=s["metric_s_help"], border=T
 st.markdown(
     s(
         "sets_line",
-        d=", ".join(_md(names[g]) for g in view.tree.deficit_set) or s["none"],
-        s=", ".join(_md(names[g]) for g in view.tree.surplus_set) or s["none"],
+        d=", ".join(md_strong(names[g]) for g in view.tree.deficit_set) or s["none"],
+        s=", ".join(md_strong(names[g]) for g in view.tree.surplus_set) or s["none"],
     )
 )
 
@@ -137,14 +132,14 @@ def _story(upto: int) -> str:
     """The sampled path in words, up to node `upto` of the path."""
     nodes = [view.tree.nodes[i] for i in path[1 : upto + 1]]
     group = [view.node_group[i] for i in path[1 : upto + 1]]
-    lines = [s("step_propose", token=_md(names[group[0]]), q=viz.num(nodes[0].edge_prob))]
+    lines = [s("step_propose", token=md_strong(names[group[0]]), q=viz.num(nodes[0].edge_prob))]
     if len(nodes) > 1:
         key = "step_accept" if nodes[1].kind == "accept" else "step_reject"
         lines.append(s(key, prob=viz.num(nodes[1].edge_prob)))
     if len(nodes) > 2:
-        lines.append(s("step_redraw", token=_md(names[group[2]]), prob=viz.num(nodes[2].edge_prob)))
+        lines.append(s("step_redraw", token=md_strong(names[group[2]]), prob=viz.num(nodes[2].edge_prob)))
     if nodes[-1].is_leaf:
-        lines.append(s("emitted", token=_md(names[group[-1]])))
+        lines.append(s("emitted", token=md_strong(names[group[-1]])))
     return "  \n".join(lines)
 
 

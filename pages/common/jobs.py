@@ -20,6 +20,7 @@ from streamlit.delta_generator import DeltaGenerator
 from pages.common.i18n import strings
 from specdec_core.live.runs import Handoff, PromptError
 from specdec_core.models import ModelBusyError
+from specdec_core.viz.escape import md
 
 WAIT_LIMIT = 600.0  # seconds to wait for another session's generation, or for a stopped run
 
@@ -99,9 +100,14 @@ class Job:
         try:
             yield
         except PromptError as exc:
-            self._fail(s(f"prompt_errors.{exc.code}", **exc.params))
+            self._fail(
+                s(
+                    f"prompt_errors.{exc.code}",
+                    **{k: md(v) if isinstance(v, str) else v for k, v in exc.params.items()},
+                )
+            )
         except (ValueError, OSError) as exc:  # a missing model, a mismatched pair, a bad layer count
-            self._fail(s("model_error", message=exc))
+            self._fail(s("model_error", message=md(exc)))
 
     def run(self, stream: Callable[[], None], result: Callable[[bool], Any]) -> NoReturn:
         """Run `stream` (it draws into the page), then hand ``result(finished)`` to the next run.
@@ -122,7 +128,7 @@ class Job:
         except ModelBusyError:
             error = s("busy_timeout", seconds=int(WAIT_LIMIT))
         except ValueError as exc:
-            error = s("run_error", message=exc)
+            error = s("run_error", message=md(exc))
         finally:
             job.finish(result(finished), error)
         st.rerun()

@@ -19,6 +19,7 @@ from specdec_core.verify import StepResult, decompose
 from specdec_core.viz import live as viz
 from specdec_core.viz import overlap as overlap_viz
 from specdec_core.viz import tree as tree_viz
+from specdec_core.viz.escape import md
 
 
 def inspector(trace: LiveTrace) -> None:
@@ -45,10 +46,10 @@ def inspector(trace: LiveTrace) -> None:
         key="live_slot",
         horizontal=True,
         format_func=lambda i: (
-            f"{i + 1} · {s[f'kinds.{slot_kind(event, i)}']} “{viz.label(trace.text(event.committed[i]))}”"
+            f"{i + 1} · {s[f'kinds.{slot_kind(event, i)}']} “{md(viz.label(trace.text(event.committed[i])))}”"
         ),
     )
-    drafts = ", ".join(f"“{viz.label(trace.text(t))}”" for t in event.draft_tokens) or s["no_drafts"]
+    drafts = ", ".join(f"“{md(viz.label(trace.text(t)))}”" for t in event.draft_tokens) or s["no_drafts"]
     st.markdown(
         s(
             "round_line",
@@ -69,7 +70,8 @@ def inspector(trace: LiveTrace) -> None:
     labels = [pool_names[t] if isinstance(t, str) else viz.label(trace.text(t)) for t in view.ids]
 
     def tok(token: int) -> str:
-        return viz.label(trace.text(token))
+        """A token as literal Markdown (model output is untrusted text)."""
+        return md(viz.label(trace.text(token)))
 
     if view.draft_token is not None:
         verdict = s["verdict_accepted"] if view.accepted else s("verdict_rejected", y=tok(view.emitted))

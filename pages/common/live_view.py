@@ -20,6 +20,7 @@ from specdec_core.live.trace import LiveTrace, to_json
 from specdec_core.viz import live as viz
 from specdec_core.viz import palette
 from specdec_core.viz.block import tokens_histogram
+from specdec_core.viz.escape import md
 
 
 def _f(x: float | None, digits: int = 3) -> str:
@@ -99,7 +100,7 @@ def show(trace: LiveTrace) -> None:
     selected = int(st.session_state.get("live_round", 0))
     st.subheader(s["output_title"])
     if trace.meta.get("replayed"):
-        st.info(s("replayed", created=trace.meta.get("created", "?")), icon=":material/replay:")
+        st.info(s("replayed", created=md(trace.meta.get("created", "?"))), icon=":material/replay:")
     if trace.speculative.stopped or (trace.baseline and trace.baseline.stopped):
         st.warning(s["stopped"])
     # The legend: the speculative kinds, then "void" when shown, then "target" (below) when present.
@@ -112,14 +113,14 @@ def show(trace: LiveTrace) -> None:
     numbered = {k: n for k, n in counts.items() if k != "target"}  # "target" also names the other column
     st.html(viz.legend_html(kinds + (["target"] if plain else []), fig, numbered))
     cols = st.columns(2) if trace.baseline else [st.container()]
-    cols[0].markdown(f"**{s['spec_title']}** · {trace.target_name} + {trace.draft_name}")
+    cols[0].markdown(f"**{s['spec_title']}** · {md(trace.target_name)} + {md(trace.draft_name)}")
     with cols[0]:
         pickable_tokens(
             tokens_html(trace.prompt, items, trace.text, selected_round=selected), "live_tokens", _pick_token
         )
         st.caption(s["tokens_caption"])
     if trace.baseline:
-        cols[1].markdown(f"**{s['base_title']}** · {trace.target_name}")
+        cols[1].markdown(f"**{s['base_title']}** · {md(trace.target_name)}")
         cols[1].html(tokens_html(trace.prompt, live_text.spans(trace.baseline.events), trace.text))
     st.toggle(s["show_void"], key="live_void", help=s["show_void_help"])
     _comparison(trace)

@@ -17,6 +17,7 @@ import streamlit as st
 from pages.common.i18n import strings
 from specdec_core.live.model_choices import DraftSpec, ModelShelf, TargetSpec, load_draft, load_target
 from specdec_core.models.memory import process_bytes, return_freed_memory
+from specdec_core.viz.escape import md
 
 
 @st.cache_resource(show_spinner=False)
@@ -83,7 +84,7 @@ def loaded_models_panel() -> None:
         if unloaded is not None:
             st.success(s("models.unloaded", n=unloaded))
         if models:
-            st.markdown("\n".join(f"- {getattr(m, 'name', type(m).__name__)}" for m in models))
+            st.markdown("\n".join(f"- {md(getattr(m, 'name', type(m).__name__))}" for m in models))
         else:
             st.caption(s["models.loaded_none"])
         held = process_bytes()

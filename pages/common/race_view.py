@@ -13,6 +13,7 @@ import streamlit as st
 from pages.common.i18n import strings
 from specdec_core.live.race import BASELINE, RaceResult, best, result_json
 from specdec_core.viz import race as viz
+from specdec_core.viz.escape import md
 
 
 def _table(result: RaceResult) -> None:
@@ -73,9 +74,9 @@ def show(result: RaceResult) -> None:
         return
     winner = best(rows)
     if winner is not None and winner.decode_speedup >= 1:
-        st.success(s("winner", name=result.names[winner.key], speedup=winner.decode_speedup))
+        st.success(s("winner", name=md(result.names[winner.key]), speedup=winner.decode_speedup))
     elif winner is not None:
-        st.warning(s("no_winner", name=result.names[winner.key], speedup=winner.decode_speedup))
+        st.warning(s("no_winner", name=md(result.names[winner.key]), speedup=winner.decode_speedup))
     if result.target_kind == "toy":
         st.caption(strings("live")["toy_timing"])
     if result.settings.greedy:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import html
+from specdec_core.viz.escape import html_text
 
 _MAX_LABEL = 10
 
@@ -16,4 +16,4 @@ def short_label(label: str, limit: int = _MAX_LABEL) -> str:
 
 def display_label(label: str, limit: int = _MAX_LABEL) -> str:
     """:func:`short_label`, HTML escaped for plotly text."""
-    return html.escape(short_label(label, limit))
+    return html_text(short_label(label, limit))

@@ -6,7 +6,6 @@ and only finite numbers are drawn.
 
 from __future__ import annotations
 
-import html
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -16,32 +15,43 @@ from plotly.subplots import make_subplots
 
 from specdec_core.course.sampling_lab import TemperatureSweep
 from specdec_core.sampling import SamplingConfig, SamplingTrace
+from specdec_core.viz.escape import html_all
 from specdec_core.viz.palette import FONT, GRID, KEPT, REMOVED, TARGET_ONLY, base_layout
+from specdec_core.viz.strings import pick
 
-DEFAULT_TEXT: dict[str, str] = {
-    "stage_softmax": "{step} · softmax of the logits",
-    "stage_temperature": "{step} · temperature T = {temperature:g}: logits ÷ T, then softmax",
-    "stage_top_k": "{step} · top-k, k = {k}: kept mass {kept:.4g} → renormalised (×{scale:.4g})",
-    "stage_top_k_none": "{step} · top-k, k = {k}: nothing removed",
-    "stage_top_k_off": "{step} · top-k off (k = 0)",
-    "stage_top_p": "{step} · top-p, p = {p:g}: kept mass {kept:.4g} → renormalised (×{scale:.4g})",
-    "stage_top_p_none": "{step} · top-p, p = {p:g}: nothing removed",
-    "stage_top_p_off": "{step} · top-p off (p = 1)",
-    "stage_switch": "{step} · T = 0 switch: sampler bypassed, argmax taken",
-    "legend_prob": "probability after this step",
-    "legend_before": "before this step",
-    "legend_removed": "removed by this step",
-    "axis_token": "token (#index)",
-    "axis_prob": "probability",
-    "hover_prob": "probability",
-    "hover_before": "before this step",
-    "almost_one": "≈1",
-    "sweep_t_axis": "temperature T (log scale)",
-    "sweep_prob_axis": "final probability",
-    "sweep_support_axis": "sampleable tokens",
-    "sweep_support_name": "number of sampleable tokens",
-    "sweep_current": "current T",
-    "sweep_switch_note": "T = 0 switch is on: it is a rule, not a point on this axis",
+_STAGES = (
+    "stage_softmax",
+    "stage_temperature",
+    "stage_top_k",
+    "stage_top_k_none",
+    "stage_top_k_off",
+    "stage_top_p",
+    "stage_top_p_none",
+    "stage_top_p_off",
+    "stage_switch",
+)
+
+#: Figure strings each builder reads (``[chart]`` of lessons/<lang>/sampling_lab.toml).
+KEYS: dict[str, tuple[str, ...]] = {
+    "stages_figure": (
+        *_STAGES,
+        "legend_prob",
+        "legend_before",
+        "legend_removed",
+        "axis_token",
+        "axis_prob",
+        "hover_prob",
+        "hover_before",
+        "almost_one",
+    ),
+    "sweep_figure": (
+        "sweep_t_axis",
+        "sweep_prob_axis",
+        "sweep_support_axis",
+        "sweep_support_name",
+        "sweep_current",
+        "sweep_switch_note",
+    ),
 }
 
 ROW_HEIGHT = 150
@@ -49,16 +59,9 @@ TOKEN_COLOURS = qualitative.D3 + qualitative.Set2
 BEFORE_LINE = "#3B4256"
 
 
-def _text(text: Mapping[str, str] | None) -> dict[str, str]:
-    return {**DEFAULT_TEXT, **(text or {})}
-
-
-def _escaped(labels: Sequence[str]) -> list[str]:
-    return [html.escape(str(label)) for label in labels]
-
-
-def prob_label(p: float, almost_one: str = "≈1") -> str:
-    """A short label for a probability that never rounds a value below 1 up to "1"."""
+def prob_label(p: float, almost_one: str) -> str:
+    """A short label for a probability that never rounds a value below 1 up to "1"
+    (`almost_one`, the page's ``chart.almost_one``, stands for such a value)."""
     short = f"{p:.3g}"
     return almost_one if short == "1" and p < 1.0 else short
 
@@ -79,7 +82,7 @@ def stages_figure(
     trace: SamplingTrace,
     config: SamplingConfig,
     labels: Sequence[str],
-    text: Mapping[str, str] | None = None,
+    text: Mapping[str, str],
 ) -> go.Figure:
     """One row per stage of `trace`: the probabilities after it (solid), the heights before
     it (outlined), and the tokens it removed (grey, hatched, at their height before the cut).
@@ -88,7 +91,7 @@ def stages_figure(
     "switch" row is drawn. Each trace carries ``meta = {"stage": i, "role": ...}`` (role
     ``"prob"``, ``"before"`` or ``"removed"``), where ``i`` indexes ``trace.stages``.
     """
-    t = _text(text)
+    t = pick(text, KEYS, "stages_figure")
     n = len(labels)
     if n != trace.probs.size:
         raise ValueError(f"{n} labels for {trace.probs.size} tokens: give one label per token.")
@@ -103,7 +106,7 @@ def stages_figure(
     fig = make_subplots(
         rows=len(rows), cols=1, shared_xaxes=True, vertical_spacing=0.3 / len(rows), subplot_titles=titles
     )
-    names = _escaped(labels)
+    names = html_all(labels)
     bars: list[go.Bar] = []
     bar_rows: list[int] = []
 
@@ -196,15 +199,15 @@ def sweep_figure(
     sweep: TemperatureSweep,
     labels: Sequence[str],
     current: float | None,
-    text: Mapping[str, str] | None = None,
+    text: Mapping[str, str],
 ) -> go.Figure:
     """Each token's final probability against T (log axis) above the number of tokens left.
 
     `current` marks the chosen temperature; ``None`` means the T = 0 switch is on, which is
     noted instead (0 is not on a log axis, and the switch is not a limit of these curves).
     """
-    t = _text(text)
-    names = _escaped(labels)
+    t = pick(text, KEYS, "sweep_figure")
+    names = html_all(labels)
     if len(names) != sweep.probs.shape[1]:
         raise ValueError(f"{len(names)} labels for {sweep.probs.shape[1]} tokens.")
     temps = sweep.temperatures.tolist()
