@@ -2,22 +2,54 @@
 
 Each entry has ``question``, ``options`` (list), ``answer`` (index of the right option) and
 ``feedback`` (one explanation per option, shown once the learner picks it).
+
+Options are shown in an order shuffled per learner, so the right answer's place in the file
+says nothing. The order comes from a *learner seed* carried in the page address as
+``?quiz=<0…9999>``: a shared link shows everyone the same order. A visit without one gets a
+random seed, kept for the session and written to the address. Each question's order is a
+permutation drawn from (seed, page name, question number) — the same in every language.
 """
 
 from __future__ import annotations
 
+import secrets
+import zlib
+
+import numpy as np
 import streamlit as st
 
 from pages.common.i18n import Strings
 
+#: The address parameter and session key holding the learner seed.
+SEED_KEY = "quiz"
+SEED_MAX = 9999
+
+
+def learner_seed() -> int:
+    """The learner seed: from the address if valid, else the session's, else a new random one."""
+    raw = st.query_params.get(SEED_KEY)
+    if raw is not None and raw.isdigit() and int(raw) <= SEED_MAX:
+        st.session_state["_quiz_seed"] = int(raw)
+    seed = st.session_state.setdefault("_quiz_seed", secrets.randbelow(SEED_MAX + 1))
+    if st.query_params.get(SEED_KEY) != str(seed):
+        st.query_params[SEED_KEY] = str(seed)
+    return seed
+
+
+def option_order(seed: int, page: str, question: int, n_options: int) -> list[int]:
+    """The order in which question `question` of `page` shows its options to learner `seed`."""
+    rng = np.random.default_rng([seed, zlib.crc32(page.encode("utf-8")), question])
+    return [int(j) for j in rng.permutation(n_options)]
+
 
 def quiz(s: Strings) -> None:
-    """Render the page's questions; each answer gets immediate feedback."""
+    """Render the page's questions with shuffled options; each answer gets immediate feedback."""
     st.subheader(s["quiz_title"])
+    seed = learner_seed()
     for i, item in enumerate(s["quiz"]):
         choice = st.radio(
             f"**{i + 1}.** {item['question']}",
-            options=range(len(item["options"])),
+            options=option_order(seed, s.name, i, len(item["options"])),
             format_func=lambda j, opts=item["options"]: opts[j],
             index=None,
             key=f"quiz_{s.name}_{i}",
