@@ -15,6 +15,7 @@ from pages.common.page import start
 from pages.common.pair_input import PairInput
 from pages.common.quiz import quiz
 from specdec_core.course import overlap as one_step
+from specdec_core.course.sampling_lab import snap_temperature, temperature_scale
 from specdec_core.verify import Decomposition
 from specdec_core.viz import overlap as viz
 from specdec_core.viz import palette
@@ -26,6 +27,7 @@ BROKEN = ("resample_from_p", "argmax_match", "draft_mismatch")
 LAWS = ("exact", *BROKEN)
 TRIALS = (100, 1_000, 10_000, 100_000, 1_000_000)
 MC_KEY = "ov_mc_result"
+TEMPERATURES = temperature_scale(-2, 2)
 
 
 def _trials(raw: str) -> int:
@@ -35,7 +37,12 @@ def _trials(raw: str) -> int:
     return value
 
 
+def _temperature(raw: str) -> float:
+    return snap_temperature(float(raw), TEMPERATURES)
+
+
 LESSON_PARAMS = [
+    urlstate.Param("ov_T", 1.0, _temperature, lambda v: f"{v:g}"),
     urlstate.choice_param("ov_variant", "resample_from_p", BROKEN),
     urlstate.choice_param("ov_draft", "greedy", tuple(one_step.DRAFT_LAWS)),
     urlstate.Param("ov_n", 10_000, _trials),
@@ -167,6 +174,40 @@ def _numbers(b: one_step.Breakdown) -> pd.DataFrame:
     return pd.DataFrame(columns)
 
 
+def _alpha_temperature(b: one_step.Breakdown) -> None:
+    d = b.decomposition
+    st.header(s["alpha_t_header"])
+    text.show("temperature")
+    sweep = one_step.alpha_by_temperature(d.p, d.q, np.asarray(TEMPERATURES))
+    c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
+    c1.select_slider(
+        s["alpha_t_slider"],
+        TEMPERATURES,
+        format_func=lambda t: f"T = {t:g}",
+        key="ov_T",
+        help=s["alpha_t_help"],
+    )
+    t_now = st.session_state["ov_T"]
+    at_now = float(sweep.alpha[TEMPERATURES.index(t_now)])
+    c2.metric(s("alpha_t_metric", t=t_now), _f(at_now, 4), border=True)
+    fig = viz.alpha_temperature(
+        sweep.temperatures, sweep.alpha, sweep.limit_hot, (t_now, at_now), s["chart.alpha_temperature"]
+    )
+    st.plotly_chart(fig)
+    low, high = int(np.argmin(sweep.alpha)), int(np.argmax(sweep.alpha))
+    st.caption(
+        s(
+            "alpha_t_caption",
+            cold=sweep.limit_cold,
+            hot=sweep.limit_hot,
+            low=float(sweep.alpha[low]),
+            t_low=float(sweep.temperatures[low]),
+            high=float(sweep.alpha[high]),
+            t_high=float(sweep.temperatures[high]),
+        )
+    )
+
+
 def _broken(b: one_step.Breakdown) -> np.ndarray:
     """The broken-variants section; returns what the draft really samples (for the Monte Carlo)."""
     d = b.decomposition
@@ -292,6 +333,7 @@ if parts is not None:
     _bars(parts)
     _residual(parts)
     _proof(parts)
+    _alpha_temperature(parts)
     text.show("edge_cases")
     _monte_carlo(parts, _broken(parts))
     urlstate.mirror(LESSON_PARAMS)

@@ -241,3 +241,23 @@ def test_quiz_gives_feedback():
     at.radio(key="quiz_overlap_1").set_value(1)
     rerun(at)
     assert "还差一点" in at.error[0].value and "拒绝质量" in at.error[0].value
+
+
+def test_alpha_against_temperature_follows_the_chosen_pair_and_t():
+    at = open_page("overlap", query={"ov_T": "0.5"})  # A/B/C
+    assert at.select_slider(key="ov_T").value == 0.5
+    assert _metric(at, "α at T = 0.5") == "0.4747"
+    caption = " ".join(c.value for c in at.caption)
+    assert "α → 0.5 as T → 0⁺" in caption and "→ 1 as T → ∞" in caption
+    at.select_slider(key="ov_T").set_value(10.0)
+    rerun(at)
+    assert _metric(at, "α at T = 10") == "0.9599"
+    other = open_page("overlap", lang="zh", query={"ov_preset": "p_zero", "ov_T": "1"})
+    assert _metric(other, "T = 1 时的 α") == "0.7000" and _metric(other, "接受率") == "0.700"
+    assert "T → ∞ 时 α → 0.667" in " ".join(c.value for c in other.caption)
+
+
+def test_a_bad_temperature_in_the_url_falls_back_with_a_warning():
+    at = open_page("overlap", query={"ov_T": "1000"})
+    assert at.select_slider(key="ov_T").value == 1.0
+    assert "ov_T" in at.warning[0].value

@@ -3,7 +3,8 @@
 * :func:`breakdown` — the step token by token: kept drafts, redraws, the emitted law;
 * :func:`draft_law` — what a buggy draft really samples while it reports q;
 * :func:`variant_laws` — the exact law each broken variant emits, and its distance from p;
-* :func:`monte_carlo` — a seeded simulation of any variant, tested against p.
+* :func:`monte_carlo` — a seeded simulation of any variant, tested against p;
+* :func:`alpha_by_temperature` — the acceptance rate when both models run at temperature T.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from specdec_core.checks import as_distribution
-from specdec_core.sampling import SamplingConfig, apply
+from specdec_core.sampling import SamplingConfig, apply, softmax
 from specdec_core.stats import ChiSquare, chisquare, total_variation
 from specdec_core.variants import VARIANTS, emitted_law, simulate
 from specdec_core.verify import Decomposition, Dist, acceptance_probs, decompose, output_distribution
@@ -134,4 +135,47 @@ def monte_carlo(
         chi=chisquare(sim.counts, d.p),
         tv=total_variation(freq, d.p),
         seconds=seconds,
+    )
+
+
+@dataclass(frozen=True)
+class AlphaSweep:
+    """α(T) = Σ min(p_T, q_T) with p_T ∝ p^(1/T) and q_T ∝ q^(1/T), both models at temperature T.
+
+    ``alpha[i]`` belongs to ``temperatures[i]``. The limits are exact: as T → 0⁺ each law
+    becomes uniform on its argmax set and as T → ∞ uniform on its support, so
+    ``limit_cold`` / ``limit_hot`` = |A ∩ B| / max(|A|, |B|) for those sets (1 at T → ∞ when
+    p and q give every token some mass).
+    """
+
+    temperatures: np.ndarray
+    alpha: np.ndarray
+    limit_cold: float
+    limit_hot: float
+
+
+def _uniform_overlap(a: np.ndarray, b: np.ndarray) -> float:
+    return float(np.count_nonzero(a & b) / max(np.count_nonzero(a), np.count_nonzero(b)))
+
+
+def alpha_by_temperature(p: Dist, q: Dist, temperatures: np.ndarray | None = None) -> AlphaSweep:
+    """The acceptance rate of the pair re-tempered to each T (default 161 values, 10⁻² … 10²).
+
+    p and q are read as the T = 1 laws, so log p and log q serve as logits (a zero stays 0
+    at every T). In float64; a pair outside the domain raises ValueError.
+    """
+    d = decompose(p, q)
+    temps = np.logspace(-2, 2, 161) if temperatures is None else np.asarray(temperatures, dtype=np.float64)
+    if temps.ndim != 1 or temps.size == 0 or np.any(~np.isfinite(temps)) or np.any(temps <= 0):
+        raise ValueError("temperatures must be a non-empty list of positive finite numbers.")
+    log_p = np.full(d.p.size, -np.inf)
+    log_q = np.full(d.q.size, -np.inf)
+    np.log(d.p, out=log_p, where=d.p > 0)
+    np.log(d.q, out=log_q, where=d.q > 0)
+    alpha = np.array([np.minimum(softmax(log_p / t), softmax(log_q / t)).sum() for t in temps])
+    return AlphaSweep(
+        temperatures=temps,
+        alpha=np.clip(alpha, 0.0, 1.0),
+        limit_cold=_uniform_overlap(d.p == d.p.max(), d.q == d.q.max()),
+        limit_hot=_uniform_overlap(d.p > 0, d.q > 0),
     )

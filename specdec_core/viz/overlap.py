@@ -1,7 +1,7 @@
 """Figures of the overlap lesson: p and q taken apart, the residual, the emitted law.
 
-Every builder takes plain arrays (one entry per token, in the order of `labels`) and an
-optional ``text`` mapping that overrides its English strings. Labels may be any token
+Every builder takes plain arrays (one entry per token, in the order of `labels`) and its
+strings as a ``text`` mapping (the keys each one reads are in :data:`KEYS`). Labels may be any token
 text — duplicates, spaces or ``<script>`` — and an "other" bucket works like any label:
 bars are placed by position, and labels are HTML-escaped before plotly sees them.
 """
@@ -15,45 +15,22 @@ import numpy as np
 import plotly.graph_objects as go
 
 from specdec_core.viz import palette
+from specdec_core.viz.strings import pick
 
 _HALF = 0.21  # offset of the two bars of a pair from the token's position
 _WIDTH = 0.4
 _SHOW_VALUES = 8  # print values on the bars up to this many tokens
 
-OVERLAP_TEXT = {
-    "overlap": "min(p, q): kept whenever it is proposed",
-    "surplus": "(q − p)₊: surplus, rejected",
-    "deficit": "(p − q)₊: deficit, filled by the residual",
-    "q_bar": "q",
-    "p_bar": "p",
-    "xaxis": "token (left bar: draft q, right bar: target p)",
-    "yaxis": "probability",
+#: Figure strings each builder reads (``[chart.<name>]`` of lessons/<lang>/overlap.toml;
+#: law_comparison's "law" is the page's name for the compared law).
+KEYS: dict[str, tuple[str, ...]] = {
+    "overlap_bars": ("overlap", "surplus", "deficit", "q_bar", "p_bar", "xaxis", "yaxis"),
+    "conservation_bar": ("surplus_row", "deficit_row", "total", "xaxis"),
+    "residual_bars": ("residual", "xaxis", "yaxis"),
+    "emitted_bars": ("direct", "via_residual", "target", "xaxis", "yaxis"),
+    "law_comparison": ("target", "law", "xaxis", "yaxis"),
+    "alpha_temperature": ("alpha", "limit_hot", "current", "xaxis", "yaxis"),
 }
-CONSERVATION_TEXT = {
-    "surplus_row": "surplus (q − p)₊",
-    "deficit_row": "deficit (p − q)₊",
-    "total": "total {value:.3f}",
-    "xaxis": "probability mass",
-}
-RESIDUAL_TEXT = {"residual": "residual (p − q)₊ / R", "xaxis": "token", "yaxis": "probability"}
-EMITTED_TEXT = {
-    "direct": "accepted draft: min(p, q)",
-    "via_residual": "after a rejection: R · residual",
-    "target": "p (target)",
-    "xaxis": "token",
-    "yaxis": "probability",
-}
-COMPARISON_TEXT = {
-    "target": "p (target)",
-    "law": "emitted",
-    "spread": "±2 standard errors around p",
-    "xaxis": "token",
-    "yaxis": "probability",
-}
-
-
-def _merge(defaults: Mapping[str, str], text: Mapping[str, str] | None) -> dict[str, str]:
-    return {**defaults, **(text or {})}
 
 
 def _arrays(labels: Sequence[str], **named: Sequence[float] | np.ndarray) -> dict[str, np.ndarray]:
@@ -119,11 +96,11 @@ def overlap_bars(
     overlap: Sequence[float] | np.ndarray,
     deficit: Sequence[float] | np.ndarray,
     surplus: Sequence[float] | np.ndarray,
-    text: Mapping[str, str] | None = None,
+    text: Mapping[str, str],
     height: int = 420,
 ) -> go.Figure:
     """Two stacked bars per token: q = min(p, q) + (q − p)₊ on the left, p = min(p, q) + (p − q)₊."""
-    t = _merge(OVERLAP_TEXT, text)
+    t = pick(text, KEYS, "overlap_bars")
     a = _arrays(labels, overlap=overlap, deficit=deficit, surplus=surplus)
     pos = np.arange(len(labels), dtype=np.float64)
     left, right = pos - _HALF, pos + _HALF
@@ -194,11 +171,11 @@ def conservation_bar(
     labels: Sequence[str],
     surplus: Sequence[float] | np.ndarray,
     deficit: Sequence[float] | np.ndarray,
-    text: Mapping[str, str] | None = None,
+    text: Mapping[str, str],
     height: int = 300,
 ) -> go.Figure:
     """All surplus pieces end to end above all deficit pieces: both rows have length R."""
-    t = _merge(CONSERVATION_TEXT, text)
+    t = pick(text, KEYS, "conservation_bar")
     a = _arrays(labels, surplus=surplus, deficit=deficit)
     fig = go.Figure()
     rows = (
@@ -253,11 +230,11 @@ def conservation_bar(
 def residual_bars(
     labels: Sequence[str],
     residual: Sequence[float] | np.ndarray,
-    text: Mapping[str, str] | None = None,
+    text: Mapping[str, str],
     height: int = 300,
 ) -> go.Figure:
     """The normalised residual: where a rejected proposal's replacement is drawn from."""
-    t = _merge(RESIDUAL_TEXT, text)
+    t = pick(text, KEYS, "residual_bars")
     a = _arrays(labels, residual=residual)
     pos = np.arange(len(labels), dtype=np.float64)
     fig = go.Figure(
@@ -272,11 +249,11 @@ def emitted_bars(
     direct: Sequence[float] | np.ndarray,
     via_residual: Sequence[float] | np.ndarray,
     target: Sequence[float] | np.ndarray,
-    text: Mapping[str, str] | None = None,
+    text: Mapping[str, str],
     height: int = 380,
 ) -> go.Figure:
     """The output law as direct-accept mass plus residual mass, inside an outline of p."""
-    t = _merge(EMITTED_TEXT, text)
+    t = pick(text, KEYS, "emitted_bars")
     a = _arrays(labels, direct=direct, via_residual=via_residual, target=target)
     pos = np.arange(len(labels), dtype=np.float64)
     fig = go.Figure()
@@ -304,7 +281,7 @@ def law_comparison(
     labels: Sequence[str],
     target: Sequence[float] | np.ndarray,
     law: Sequence[float] | np.ndarray,
-    text: Mapping[str, str] | None = None,
+    text: Mapping[str, str],
     spread: Sequence[float] | np.ndarray | None = None,
     colour: str = palette.REJECTED,
     height: int = 360,
@@ -314,7 +291,7 @@ def law_comparison(
     `spread` (optional) draws error bars on p: where a frequency should land if the
     output followed p.
     """
-    t = _merge(COMPARISON_TEXT, text)
+    t = pick(text, KEYS, "law_comparison")
     a = _arrays(labels, target=target, law=law)
     pos = np.arange(len(labels), dtype=np.float64)
     zero = np.zeros_like(pos)
@@ -327,3 +304,54 @@ def law_comparison(
     fig = go.Figure([p_bar, _bar(pos + _HALF, a["law"], zero, t["law"], colour, labels)])
     _ticks(fig, labels, t["xaxis"])
     return _layout(fig, t["yaxis"], height)
+
+
+def alpha_temperature(
+    temperatures: Sequence[float] | np.ndarray,
+    alpha: Sequence[float] | np.ndarray,
+    limit_hot: float,
+    current: tuple[float, float],
+    text: Mapping[str, str],
+    height: int = 340,
+) -> go.Figure:
+    """α against T on a log axis, the T → ∞ limit as a dashed line, and `current` = (T, α) marked."""
+    t = pick(text, KEYS, "alpha_temperature")
+    temps = np.asarray(temperatures, dtype=np.float64)
+    values = np.asarray(alpha, dtype=np.float64)
+    if (
+        temps.shape != values.shape
+        or temps.ndim != 1
+        or np.any(temps <= 0)
+        or not np.all(np.isfinite(values))
+    ):
+        raise ValueError("temperatures and alpha must be two finite 1-D arrays of one length, T > 0.")
+    fig = go.Figure(
+        go.Scatter(
+            x=temps,
+            y=values,
+            mode="lines",
+            name=html.escape(t["alpha"]),
+            line={"color": palette.OVERLAP, "width": 3},
+            hovertemplate="T = %{x:.3g}<br>α = %{y:.4f}<extra></extra>",
+        )
+    )
+    fig.add_hline(
+        y=float(limit_hot),
+        line={"color": palette.TARGET_ONLY, "dash": "dash"},
+        annotation_text=html.escape(t["limit_hot"]),
+        annotation_position="bottom right",
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=[float(current[0])],
+            y=[float(current[1])],
+            mode="markers",
+            name=html.escape(t["current"]),
+            marker={"color": palette.TARGET, "size": 12, "symbol": "diamond"},
+            hovertemplate="T = %{x:.3g}<br>α = %{y:.4f}<extra></extra>",
+        )
+    )
+    fig.update_layout(**palette.base_layout(height=height))
+    fig.update_xaxes(type="log", title=t["xaxis"], gridcolor=palette.GRID, exponentformat="power")
+    fig.update_yaxes(title=t["yaxis"], range=[0, 1.02], gridcolor=palette.GRID)
+    return fig
