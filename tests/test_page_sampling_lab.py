@@ -177,7 +177,7 @@ def test_edits_in_the_table_change_the_numbers():
 def test_a_table_with_too_few_rows_keeps_the_last_valid_logits():
     edits = {"edited_rows": {}, "added_rows": [], "deleted_rows": [0, 1, 2, 3]}
     at = open_page(PAGE, state={"sl_table": edits})
-    assert at.warning and EN["table_rows"].format(n=2) in at.warning[0].value
+    assert at.warning and EN["table_rows"].format(n=2, lo=3, hi=12) in at.warning[0].value
     assert metrics(at)[EN["metric_support"]] == "6"
 
 

@@ -8,9 +8,11 @@ from specdec_core.course import block as bd
 from specdec_core.models.markov import MarkovChainLM
 from specdec_core.viz import block as viz
 from specdec_core.viz.palette import BONUS, CORRECTED, REJECTED
+from tests.figure_strings import LANGS, figure_text
 
 LABELS = ["<script>", *bd.WORDS[1:]]  # a label that must never reach plotly as a tag
 K = 4
+TEXT = figure_text("block")
 
 
 @pytest.fixture(scope="module")
@@ -53,11 +55,11 @@ def _cells(fig: go.Figure) -> dict[tuple[int, int], tuple[str, str]]:
 
 def test_round_figure_shows_each_slot_with_its_outcome(demo):
     rnd, _ = _first(demo, _rejected_early)
-    fig = viz.round_figure(rnd, LABELS)
+    fig = viz.round_figure(rnd, LABELS, TEXT)
     bars = [t for t in fig.data if isinstance(t, go.Bar)]
     np.testing.assert_allclose(bars[0].y, rnd.p_at_drafts)
     np.testing.assert_allclose(bars[1].y, rnd.q_at_drafts)
-    accept = next(t for t in fig.data if t.name == viz.DEFAULT_TEXT["accept_prob"])
+    accept = next(t for t in fig.data if t.name == TEXT["accept_prob"])
     np.testing.assert_allclose(accept.y, rnd.acceptance_probs)
     assert len(accept.x) == rnd.accepted + 1  # drafts after the rejection are never examined
     borders = [s.line.color for s in fig.layout.shapes if s.line.color]
@@ -67,12 +69,12 @@ def test_round_figure_shows_each_slot_with_its_outcome(demo):
     assert f"<s>{viz.escape(LABELS[rnd.rejected])}</s>" in texts
     assert f"<b>{viz.escape(LABELS[rnd.committed[-1]])}</b>" in texts
     assert not any("<script>" in t for t in texts)
-    assert fig.layout.title.text == f"Round {rnd.index}: {rnd.accepted + 1} token(s) committed"
+    assert fig.layout.title.text == TEXT["round_title"].format(n=rnd.index, committed=rnd.accepted + 1)
 
 
 def test_round_figure_bonus_slot(demo):
     rnd, _ = _first(demo, _all_accepted)
-    fig = viz.round_figure(rnd, LABELS, {"round_title": "R{n}/{committed}"})
+    fig = viz.round_figure(rnd, LABELS, {**TEXT, "round_title": "R{n}/{committed}"})
     bonus_bar = [t for t in fig.data if isinstance(t, go.Bar)][2]
     assert list(bonus_bar.x) == [K + 1]
     assert bonus_bar.y[0] == pytest.approx(rnd.p_rows[K][rnd.committed[-1]])
@@ -82,7 +84,7 @@ def test_round_figure_bonus_slot(demo):
 
 def test_rows_figure_holds_the_k_and_k_plus_one_rows(demo):
     rnd, _ = _first(demo, _rejected_early)
-    fig = viz.rows_figure(rnd, LABELS)
+    fig = viz.rows_figure(rnd, LABELS, TEXT)
     q_map, p_map = (t for t in fig.data if isinstance(t, go.Heatmap))
     np.testing.assert_allclose(np.array(q_map.z), rnd.q_rows.T)
     np.testing.assert_allclose(np.array(p_map.z), rnd.p_rows.T)
@@ -96,7 +98,7 @@ def test_rows_figure_holds_the_k_and_k_plus_one_rows(demo):
 
 def test_cache_figure_aligns_text_and_caches(demo):
     rnd, prefix = _first(demo, _rejected_early)
-    fig = viz.cache_figure(rnd, LABELS, prefix)
+    fig = viz.cache_figure(rnd, LABELS, prefix, TEXT)
     cells = _cells(fig)
     text = prefix + rnd.committed
     for row, cache in ((1, rnd.target_cache), (2, rnd.draft_cache)):
@@ -110,25 +112,46 @@ def test_cache_figure_aligns_text_and_caches(demo):
     for row in (1, 2):
         assert (row, newest) not in cells or cells[(row, newest)][1].startswith("<s>")
     with pytest.raises(ValueError, match="prefix"):
-        viz.cache_figure(rnd, LABELS, prefix[:-1])
+        viz.cache_figure(rnd, LABELS, prefix[:-1], TEXT)
 
 
 def test_rounds_figure_stacks_to_the_committed_count(demo):
-    fig = viz.rounds_figure(demo.rounds)
+    fig = viz.rounds_figure(demo.rounds, TEXT)
     accepted, corrected, bonus = (np.array(t.y) for t in fig.data)
     np.testing.assert_array_equal(accepted + corrected + bonus, [len(r.committed) for r in demo.rounds])
     assert np.all(corrected + bonus == 1)
     with pytest.raises(ValueError):
-        viz.rounds_figure([])
+        viz.rounds_figure([], TEXT)
 
 
 def test_tokens_histogram_matches_counts_and_law(demo):
     summary = bd.summarize(demo.rounds, K)
-    fig = viz.tokens_histogram(summary.counts, summary.law, summary.alpha, {"theory": "model {alpha:.1f}"})
+    fig = viz.tokens_histogram(
+        summary.counts, summary.law, summary.alpha, {**TEXT, "theory": "model {alpha:.1f}"}
+    )
     measured, theory = fig.data
     np.testing.assert_allclose(measured.y, summary.counts / summary.counts.sum())
     np.testing.assert_allclose(theory.y, summary.law)
     assert list(measured.x) == list(range(1, K + 2))
     assert theory.name == f"model {summary.alpha:.1f}"
     with pytest.raises(ValueError):
-        viz.tokens_histogram([1, 2], [0.5, 0.3, 0.2], 0.5)
+        viz.tokens_histogram([1, 2], [0.5, 0.3, 0.2], 0.5, TEXT)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_figure_draws_in_each_language(demo, lang):
+    text = figure_text("block", lang)
+    (rejected, prefix), (accepted, _) = _first(demo, _rejected_early), _first(demo, _all_accepted)
+    summary = bd.summarize(demo.rounds, K)
+    figs = [
+        viz.round_figure(rejected, LABELS, text),
+        viz.round_figure(accepted, LABELS, text),
+        viz.rows_figure(rejected, LABELS, text),
+        viz.cache_figure(rejected, LABELS, prefix, text),
+        viz.rounds_figure(demo.rounds, text),
+        viz.tokens_histogram(summary.counts, summary.law, summary.alpha, figure_text("live.histogram", lang)),
+    ]
+    assert figs[0].layout.title.text == text["round_title"].format(
+        n=rejected.index, committed=rejected.accepted + 1
+    )
+    assert figs[-1].data[0].name == figure_text("live.histogram", lang)["measured"]

@@ -1,5 +1,6 @@
 """Figures and HTML of the live pages: escaped token text, coloured kinds, timeline, race charts."""
 
+import html
 import itertools
 import re
 
@@ -13,6 +14,9 @@ from specdec_core.live.text import TokenSpan, readable, spans, token_bytes
 from specdec_core.sampling import SamplingConfig
 from specdec_core.viz import live as viz
 from specdec_core.viz import race as race_viz
+from tests.figure_strings import LANGS, figure_text
+
+TEXT = figure_text("live")
 
 
 def test_visible_marks_whitespace_without_escaping():
@@ -31,7 +35,7 @@ def test_tokens_html_escapes_every_token_and_prompt():
         TokenSpan(4, "bonus", 1, 3, p=0.7),
     ]
     texts = {1: "<script>", 2: 'x" onmouseover="alert(1)', 3: "&amp;", 4: "\n"}
-    out = viz.tokens_html("<img src=x onerror=alert(1)>", items, texts.__getitem__, selected_round=1)
+    out = viz.tokens_html("<img src=x onerror=alert(1)>", items, texts.__getitem__, TEXT, selected_round=1)
     assert "<script>" not in out and "&lt;script&gt;" in out
     assert "<img" not in out and "&lt;img src=x" in out
     assert 'onmouseover="' not in out and "&quot;" in out
@@ -44,16 +48,18 @@ def test_tokens_html_escapes_every_token_and_prompt():
 
 
 def test_long_prompts_are_cut_to_their_tail():
-    out = viz.tokens_html("a" * 1000, [], str, prompt_chars=50)
-    assert "(950 earlier characters)" in out and "a" * 51 not in out
+    out = viz.tokens_html("a" * 1000, [], str, TEXT, prompt_chars=50)
+    assert TEXT["earlier"].format(n=950) in out and "a" * 51 not in out
 
 
 def test_legend_names_each_kind_in_the_given_language():
-    out = viz.legend_html(["accepted", "rejected", "void"], {"accepted": "接受"}, {"accepted": 12, "void": 0})
+    out = viz.legend_html(
+        ["accepted", "rejected", "void"], {**TEXT, "accepted": "接受"}, {"accepted": 12, "void": 0}
+    )
     assert (
         "接受 · 12" in out
-        and ">rejected draft<" in out
-        and "not examined · 0" in out
+        and f">{TEXT['rejected']}<" in out
+        and f"{TEXT['void']} · 0" in out
         and "opacity:0.5" in out
     )
 
@@ -62,26 +68,26 @@ def test_timeline_stacks_accepted_and_last_token_under_the_drafted_bar():
     target = toy_target()
     events = list(generate(target, toy_draft(), target.encode("the cat"), SamplingConfig(), 4, 60, seed=1))
     tl = timeline(events)
-    fig = viz.timeline_figure(tl, selected=2)
+    fig = viz.timeline_figure(tl, 2, TEXT)
     by_name = {t.name: t for t in fig.data}
-    assert list(by_name["drafted"].y) == tl.drafted
-    assert list(by_name["accepted"].y) == tl.accepted
+    assert list(by_name[TEXT["drafted"]].y) == tl.drafted
+    assert list(by_name[TEXT["accepted"]].y) == tl.accepted
     for kind in ("corrected", "bonus"):
-        trace = by_name[kind]
+        trace = by_name[TEXT[kind]]
         np.testing.assert_array_equal(trace.base + trace.y, [tl.committed[x] for x in trace.x])
-    assert list(by_name["inspected"].x) == [2]
+    assert list(by_name[TEXT["selected"]].x) == [2]
     with pytest.raises(ValueError):
-        viz.timeline_figure(timeline([]))
+        viz.timeline_figure(timeline([]), None, TEXT)
 
 
 def test_speed_and_row_figures():
-    fig = viz.speed_figure([("<b>spec</b>", np.array([0, 1.0]), np.array([0, 5]), "#000")])
+    fig = viz.speed_figure([("<b>spec</b>", np.array([0, 1.0]), np.array([0, 5]), "#000")], TEXT)
     assert fig.data[0].name == "&lt;b&gt;spec&lt;/b&gt;"
-    row = viz.row_bars(["<script>", "b", "other"], [0.5, 0.3, 0.2], chosen=0)
+    row = viz.row_bars(["<script>", "b", "other"], [0.5, 0.3, 0.2], 0, TEXT)
     assert "&lt;script&gt;" in row.layout.xaxis.ticktext
     assert row.data[0].marker.line.width == (3, 0, 0)
     with pytest.raises(ValueError):
-        viz.row_bars(["a"], [0.5, 0.5], None)
+        viz.row_bars(["a"], [0.5, 0.5], None, TEXT)
 
 
 def test_spans_put_the_rejected_draft_before_its_correction():
@@ -100,11 +106,11 @@ def test_race_figures_put_each_draft_on_its_own_curve():
         race_viz.RacePoint("<b>bf16</b>", 0.99, 0.6, 0.5, (4, 4), 1.8, 1.3),
         race_viz.RacePoint("never examined", None, 1.0, 1.0, (0,), 0.0, 1.0),
     ]
-    fig = race_viz.theory_figure(points)
+    fig = race_viz.theory_figure(points, figure_text("race"))
     assert len(fig.data) == 4, "a curve and a marker per draft with an α"
     assert fig.data[1].x == (0.9,) and fig.data[1].y == (2.1,)
     assert "&lt;b&gt;" in fig.data[3].name
-    bars = race_viz.bars_figure(points)
+    bars = race_viz.bars_figure(points, figure_text("race"))
     assert len(bars.data) == 3 and list(bars.data[1].y) == [2.1, 0.6, 1.0]
 
 
@@ -116,5 +122,25 @@ def test_character_pieces_read_as_text_where_the_character_completes():
         "drafts are read alone"
     )
     items = [TokenSpan(i, "target", i, 0) for i in range(2)]
-    out = viz.tokens_html("", items, {0: "\\xe4\\xb8", 1: "\\xad"}.__getitem__)
-    assert ">·</span>" in out and ">中</span>" in out and "a piece of a character" in out
+    out = viz.tokens_html("", items, {0: "\\xe4\\xb8", 1: "\\xad"}.__getitem__, TEXT)
+    assert ">·</span>" in out and ">中</span>" in out and html.escape(TEXT["tip_piece"]) in out
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_view_draws_in_each_language(lang):
+    text, target = figure_text("live", lang), toy_target()
+    events = list(generate(target, toy_draft(), target.encode("the cat"), SamplingConfig(), 4, 40, seed=2))
+    items = spans(events, show_void=True)
+    out = viz.tokens_html("the cat", items, target.token_text, text, selected_round=1)
+    assert all(html.escape(text[s.kind]) in out for s in items)
+    assert text["void"] in viz.legend_html(["accepted", "void", "target"], text)
+    assert viz.timeline_figure(timeline(events), 1, text).layout.xaxis.title.text == text["round_axis"]
+    assert (
+        text["tokens_hover"]
+        in viz.speed_figure([("a", np.array([0, 1.0]), np.array([0, 5]), "#000")], text).data[0].hovertemplate
+    )
+    assert viz.row_bars(["a", "b"], [0.5, 0.5], 1, text).layout.annotations[0].text == text["chosen"]
+    point = race_viz.RacePoint("n-gram", 0.9, 2.1, 1.8, (4, 4, 0), 0.01, 1.2)
+    race = figure_text("race", lang)
+    assert race_viz.theory_figure([point], race).data[0].name == race["curve"].format(name="n-gram")
+    assert race_viz.bars_figure([point], race).layout.annotations[0].text == race["alpha_panel"]

@@ -2,14 +2,12 @@
 sampled paths, the lesson's edge-case example, and HTML-safe labels."""
 
 import json
-import tomllib
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pages.common.i18n import LESSONS
 from specdec_core.course import pairs as examples
 from specdec_core.course.tree import (
     draw,
@@ -25,7 +23,6 @@ from specdec_core.stats import chisquare
 from specdec_core.verify import StepResult, decompose
 from specdec_core.viz import palette
 from specdec_core.viz.tree import (
-    TEXT,
     display_label,
     leaf_sum_figure,
     num,
@@ -33,7 +30,10 @@ from specdec_core.viz.tree import (
     tally_figure,
     tree_figure,
 )
+from tests.figure_strings import LANGS, figure_text
 from tests.strategies import pairs
+
+TEXT = figure_text("tree")
 
 P_ABC = [0.2, 0.4, 0.4]
 Q_ABC = [0.1, 0.1, 0.8]
@@ -80,7 +80,7 @@ def test_equal_pair_has_no_reject_node():
     flows = mass_flows(view)
     assert not flows.rejected.any()
     np.testing.assert_allclose(flows.accepted, P_ABC)
-    sankey = sankey_figure(view).data[0]
+    sankey = sankey_figure(view, TEXT).data[0]
     assert all(c.startswith("rgba(46,158,91") for c in sankey.link.color)  # only kept (green) bands
 
 
@@ -136,7 +136,7 @@ def test_flows_conserve_mass(pq, top_n):
 def test_sankey_links_add_up_to_q_on_the_left_and_p_on_the_right(pq, top_n):
     p, q = pq
     view = tree_view(p, q, top_n=top_n)
-    sankey = sankey_figure(view).data[0]
+    sankey = sankey_figure(view, TEXT).data[0]
     flows = mass_flows(view)
     left = [g for g in range(len(view.labels)) if flows.q[g] > 0]
     right = [g for g in range(len(view.labels)) if flows.p[g] > 0]
@@ -156,8 +156,8 @@ def test_abc_sankey_moves_c_surplus_into_a_and_b():
     view = _abc()
     flows = mass_flows(view)
     np.testing.assert_allclose(flows.rejected[2], [0.1, 0.3, 0.0], atol=1e-15)
-    hovers = sankey_figure(view).data[0].link.customdata
-    assert any("C rejected, redrawn as B" in h and "0.4 × 0.75 = 0.3" in h for h in hovers)
+    hovers = sankey_figure(view, TEXT).data[0].link.customdata
+    assert TEXT["sankey_moved"].format(src="C", dst="B", surplus="0.4", r="0.75", mass="0.3") in hovers
 
 
 def test_path_nodes_follow_a_step_through_the_tree():
@@ -215,19 +215,19 @@ def test_tally_regroups_when_the_tree_collapses():
 
 def test_tree_figure_labels_every_edge_and_leaf_and_highlights_a_path():
     view = _abc()
-    fig = tree_figure(view)
+    fig = tree_figure(view, text=TEXT)
     notes = [a.text for a in fig.layout.annotations]
     for label in ("q=0.1", "q=0.8", "✓ 1", "✓ 0.5", "✗ 0.5", "r=0.25", "r=0.75"):
         assert label in notes
-    nodes = next(tr for tr in fig.data if tr.mode == "markers+text" and "start" in tr.text)
+    nodes = next(tr for tr in fig.data if tr.mode == "markers+text" and TEXT["start"] in tr.text)
     assert {"A <b>0.1</b>", "B <b>0.3</b>", "C <b>0.4</b>"} <= set(nodes.text)
     totals = next(tr for tr in fig.data if tr.marker.symbol == "square")
     assert list(totals.text) == ["A <b>0.2</b>", "B <b>0.4</b>", "C <b>0.4</b>"]
     colours = dict(zip(nodes.text, nodes.marker.color, strict=True))
     assert colours["A"] == palette.DEFICIT and colours["C"] == palette.SURPLUS
     path = path_nodes(view, StepResult(2, False, 1))
-    lit = tree_figure(view, highlight=path)
-    lit_nodes = next(tr for tr in lit.data if tr.mode == "markers+text" and "start" in tr.text)
+    lit = tree_figure(view, highlight=path, text=TEXT)
+    lit_nodes = next(tr for tr in lit.data if tr.mode == "markers+text" and TEXT["start"] in tr.text)
     rings = [i for i, c in enumerate(lit_nodes.marker.line.color) if c != "white"]
     assert rings == sorted(path)
 
@@ -237,16 +237,16 @@ def test_builders_escape_labels_and_follow_the_text_mapping():
     view = tree_view([0.5, 0.3, 0.2], [0.2, 0.3, 0.5], labels)
     run = draw(start_run(3, 0), view.p, view.q, 20)
     figs = [
-        tree_figure(view, tally=tally(view, run)),
-        leaf_sum_figure(view),
-        sankey_figure(view),
-        tally_figure(view, tally(view, run)),
+        tree_figure(view, tally=tally(view, run), text=TEXT),
+        leaf_sum_figure(view, TEXT),
+        sankey_figure(view, TEXT),
+        tally_figure(view, tally(view, run), TEXT),
     ]
     for fig in figs:
         raw = fig.to_json()
         assert "<script>" not in raw and "&lt;script&gt;" in raw
     merged = tree_view([0.5, 0.3, 0.2], [0.2, 0.3, 0.5], labels, top_n=1)
-    fig = tree_figure(merged, text={"other": "其他", "col_total": "总和"})
+    fig = tree_figure(merged, text={**TEXT, "other": "其他", "col_total": "总和"})
     raw = json.dumps(json.loads(fig.to_json()), ensure_ascii=False)
     assert "其他" in raw and "总和" in raw and '"other' not in raw
 
@@ -259,11 +259,17 @@ def test_display_label_and_numbers():
     assert num(0.0004) != "0"
 
 
-def test_chart_strings_exist_in_both_languages():
-    for lang in ("en", "zh"):
-        with (LESSONS / lang / "tree.toml").open("rb") as f:
-            chart = tomllib.load(f)["chart"]
-        assert set(chart) == set(TEXT), lang
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_figure_draws_in_each_language(lang):
+    text = figure_text("tree", lang)
+    view = tree_view([0.5, 0.3, 0.2], [0.2, 0.3, 0.5], ["A", "B", "C"], top_n=2)
+    run = draw(start_run(3, 0), view.p, view.q, 50)
+    path = path_nodes(view, StepResult(2, False, 0))
+    fig = tree_figure(view, highlight=path, tally=tally(view, run), text=text)
+    assert f"<b>{text['col_total']}</b>" in [a.text for a in fig.layout.annotations]
+    assert leaf_sum_figure(view, text).data[0].name == text["direct"]
+    assert sankey_figure(view, text).layout.annotations[0].text == f"<b>{text['sankey_left']}</b>"
+    assert tally_figure(view, tally(view, run), text).data[0].name == text["tally_share"]
 
 
 def test_edge_example_reaches_c_only_by_redraw_and_never_keeps_d():

@@ -1,5 +1,7 @@
 """Plotly figure builders. Each takes plain data (arrays, dataclasses from specdec_core)
-and optional display text, and returns a ``plotly.graph_objects.Figure``.
+and its display text, and returns a ``plotly.graph_objects.Figure``.
 
-Text arguments default to English; pages pass the strings of the session language.
+Text comes only from the caller: pages pass the strings of the session language from
+lessons/<lang>/<page>.toml (see :mod:`specdec_core.viz.strings`); colours come only from
+:mod:`specdec_core.viz.palette`.
 """

@@ -7,8 +7,9 @@
 * :func:`rounds_figure` — tokens committed by each round so far (1 … K+1).
 * :func:`tokens_histogram` — how often a round committed n tokens, against the theory.
 
-Every builder takes an optional ``text`` mapping (English defaults) for its labels, and
-escapes token labels (plotly reads a subset of HTML in text).
+Every builder takes its strings as a ``text`` mapping (the page's ``[fig]`` table; the keys
+each one reads are in :data:`KEYS`), and escapes token labels (plotly reads a subset of
+HTML in text).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from specdec_core.viz.palette import (
     TARGET_ONLY,
     base_layout,
 )
+from specdec_core.viz.strings import pick
 
 VOID = "#B8BEC9"
 
@@ -47,48 +49,39 @@ OUTCOME_COLOURS: dict[str, str] = {
     "void": VOID,
 }
 
-DEFAULT_TEXT: dict[str, str] = {
-    "draft_slot": "y{i}",
-    "bonus_slot": "bonus",
-    "accepted": "accepted",
-    "rejected": "rejected",
-    "corrected": "corrected",
-    "bonus": "bonus",
-    "void": "void",
-    "no_bonus": "no bonus",
-    "p_at": "p_i(token)",
-    "q_at": "q_i(token)",
-    "accept_prob": "acceptance probability min(1, p/q)",
-    "probability": "probability",
-    "round_title": "Round {n}: {committed} token(s) committed",
-    "hover_slot": "p = {p:.3f}<br>q = {q:.3f}<br>min(1, p/q) = {a}",
-    "not_examined": "not examined",
-    "q_rows": "draft rows q_i",
-    "p_rows": "target rows p_i",
-    "after": "“{token}”",
-    "after_axis": "each column: the next-token law after the quoted input",
-    "target": "target",
-    "draft": "draft",
-    "kept": "added and kept ({model})",
-    "dropped": "rolled back",
-    "cached_before": "cached before the round",
-    "start": "cache end at the start of the round",
-    "newest": "newest token: in no cache yet",
-    "text_row": "committed text",
-    "earlier": "… {n} earlier",
-    "position_axis": "position in the text",
-    "rounds_axis": "round",
-    "tokens_axis": "tokens committed",
-    "k_plus_one": "K + 1 = {n}",
-    "measured": "measured",
-    "theory": "theory (i.i.d. α = {alpha:.2f})",
-    "share_axis": "share of rounds",
-    "committed_axis": "tokens committed in a round",
+_OUTCOMES = ("accepted", "rejected", "corrected", "bonus", "void")
+
+#: Figure strings each builder reads (``[fig]`` of lessons/<lang>/block.toml).
+KEYS: dict[str, tuple[str, ...]] = {
+    "round_figure": (
+        *_OUTCOMES,
+        "draft_slot",
+        "bonus_slot",
+        "no_bonus",
+        "p_at",
+        "q_at",
+        "accept_prob",
+        "probability",
+        "round_title",
+        "hover_slot",
+        "not_examined",
+    ),
+    "rows_figure": (*_OUTCOMES, "q_rows", "p_rows", "after", "after_axis"),
+    "cache_figure": (
+        "target",
+        "draft",
+        "kept",
+        "dropped",
+        "cached_before",
+        "start",
+        "newest",
+        "text_row",
+        "earlier",
+        "position_axis",
+    ),
+    "rounds_figure": ("accepted", "corrected", "bonus", "rounds_axis", "tokens_axis", "k_plus_one"),
+    "tokens_histogram": ("measured", "theory", "share_axis", "committed_axis"),
 }
-
-
-def _text(text: Mapping[str, str] | None) -> dict[str, str]:
-    return {**DEFAULT_TEXT, **(text or {})}
 
 
 def _slot_names(k: int, t: Mapping[str, str]) -> list[str]:
@@ -148,13 +141,13 @@ def _legend_entry(fig: go.Figure, name: str, colour: str, **where: int) -> None:
     )
 
 
-def round_figure(rnd: BlockRound, labels: Sequence[str], text: Mapping[str, str] | None = None) -> go.Figure:
+def round_figure(rnd: BlockRound, labels: Sequence[str], text: Mapping[str, str]) -> go.Figure:
     """The slots of one round: outcome boxes on top, p and q at each draft below.
 
     A rejected slot shows the struck draft over the corrected token that replaced it; a
     void slot (a draft after the rejection, or the bonus slot without a bonus) is grey.
     """
-    t = _text(text)
+    t = pick(text, KEYS, "round_figure")
     k = rnd.k
     outcomes = rnd.slot_outcomes
     names = _slot_names(k, t)
@@ -266,13 +259,13 @@ def round_figure(rnd: BlockRound, labels: Sequence[str], text: Mapping[str, str]
     return fig
 
 
-def rows_figure(rnd: BlockRound, labels: Sequence[str], text: Mapping[str, str] | None = None) -> go.Figure:
+def rows_figure(rnd: BlockRound, labels: Sequence[str], text: Mapping[str, str]) -> go.Figure:
     """Heatmaps of the K draft rows q_i and the K+1 target rows p_i of one round.
 
     Column i holds the next-token law after input i ([anchor, y1 … yK]); each draft token
     is outlined in its outcome colour, the corrected or bonus token in its own colour.
     """
-    t = _text(text)
+    t = pick(text, KEYS, "rows_figure")
     k = rnd.k
     size = rnd.p_rows.shape[1]
     inputs = [rnd.anchor, *rnd.drafts]
@@ -393,7 +386,7 @@ def cache_figure(
     rnd: BlockRound,
     labels: Sequence[str],
     prefix: Sequence[int],
-    text: Mapping[str, str] | None = None,
+    text: Mapping[str, str],
     context: int = 3,
 ) -> go.Figure:
     """The committed text and both caches after one round, cell by cell.
@@ -403,7 +396,7 @@ def cache_figure(
     (struck out). The newest committed token is in no cache: it is the next round's first
     input. Only the last `context` cells from before the round are drawn.
     """
-    t = _text(text)
+    t = pick(text, KEYS, "cache_figure")
     before = list(prefix)
     if not before or before[-1] != rnd.anchor:
         raise ValueError("prefix must be the committed text before the round, ending with its anchor.")
@@ -479,9 +472,9 @@ def cache_figure(
     return fig
 
 
-def rounds_figure(rounds: Sequence[BlockRound], text: Mapping[str, str] | None = None) -> go.Figure:
+def rounds_figure(rounds: Sequence[BlockRound], text: Mapping[str, str]) -> go.Figure:
     """Tokens each round committed: accepted drafts (green) plus its corrected or bonus token."""
-    t = _text(text)
+    t = pick(text, KEYS, "rounds_figure")
     if not rounds:
         raise ValueError("rounds_figure needs at least one round.")
     k = rounds[0].k
@@ -513,10 +506,10 @@ def tokens_histogram(
     counts: Sequence[int] | np.ndarray,
     law: Sequence[float] | np.ndarray,
     alpha: float,
-    text: Mapping[str, str] | None = None,
+    text: Mapping[str, str],
 ) -> go.Figure:
     """Share of rounds that committed n = 1 … K+1 tokens, beside the i.i.d. law for `alpha`."""
-    t = _text(text)
+    t = pick(text, KEYS, "tokens_histogram")
     c = np.asarray(counts, dtype=np.float64)
     p = np.asarray(law, dtype=np.float64)
     if c.shape != p.shape or c.ndim != 1 or c.sum() <= 0:

@@ -7,7 +7,8 @@
 * :func:`speedup_heatmap` — speedup over (α, γ), with the best γ for each α.
 * :func:`drafts_map_figure` — best-γ speedup over (α, draft cost), with measured drafts on it.
 
-Each builder takes an optional ``text`` mapping (English defaults) for its labels.
+Each builder takes its strings as a ``text`` mapping (the page's ``[fig]`` table; the keys
+each one reads are in :data:`KEYS`).
 """
 
 from __future__ import annotations
@@ -31,45 +32,52 @@ from specdec_core.viz.palette import (
     TARGET_ONLY,
     base_layout,
 )
+from specdec_core.viz.strings import pick
 
 #: A claim matches when it equals the computed value after rounding to one decimal.
 CLAIM_TOLERANCE = 0.05
 
-DEFAULT_TEXT: dict[str, str] = {
-    "gamma_axis": "drafts per round γ",
-    "alpha_axis": "acceptance rate α",
-    "cost_axis": "draft step cost c (target steps)",
-    "tokens_axis": "expected tokens per round",
-    "speedup_axis": "speedup over the target alone",
-    "alpha_line": "α = {alpha:g}",
-    "ceiling": "ceiling γ + 1 (α = 1)",
-    "you": "your α, γ",
-    "claim_ok": "text's value (matches)",
-    "claim_wrong": "text's value (wrong)",
-    "speedup_line": "speedup at α = {alpha:.2f}, c = {c:.2f}",
-    "best": "best γ = {gamma}: {value:.2f}×",
-    "current": "your γ = {gamma}: {value:.2f}×",
-    "break_even": "break-even (1×)",
-    "alpha_curve": "speedup at γ = {gamma}",
-    "envelope": "with the best γ for each α",
-    "hover_speedup": "speedup",
-    "hover_tokens": "expected tokens",
-    "hover_cost": "round cost (target steps)",
-    "best_line": "best γ for each α",
-    "you_marker": "you",
-    "tokens_in_forward": "tokens in one forward (γ + 1)",
-    "cost_in_steps": "cost in single decode steps",
-    "memory_bound": "memory-bound ideal: ≈ 1 step",
-    "linear": "model 1 + β·γ, β = {beta:g}",
-    "compute_bound": "compute-bound: γ + 1 steps",
-    "measured": "measured on a 2-core CPU (SmolLM2-135M)",
-    "map_colour": "best speedup",
-    "speedup_colour": "speedup",
+#: Figure strings each builder reads (``[fig]`` of lessons/<lang>/cost.toml).
+KEYS: dict[str, tuple[str, ...]] = {
+    "verify_cost_figure": (
+        "compute_bound",
+        "linear",
+        "memory_bound",
+        "measured",
+        "tokens_in_forward",
+        "cost_in_steps",
+    ),
+    "expected_tokens_figure": (
+        "ceiling",
+        "alpha_line",
+        "claim_ok",
+        "claim_wrong",
+        "you",
+        "gamma_axis",
+        "tokens_axis",
+    ),
+    "speedup_gamma_figure": (
+        "break_even",
+        "speedup_line",
+        "hover_speedup",
+        "hover_tokens",
+        "hover_cost",
+        "best",
+        "current",
+        "gamma_axis",
+        "speedup_axis",
+    ),
+    "speedup_alpha_figure": (
+        "break_even",
+        "envelope",
+        "alpha_curve",
+        "you_marker",
+        "alpha_axis",
+        "speedup_axis",
+    ),
+    "speedup_heatmap": ("speedup_colour", "best_line", "you_marker", "alpha_axis", "gamma_axis"),
+    "drafts_map_figure": ("map_colour", "break_even", "you_marker", "alpha_axis", "cost_axis"),
 }
-
-
-def _text(text: Mapping[str, str] | None) -> dict[str, str]:
-    return {**DEFAULT_TEXT, **(text or {})}
 
 
 @dataclass(frozen=True)
@@ -140,14 +148,14 @@ def _verify(verify_cost: VerifyCost, gamma: int) -> float:
 def verify_cost_figure(
     beta: float,
     max_gamma: int,
-    measured: tuple[int, float] | None = None,
-    text: Mapping[str, str] | None = None,
+    measured: tuple[int, float] | None,
+    text: Mapping[str, str],
 ) -> go.Figure:
     """Cost of one forward over γ+1 tokens, in decode steps: three models and a measurement.
 
     `measured` is (tokens in the forward, cost in single steps).
     """
-    t = _text(text)
+    t = pick(text, KEYS, "verify_cost_figure")
     tokens = np.arange(1, max_gamma + 2)
     fig = go.Figure()
     fig.add_trace(
@@ -212,12 +220,12 @@ def expected_tokens_figure(
     max_gamma: int,
     alpha: float,
     gamma: int,
-    claims: Sequence[ClaimCheck] = (),
-    text: Mapping[str, str] | None = None,
+    claims: Sequence[ClaimCheck],
+    text: Mapping[str, str],
 ) -> go.Figure:
     """E[tokens per round] over γ = 0 … max_gamma for each α, the γ+1 ceiling, your point
     and a text's claims (a wrong claim sits off its curve)."""
-    t = _text(text)
+    t = pick(text, KEYS, "expected_tokens_figure")
     gammas = np.arange(0, max_gamma + 1)
     fig = go.Figure()
     fig.add_trace(
@@ -319,10 +327,10 @@ def speedup_gamma_figure(
     verify_cost: VerifyCost,
     gamma: int,
     max_gamma: int,
-    text: Mapping[str, str] | None = None,
+    text: Mapping[str, str],
 ) -> go.Figure:
     """Speedup against γ = 1 … max_gamma, with the best γ starred and yours circled."""
-    t = _text(text)
+    t = pick(text, KEYS, "speedup_gamma_figure")
     gammas = np.arange(1, max_gamma + 1)
     values = np.array([float(speedup(alpha, int(g), cost_ratio, verify_cost)) for g in gammas])
     best = best_gamma(alpha, cost_ratio, verify_cost, max_gamma)
@@ -387,10 +395,10 @@ def speedup_alpha_figure(
     verify_cost: VerifyCost,
     alpha: float,
     max_gamma: int,
-    text: Mapping[str, str] | None = None,
+    text: Mapping[str, str],
 ) -> go.Figure:
     """Speedup against α at your γ, and the envelope when γ is re-chosen for each α."""
-    t = _text(text)
+    t = pick(text, KEYS, "speedup_alpha_figure")
     alphas = np.linspace(0.0, 1.0, 101)
     yours = np.asarray(speedup(alphas, gamma, cost_ratio, verify_cost))
     per_gamma = np.array([speedup(alphas, g, cost_ratio, verify_cost) for g in range(1, max_gamma + 1)])
@@ -442,10 +450,10 @@ def speedup_heatmap(
     max_gamma: int,
     alpha: float,
     gamma: int,
-    text: Mapping[str, str] | None = None,
+    text: Mapping[str, str],
 ) -> go.Figure:
     """Speedup over α (across) and γ (up); the line marks the best γ of each α."""
-    t = _text(text)
+    t = pick(text, KEYS, "speedup_heatmap")
     alphas = np.linspace(0.0, 1.0, 101)
     gammas = np.arange(1, max_gamma + 1)
     z = np.array([speedup(alphas, int(g), cost_ratio, verify_cost) for g in gammas])
@@ -498,13 +506,13 @@ def drafts_map_figure(
     max_gamma: int,
     alpha: float,
     cost_ratio: float,
-    text: Mapping[str, str] | None = None,
+    text: Mapping[str, str],
 ) -> go.Figure:
     """Best-γ speedup over α (across) and draft cost c (up), with named drafts (name, α, c) on it.
 
     The dashed contour is the break-even line: below-right of it a draft pays off.
     """
-    t = _text(text)
+    t = pick(text, KEYS, "drafts_map_figure")
     alphas = np.linspace(0.0, 1.0, 51)
     costs = np.linspace(0.0, 1.0, 51)
     z = np.array(

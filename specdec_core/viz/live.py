@@ -2,8 +2,8 @@
 the target's row at a bonus or target-only position.
 
 Token text is untrusted (a model can emit ``<script>``): every piece of it is HTML-escaped
-here, and whitespace is made visible. Builders take plain data and an optional ``text``
-mapping that overrides their English strings.
+here, and whitespace is made visible. Builders take plain data and their strings as a
+``text`` mapping (the keys each one reads are in :data:`KEYS`).
 """
 
 from __future__ import annotations
@@ -15,40 +15,34 @@ import numpy as np
 import plotly.graph_objects as go
 
 from specdec_core.live.stats import Timeline
-from specdec_core.live.text import TokenSpan, readable
+from specdec_core.live.text import SPAN_KINDS, TokenSpan, readable
 from specdec_core.viz import palette
 from specdec_core.viz.labels import short_label
+from specdec_core.viz.strings import pick
 
-TEXT: dict[str, str] = {
-    "accepted": "accepted",
-    "rejected": "rejected draft",
-    "corrected": "corrected",
-    "bonus": "bonus",
-    "target": "target only",
-    "void": "not examined",
-    "prompt": "prompt",
-    "tip_draft": "round {round}, draft {slot}: {kind}\nq(x) = {q}   p(x) = {p}\nmin(1, p/q) = {a}",
-    "tip_token": "round {round}, position {slot}: {kind}",
-    "tip_p": "\np(x) = {p}",
-    "tip_piece": "\n(a piece of a character: a later token completes it)",
-    "earlier": "… ({n} earlier characters)",
-    "drafted": "drafted",
-    "committed_top": "committed",
-    "round_axis": "round",
-    "tokens_axis": "tokens",
-    "selected": "inspected",
-    "seconds_axis": "seconds (model time)",
-    "generated_axis": "tokens generated",
-    "probability": "probability",
-    "chosen": "emitted",
-    "row_axis": "token",
+_TIPS = ("tip_draft", "tip_token", "tip_p", "tip_piece")
+
+#: Figure strings each builder reads: ``[fig]`` of lessons/<lang>/live.toml, the token kinds
+#: (``[kinds]`` of common.toml) and ``void`` (live.toml), as the live page gathers them.
+KEYS: dict[str, tuple[str, ...]] = {
+    "span_html": (*SPAN_KINDS, *_TIPS),
+    "tokens_html": (*SPAN_KINDS, *_TIPS, "earlier"),
+    "legend_html": SPAN_KINDS,
+    "timeline_figure": (
+        "drafted",
+        "accepted",
+        "corrected",
+        "bonus",
+        "target",
+        "selected",
+        "round_axis",
+        "tokens_axis",
+    ),
+    "speed_figure": ("seconds_axis", "generated_axis", "tokens_hover"),
+    "row_bars": ("chosen", "row_axis", "probability"),
 }
 
 _MAX_LABEL = 12
-
-
-def _text(text: Mapping[str, str] | None) -> dict[str, str]:
-    return {**TEXT, **(text or {})}
 
 
 def visible(token: str) -> str:
@@ -92,12 +86,13 @@ def _tip(span: TokenSpan, t: Mapping[str, str]) -> str:
     return tip
 
 
-def span_html(span: TokenSpan, token: str | None, t: Mapping[str, str], selected: bool = False) -> str:
+def span_html(span: TokenSpan, token: str | None, text: Mapping[str, str], selected: bool = False) -> str:
     """One coloured token: ``<span class="sd-tok KIND" data-round="…" data-slot="…" title="…">``
     with its escaped text; round and slot let a click open that position in the inspector.
 
     `token` None is a piece of a character that a later token completes: shown as "·".
     """
+    t = pick(text, KEYS, "span_html")
     cls = "rejected void" if span.kind == "void" else span.kind
     style = []
     if span.kind == "void":
@@ -120,12 +115,12 @@ def tokens_html(
     prompt: str,
     items: Sequence[TokenSpan],
     text_of: Callable[[int], str],
-    text: Mapping[str, str] | None = None,
+    text: Mapping[str, str],
     selected_round: int | None = None,
     prompt_chars: int = 400,
 ) -> str:
     """The prompt (grey, its last `prompt_chars` characters) and the coloured spans, as HTML."""
-    t = _text(text)
+    t = pick(text, KEYS, "tokens_html")
     shown = prompt[-prompt_chars:] if prompt_chars > 0 else ""
     head = ""
     if len(prompt) > len(shown):
@@ -140,10 +135,10 @@ def tokens_html(
 
 
 def legend_html(
-    kinds: Sequence[str], text: Mapping[str, str] | None = None, counts: Mapping[str, int] | None = None
+    kinds: Sequence[str], text: Mapping[str, str], counts: Mapping[str, int] | None = None
 ) -> str:
     """A legend: one sample chip per kind, with how many tokens of that kind are shown."""
-    t = _text(text)
+    t = pick(text, KEYS, "legend_html")
     chips = []
     for kind in kinds:
         cls = "rejected void" if kind == "void" else kind
@@ -153,13 +148,11 @@ def legend_html(
     return f'<div class="sd-legend">{"".join(chips)}</div>'
 
 
-def timeline_figure(
-    tl: Timeline, selected: int | None = None, text: Mapping[str, str] | None = None
-) -> go.Figure:
+def timeline_figure(tl: Timeline, selected: int | None, text: Mapping[str, str]) -> go.Figure:
     """One bar per round: drafted (grey, behind), accepted (green) and the round's last token
     (amber corrected / blue bonus / grey target step when nothing was drafted) stacked on it,
     so the top is the tokens committed."""
-    t = _text(text)
+    t = pick(text, KEYS, "timeline_figure")
     if not tl.rounds:
         raise ValueError("timeline_figure needs at least one round.")
     x = np.array(tl.rounds)
@@ -235,10 +228,10 @@ def timeline_figure(
 
 
 def speed_figure(
-    curves: Sequence[tuple[str, np.ndarray, np.ndarray, str]], text: Mapping[str, str] | None = None
+    curves: Sequence[tuple[str, np.ndarray, np.ndarray, str]], text: Mapping[str, str]
 ) -> go.Figure:
     """Tokens generated against model time, one line per run: (name, seconds, tokens, colour)."""
-    t = _text(text)
+    t = pick(text, KEYS, "speed_figure")
     fig = go.Figure()
     for name, seconds, tokens, colour in curves:
         fig.add_trace(
@@ -248,7 +241,7 @@ def speed_figure(
                 mode="lines",
                 name=html.escape(name),
                 line={"color": colour, "width": 3, "shape": "hv"},
-                hovertemplate="%{x:.2f} s: %{y} tokens<extra></extra>",
+                hovertemplate=f"%{{x:.2f}} s: %{{y}} {t['tokens_hover']}<extra></extra>",
             )
         )
     fig.update_layout(**palette.base_layout(height=280, margin={"l": 50, "r": 20, "t": 50, "b": 45}))
@@ -261,11 +254,11 @@ def row_bars(
     labels: Sequence[str],
     p: Sequence[float] | np.ndarray,
     chosen: int | None,
-    text: Mapping[str, str] | None = None,
+    text: Mapping[str, str],
 ) -> go.Figure:
     """The target's distribution p at a position without a draft (bonus or target-only token);
     bar `chosen` (the emitted token) is outlined."""
-    t = _text(text)
+    t = pick(text, KEYS, "row_bars")
     probs = np.asarray(p, dtype=np.float64)
     if probs.shape != (len(labels),):
         raise ValueError("row_bars needs one probability per label.")

@@ -1,8 +1,8 @@
 """Figures of the draft race: each draft's measured speedup on its own theory curve, and bars.
 
 A race row here is plain data: ``RacePoint(name, alpha, speedup, drafted, cost_ratio,
-verify_cost)``, all measured (see :mod:`specdec_core.live.race`). Builders take an optional
-``text`` mapping (English defaults) and escape draft names.
+verify_cost)``, all measured (see :mod:`specdec_core.live.race`). Builders take their strings
+as a ``text`` mapping (the keys each one reads are in :data:`KEYS`) and escape draft names.
 """
 
 from __future__ import annotations
@@ -17,18 +17,20 @@ from plotly.subplots import make_subplots
 
 from specdec_core.live.race import predicted_speedup
 from specdec_core.viz import palette
+from specdec_core.viz.strings import pick
 
-TEXT: dict[str, str] = {
-    "alpha_axis": "acceptance rate α",
-    "speedup_axis": "decode speedup over the target alone",
-    "curve": "{name}: theory for its c and v",
-    "measured": "{name}: measured",
-    "break_even": "break-even (1×)",
-    "hover_curve": "α = %{x:.2f}: %{y:.2f}× predicted",
-    "hover_point": "α = %{x:.3f}: %{y:.2f}× measured",
-    "alpha_panel": "acceptance rate α",
-    "speedup_panel": "speedup (decode time)",
-    "wall_panel": "speedup (wall clock)",
+#: Figure strings each builder reads (``[fig]`` of lessons/<lang>/race.toml).
+KEYS: dict[str, tuple[str, ...]] = {
+    "theory_figure": (
+        "curve",
+        "measured",
+        "break_even",
+        "hover_curve",
+        "hover_point",
+        "alpha_axis",
+        "speedup_axis",
+    ),
+    "bars_figure": ("alpha_panel", "speedup_panel", "wall_panel"),
 }
 
 #: One colour per draft, in race order.
@@ -48,14 +50,10 @@ class RacePoint:
     verify_cost: float
 
 
-def _text(text: Mapping[str, str] | None) -> dict[str, str]:
-    return {**TEXT, **(text or {})}
-
-
-def theory_figure(points: Sequence[RacePoint], text: Mapping[str, str] | None = None) -> go.Figure:
+def theory_figure(points: Sequence[RacePoint], text: Mapping[str, str]) -> go.Figure:
     """Speedup against α: per draft the theory curve for its measured cost and rounds (line)
     and its measured (α, decode speedup) (marker); a dashed line marks break-even."""
-    t = _text(text)
+    t = pick(text, KEYS, "theory_figure")
     alphas = np.linspace(0.0, 1.0, 101)
     fig = go.Figure()
     top = 1.5
@@ -100,9 +98,9 @@ def theory_figure(points: Sequence[RacePoint], text: Mapping[str, str] | None = 
     return fig
 
 
-def bars_figure(points: Sequence[RacePoint], text: Mapping[str, str] | None = None) -> go.Figure:
+def bars_figure(points: Sequence[RacePoint], text: Mapping[str, str]) -> go.Figure:
     """Three panels, one bar per draft: acceptance rate, decode speedup, wall-clock speedup."""
-    t = _text(text)
+    t = pick(text, KEYS, "bars_figure")
     names = [escape(p.name) for p in points]
     colours = [COLOURS[i % len(COLOURS)] for i in range(len(points))]
     fig = make_subplots(

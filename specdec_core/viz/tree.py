@@ -1,8 +1,8 @@
 """Figures of the probability-tree lesson: the tree, its leaf sums, the rejected-mass Sankey
 and the tally of sampled paths.
 
-Every builder takes data from :mod:`specdec_core.course.tree` and an optional ``text``
-mapping (English defaults in :data:`TEXT`); token labels are HTML-escaped everywhere,
+Every builder takes data from :mod:`specdec_core.course.tree` and its strings as a ``text``
+mapping (the keys each one reads are in :data:`KEYS`); token labels are HTML-escaped everywhere,
 because plotly renders hover and annotation text as HTML.
 """
 
@@ -18,46 +18,38 @@ from specdec_core.course.tree import MassFlows, Tally, TreeLayout, TreeView, lay
 from specdec_core.verify import TreeNode
 from specdec_core.viz import palette
 from specdec_core.viz.labels import display_label
+from specdec_core.viz.strings import pick
 
-TEXT: dict[str, str] = {
-    "col_proposal": "① the draft proposes<br>x ~ q",
-    "col_verdict": "② the target keeps x<br>with prob. min(1, p/q)",
-    "col_emitted": "③ emitted token<br>and its path mass",
-    "col_total": "each token's leaves<br>add up to p(x)",
-    "start": "start",
-    "other": "other",
-    "set_deficit": "D: p > q",
-    "set_surplus": "S: q > p",
-    "set_equal": "p = q",
-    "set_mixed": "merged: both",
-    "edge_proposal": "propose (q)",
-    "edge_accept": "keep",
-    "edge_reject": "reject",
-    "edge_resample": "redraw (r)",
-    "hover_proposal": "draft proposes {token}<br>q = {prob}",
-    "hover_accept": "{token} is kept<br>P(keep | proposed) = {prob}<br>path mass {mass}",
-    "hover_reject": "rejected<br>P(reject | proposed) = {prob}<br>path mass {mass}",
-    "hover_resample": "redrawn as {token}<br>r = {prob}<br>path mass {mass}",
-    "hover_sampled": "sampled {k} of {n} times",
-    "hover_total": "{token}: {parts} = {total}<br>p = {p}",
-    "direct": "kept when proposed = min(p, q)",
-    "via_reject": "redrawn after a rejection = (p − q)₊",
-    "target_p": "p(x)",
-    "leaf_axis": "probability",
-    "sankey_left": "proposed (q)",
-    "sankey_right": "emitted (p)",
-    "sankey_kept": "{token} proposed and kept: {mass}",
-    "sankey_moved": "{src} rejected, redrawn as {dst}<br>(q−p)₊({src}) × r({dst}) = {surplus} × {r} = {mass}",
-    "tally_share": "share of sampled paths",
-    "tally_band": "p(x) ± 2 standard errors",
-    "tally_axis": "share",
+_SETS = ("set_deficit", "set_surplus", "set_equal", "set_mixed")
+
+#: Figure strings each builder reads (``[chart]`` of lessons/<lang>/tree.toml).
+KEYS: dict[str, tuple[str, ...]] = {
+    "set_colours": _SETS,
+    "tree_figure": (
+        *_SETS,
+        "col_proposal",
+        "col_verdict",
+        "col_emitted",
+        "col_total",
+        "start",
+        "other",
+        "edge_proposal",
+        "edge_accept",
+        "edge_reject",
+        "edge_resample",
+        "hover_proposal",
+        "hover_accept",
+        "hover_reject",
+        "hover_resample",
+        "hover_sampled",
+        "hover_total",
+    ),
+    "leaf_sum_figure": ("other", "direct", "via_reject", "target_p", "leaf_axis"),
+    "sankey_figure": (*_SETS, "other", "sankey_left", "sankey_right", "sankey_kept", "sankey_moved"),
+    "tally_figure": ("other", "tally_share", "tally_band", "tally_axis"),
 }
 
 HIGHLIGHT = "#F2B400"
-
-
-def _text(text: Mapping[str, str] | None) -> dict[str, str]:
-    return {**TEXT, **(text or {})}
 
 
 def num(x: float) -> str:
@@ -76,9 +68,9 @@ def _labels(view: TreeView, t: Mapping[str, str]) -> list[str]:
 _SET_ORDER = [palette.DEFICIT, palette.SURPLUS, palette.OVERLAP, palette.TARGET_ONLY]
 
 
-def set_colours(view: TreeView, t: Mapping[str, str] | None = None) -> list[tuple[str, str]]:
+def set_colours(view: TreeView, text: Mapping[str, str]) -> list[tuple[str, str]]:
     """(colour, legend name) of each label by its set: deficit D, surplus S, both, or neither."""
-    t = _text(t)
+    t = pick(text, KEYS, "set_colours")
     d, s = set(view.tree.deficit_set), set(view.tree.surplus_set)
     out = []
     for g in range(len(view.labels)):
@@ -301,7 +293,8 @@ def tree_figure(
     view: TreeView,
     highlight: Sequence[int] = (),
     tally: Tally | None = None,
-    text: Mapping[str, str] | None = None,
+    *,
+    text: Mapping[str, str],
 ) -> go.Figure:
     """The proposal → verdict → redraw tree, left to right, with a column of per-token totals.
 
@@ -310,7 +303,7 @@ def tree_figure(
     which equals p(x). `highlight` (node ids from the start) draws one sampled path on top;
     with a `tally`, each leaf's hover says how often sampled paths ended there.
     """
-    t = _text(text)
+    t = pick(text, KEYS, "tree_figure")
     dr = _Drawing(view, layout(view), _labels(view, t), set_colours(view, t), frozenset(highlight), t)
     fig = go.Figure()
     notes = _add_edges(fig, dr)
@@ -344,9 +337,9 @@ def tree_figure(
     return fig
 
 
-def leaf_sum_figure(view: TreeView, text: Mapping[str, str] | None = None) -> go.Figure:
+def leaf_sum_figure(view: TreeView, text: Mapping[str, str]) -> go.Figure:
     """Per token, its direct leaf stacked on its redrawn leaves, against a marker at p(x)."""
-    t = _text(text)
+    t = pick(text, KEYS, "leaf_sum_figure")
     split = leaf_split(view)
     names = _labels(view, t)
     fig = go.Figure()
@@ -391,13 +384,13 @@ def leaf_sum_figure(view: TreeView, text: Mapping[str, str] | None = None) -> go
     return fig
 
 
-def sankey_figure(view: TreeView, text: Mapping[str, str] | None = None) -> go.Figure:
+def sankey_figure(view: TreeView, text: Mapping[str, str]) -> go.Figure:
     """All probability from proposals (left, sizes q) to emitted tokens (right, sizes p).
 
     Green bands are kept proposals, min(p, q); red bands are mass rejected at a surplus token
     and redrawn as a deficit token, surplus(x) · r(y). Both columns add up to 1.
     """
-    t = _text(text)
+    t = pick(text, KEYS, "sankey_figure")
     flows: MassFlows = mass_flows(view)
     names = _labels(view, t)
     colours = [c for c, _ in set_colours(view, t)]
@@ -482,9 +475,9 @@ def _rgba(colour: str, alpha: float) -> str:
     return f"rgba({r},{g},{b},{alpha})"
 
 
-def tally_figure(view: TreeView, tally: Tally, text: Mapping[str, str] | None = None) -> go.Figure:
+def tally_figure(view: TreeView, tally: Tally, text: Mapping[str, str]) -> go.Figure:
     """Shares of sampled paths per token, next to p(x) with a ±2 standard-error whisker."""
-    t = _text(text)
+    t = pick(text, KEYS, "tally_figure")
     names = _labels(view, t)
     fig = go.Figure(
         [

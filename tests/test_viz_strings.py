@@ -1,0 +1,70 @@
+"""The TOML files are the only source of figure strings: every key a viz builder reads exists
+in English and Chinese, with the same placeholders, and no figure string goes unread."""
+
+import string as fmt
+from types import ModuleType
+
+import pytest
+
+from specdec_core.viz import block, cost, live, overlap, race, sampling, tree
+from specdec_core.viz.strings import pick
+from tests.figure_strings import LANGS, TABLES, figure_text
+
+#: Which strings the pages hand to each builder (module, builder, source in TABLES).
+USES: list[tuple[ModuleType, str, str]] = [
+    *((block, name, "block") for name in block.KEYS),
+    (block, "tokens_histogram", "live.histogram"),
+    *((cost, name, "cost") for name in cost.KEYS),
+    (overlap, "overlap_bars", "overlap.overlap"),
+    (overlap, "conservation_bar", "overlap.conservation"),
+    (overlap, "residual_bars", "overlap.residual"),
+    (overlap, "emitted_bars", "overlap.emitted"),
+    (overlap, "law_comparison", "overlap.comparison"),
+    (overlap, "alpha_temperature", "overlap.alpha_temperature"),
+    *((sampling, name, "sampling_lab") for name in sampling.KEYS),
+    *((tree, name, "tree") for name in tree.KEYS),
+    *((live, name, "live") for name in live.KEYS),
+    *((race, name, "race") for name in race.KEYS),
+]
+MODULES = (block, cost, live, overlap, race, sampling, tree)
+
+
+def _fields(template: str) -> set[str]:
+    return {name for _, name, _, _ in fmt.Formatter().parse(template) if name}
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize(("module", "builder", "source"), USES, ids=lambda v: getattr(v, "__name__", v))
+def test_every_key_a_builder_reads_is_in_the_toml(module, builder, source, lang):
+    text = figure_text(source, lang)
+    missing = [key for key in module.KEYS[builder] if key not in text]
+    assert not missing, f"{lang}: {TABLES[source]} lacks {missing} for {module.__name__}.{builder}"
+    assert set(pick(text, module.KEYS, builder)) == set(module.KEYS[builder])
+
+
+@pytest.mark.parametrize("source", sorted(TABLES))
+def test_both_languages_have_the_same_figure_strings_and_placeholders(source):
+    en, zh = figure_text(source, "en"), figure_text(source, "zh")
+    assert set(en) == set(zh)
+    for key, template in en.items():
+        assert _fields(zh[key]) == _fields(template), (source, key)
+
+
+@pytest.mark.parametrize("source", sorted(TABLES))
+def test_no_figure_string_goes_unread(source):
+    read = {key for module, builder, src in USES if src == source for key in module.KEYS[builder]}
+    assert set(figure_text(source)) - read == set()
+
+
+@pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)
+def test_every_builder_says_where_its_strings_come_from(module):
+    assert {builder for mod, builder, _ in USES if mod is module} == set(module.KEYS)
+    for builder in module.KEYS:
+        assert callable(getattr(module, builder)), builder
+
+
+def test_pick_names_the_missing_keys_and_hands_over_only_those_listed():
+    keys = {"fig": ("a", "b")}
+    assert pick({"a": "A", "b": "B", "c": "C"}, keys, "fig") == {"a": "A", "b": "B"}
+    with pytest.raises(KeyError, match="fig needs the figure strings b"):
+        pick({"a": "A"}, keys, "fig")
