@@ -26,6 +26,7 @@ from pages.common.urlstate import (
     restore,
     text_param,
 )
+from specdec_core.live.limits import MAX_NEW_TOKENS, MAX_SOURCE_CHARS
 from specdec_core.live.model_choices import DRAFTS, TARGETS
 from specdec_core.live.presets import PRESETS
 from specdec_core.live.trace import TraceError, from_json
@@ -33,17 +34,17 @@ from specdec_core.viz.escape import md
 
 PARAMS = [
     choice_param("live_target", "bundled", TARGETS),
-    text_param("live_target_src", "", 500),
+    text_param("live_target_src", "", MAX_SOURCE_CHARS),
     choice_param("live_draft", "ngram", DRAFTS),
     int_param("live_k", 20, 1, 256),
-    text_param("live_draft_src", "", 500),
+    text_param("live_draft_src", "", MAX_SOURCE_CHARS),
     choice_param("live_preset", "copy", PRESETS),
     bool_param("live_chat", True),
     *decoding_params("live"),
     int_param("live_topk", 0, 0, 1000),
     float_param("live_topp", 1.0, 0.05, 1.0),
     int_param("live_seed", 0, 0, 2**31 - 1),
-    int_param("live_max", 64, 4, 512),
+    int_param("live_max", 64, 4, MAX_NEW_TOKENS),
     bool_param("live_compare", True),
     bool_param("live_void", False),
     int_param("live_shown", 8, 3, 20),

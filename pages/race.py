@@ -29,6 +29,7 @@ from pages.common.page import start
 from pages.common.quiz import quiz
 from pages.common.race_view import by_task, show
 from pages.common.urlstate import bool_param, choice_param, int_param, mirror, restore, text_param
+from specdec_core.live.limits import MAX_PROMPT_CHARS, MAX_RACE_NEW_TOKENS, MAX_SOURCE_CHARS
 from specdec_core.live.model_choices import HF_DRAFTS, TARGETS, TOY_DRAFTS, DraftSpec
 from specdec_core.live.presets import PRESETS
 from specdec_core.live.race import BASELINE, Race, RaceResult, RaceSettings
@@ -40,14 +41,14 @@ HF_CHOICES = HF_DRAFTS
 TOY_CHOICES = tuple(k for k in TOY_DRAFTS if k != "custom")  # the race offers no custom draft on the toy pair
 PARAMS = [
     choice_param("race_target", "bundled", TARGETS),
-    text_param("race_target_src", "", 500),
+    text_param("race_target_src", "", MAX_SOURCE_CHARS),
     text_param("race_depths", "10, 20, 27", 100),
-    text_param("race_draft_src", "", 500),
+    text_param("race_draft_src", "", MAX_SOURCE_CHARS),
     choice_param("race_preset", "copy", PRESETS),
     bool_param("race_chat", True),
     *decoding_params("race"),
     int_param("race_seed", 0, 0, 2**31 - 1),
-    int_param("race_max", 40, 4, 256),
+    int_param("race_max", 40, 4, MAX_RACE_NEW_TOKENS),
     int_param("race_repeats", 1, 1, 5),
 ]
 
@@ -117,11 +118,17 @@ with st.container(border=True):
         args=("race",),
     )
     c3.toggle(ls["chat"], key="race_chat", disabled=target_kind == "toy")
-    st.text_area(s["prompt"], key="race_prompt", height=110)
+    st.text_area(s["prompt"], key="race_prompt", height=110, help=ls("prompt_help", limit=MAX_PROMPT_CHARS))
     g1, g2, g3, g4 = st.columns(4)
     decoding_controls(g1, g2, "race")
     g3.number_input(ls["seed"], min_value=0, max_value=2**31 - 1, step=1, key="race_seed")
-    g4.slider(ls["max_new"], 4, 256, key="race_max")
+    g4.slider(
+        ls["max_new"],
+        4,
+        MAX_RACE_NEW_TOKENS,
+        key="race_max",
+        help=ls("max_new_help", limit=MAX_RACE_NEW_TOKENS),
+    )
     g4.number_input(
         s["repeats"], min_value=1, max_value=5, step=1, key="race_repeats", help=s["repeats_help"]
     )

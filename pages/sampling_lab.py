@@ -24,6 +24,7 @@ from specdec_core.course.sampling_lab import (
     temperature_scale,
     temperature_sweep,
 )
+from specdec_core.live.limits import MAX_LOGIT_ROWS, MIN_LOGIT_ROWS
 from specdec_core.sampling import TRANSFORMS, Reason, SamplingConfig, apply, greedy_equivalence
 from specdec_core.viz.escape import md
 from specdec_core.viz.sampling import prob_label, stages_figure, sweep_figure
@@ -32,7 +33,7 @@ EXAMPLES = json.loads((Path(__file__).resolve().parents[1] / "assets/presets/log
 PRESETS = (*EXAMPLES["presets"], "random")
 EXPERIMENTS: dict[str, dict] = EXAMPLES["experiments"]
 TEMPERATURES = temperature_scale(-4, 1)
-MIN_TOKENS, MAX_TOKENS, MAX_LOGIT = 3, 12, 100.0
+MIN_TOKENS, MAX_TOKENS, MAX_LOGIT = MIN_LOGIT_ROWS, MAX_LOGIT_ROWS, 100.0
 #: Every order of the transforms, by URL code: t = temperature, k = top-k, p = top-p.
 CODES = {"temperature": "t", "top_k": "k", "top_p": "p"}
 ORDERS = {"".join(CODES[n] for n in order): order for order in itertools.permutations(TRANSFORMS)}
@@ -130,7 +131,7 @@ def reason_html(reason: Reason, rows: tuple[tuple[str, float], ...]) -> str:
 def read_table(edited: pd.DataFrame) -> tuple[tuple[str, float], ...] | None:
     """The rows of the edited table, or None (with a message) when they cannot be used."""
     if not MIN_TOKENS <= len(edited) <= MAX_TOKENS:
-        st.warning(s("table_rows", n=len(edited)))
+        st.warning(s("table_rows", n=len(edited), lo=MIN_TOKENS, hi=MAX_TOKENS))
         return None
     if edited["token"].isna().any() or edited["logit"].isna().any():
         st.warning(s["table_missing"])
@@ -215,7 +216,7 @@ with controls:
         },
     )
     note, reload = st.columns([2, 1], vertical_alignment="top")
-    note.caption(s["table_help"])
+    note.caption(s("table_help", lo=MIN_TOKENS, hi=MAX_TOKENS))
     reload.button(s["reload"], on_click=load_example, icon=":material/restart_alt:", disabled=not changed)
     rows = read_table(edited) or rows
     st.session_state["logits"] = st.session_state[SEEN] = rows

@@ -77,15 +77,14 @@ def test_sampled_runs_match_the_reference_maths_and_replay_from_json(bundled_mod
     cfg = SamplingConfig(temperature=0.8, top_k=40, top_p=0.95)
     ids = bundled_model.encode(PROMPTS["chat"], chat=True)
     draft = drafts["bf16 copy"]
-    fast = list(generate(bundled_model, draft, ids, cfg, 3, 12, 5, record_softmax=True))
-    ref = list(generate(bundled_model, draft, ids, cfg, 3, 12, 5, record_softmax=True, reference=True))
+    fast = list(generate(bundled_model, draft, ids, cfg, 3, 12, 5))
+    ref = list(generate(bundled_model, draft, ids, cfg, 3, 12, 5, reference=True))
     assert [(e.draft_tokens, e.committed, e.kinds) for e in fast] == [
         (e.draft_tokens, e.committed, e.kinds) for e in ref
     ]
     for e in fast:
         assert e.verify_s > 0 and e.draft_forwards == len(e.draft_tokens)
         assert all(len(r.ids) <= 20 and 0 <= r.other <= 1 for r in e.p_rows + e.q_rows)
-        assert len(e.p_softmax) == len(e.p_rows) and len(e.q_softmax) == len(e.q_rows)
     replay = [RoundEvent.from_dict(d) for d in json.loads(json.dumps([e.to_dict() for e in fast]))]
     assert replay == fast
 

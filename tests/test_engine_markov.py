@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import itertools
 import json
+import subprocess
+import sys
 
 import numpy as np
 import pytest
 
-import specdec_core.engine.loop as loop
+import specdec_core.engine.rows as engine_rows
+import specdec_core.engine.verification as verification
 from specdec_core.engine import RoundEvent, autoregressive, generate, summarize
 from specdec_core.models import MarkovChainLM, ModelBusyError, NGramDraft
 from specdec_core.sampling import SamplingConfig, apply
@@ -81,19 +84,19 @@ def _resample_from_p_lazily(p_row, q_rows, drafts, rng):
 
 
 def test_the_law_test_catches_a_wrong_verifier(monkeypatch):
-    monkeypatch.setattr(loop, "verify_rows", _resample_from_p_lazily)
+    monkeypatch.setattr(verification, "verify_rows", _resample_from_p_lazily)
     counts = sequence_counts(SamplingConfig(), 3, runs=RUNS)
     assert chisquare(counts, joint_law(SamplingConfig())).p_value < ALPHA
 
 
 def test_the_law_test_catches_a_draft_that_samples_another_law(monkeypatch):
-    real_draw = loop._Run.draw
+    real_draw = engine_rows.RunMaths.draw
 
     def greedy_draw(self, row):  # reports the sampled q but proposes its argmax
         _, q = real_draw(self, row)
         return int(np.argmax(q)), q
 
-    monkeypatch.setattr(loop._Run, "draw", greedy_draw)
+    monkeypatch.setattr(engine_rows.RunMaths, "draw", greedy_draw)
     counts = sequence_counts(SamplingConfig(), 3, runs=RUNS)
     assert chisquare(counts, joint_law(SamplingConfig())).p_value < ALPHA
 
@@ -202,9 +205,9 @@ def test_same_seed_same_events_and_json_round_trip():
     text = json.dumps([e.to_dict() for e in a])
     back = [RoundEvent.from_dict(d) for d in json.loads(text)]
     assert back == a
-    ar = list(autoregressive(TARGET, [1], SamplingConfig(), 5, 0, record_softmax=True))
+    ar = list(autoregressive(TARGET, [1], SamplingConfig(), 5, 0))
     assert [RoundEvent.from_dict(json.loads(json.dumps(e.to_dict()))) for e in ar] == ar
-    assert all(e.kinds == ["target"] and e.mode == "autoregressive" and len(e.p_softmax) == 1 for e in ar)
+    assert all(e.kinds == ["target"] and e.mode == "autoregressive" and len(e.p_rows) == 1 for e in ar)
 
 
 def test_rows_are_compact_and_exact():
@@ -256,3 +259,23 @@ def test_bad_inputs_fail_at_call_time_with_plain_messages():
         generate(TARGET, MarkovChainLM.random(V + 1, seed=0), [0], SamplingConfig(), 2, 5, 0)
     with pytest.raises(ValueError, match="gamma"):
         generate(TARGET, DRAFT, [0], SamplingConfig(), -1, 5, 0)
+
+
+def test_a_markov_run_never_imports_torch():
+    """Importing the engine and the models and running both loops on Markov chains and an
+    n-gram drafter leaves torch unloaded (a fresh interpreter, so no other test loaded it)."""
+    code = (
+        "import sys\n"
+        "from specdec_core.engine import autoregressive, generate\n"
+        "from specdec_core.models import MarkovChainLM, NGramDraft\n"
+        "from specdec_core.sampling import SamplingConfig\n"
+        "t = MarkovChainLM.random(4, seed=1); d = MarkovChainLM.random(4, seed=2)\n"
+        "for cfg in (SamplingConfig(), SamplingConfig(temperature=0)):\n"
+        "    assert list(generate(t, d, [1], cfg, 3, 20, 0, adaptive_gamma=True))\n"
+        "    assert list(generate(t, d, [1], cfg, 3, 20, 0, reference=True))\n"
+        "    assert list(generate(t, NGramDraft(4, 2, 1), [1, 2, 1], cfg, 3, 20, 0))\n"
+        "    assert list(autoregressive(t, [1], cfg, 5, 0))\n"
+        "print(sorted(m for m in sys.modules if m == 'torch' or m.startswith('torch.')))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout

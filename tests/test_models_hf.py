@@ -300,7 +300,7 @@ def test_fast_forward_and_on_demand_rows_make_the_same_decisions_as_the_own_forw
 
 
 def test_torch_threads_come_from_the_environment_once(monkeypatch):
-    import specdec_core.models.hf as hf
+    import specdec_core.models.hf.loading as hf
 
     before = torch.get_num_threads()
     monkeypatch.setattr(hf, "_threads_done", False)
@@ -378,7 +378,7 @@ def test_the_lean_body_in_bfloat16_is_as_close_to_float32_as_transformers_bfloat
 def test_only_plain_layers_get_the_lean_body(tiny):
     import copy
 
-    from specdec_core.models.lean import lean_eligible
+    from specdec_core.models.hf.lean import lean_eligible
 
     assert lean_eligible(tiny.module)
     for field, value in (

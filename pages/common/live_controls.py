@@ -23,6 +23,7 @@ from pages.common.model_form import (
     target_spec,
 )
 from pages.common.models import loaded_models_panel
+from specdec_core.live.limits import MAX_NEW_TOKENS, MAX_PROMPT_CHARS, MAX_UPLOAD_MB
 from specdec_core.live.model_choices import TARGETS, TOY_WORDS, DraftSpec, drafts_for
 from specdec_core.live.presets import PRESETS
 from specdec_core.live.settings import LiveSettings
@@ -92,7 +93,9 @@ def controls(job: Job) -> None:
             )
         _choice(c3, "preset", PRESETS, set_prompt, ("live",))
         c3.toggle(s["chat"], key="live_chat", disabled=target_kind == "toy", help=s["chat_help"])
-        st.text_area(s["prompt"], key="live_prompt", height=130, help=s["prompt_help"])
+        st.text_area(
+            s["prompt"], key="live_prompt", height=130, help=s("prompt_help", limit=MAX_PROMPT_CHARS)
+        )
         if target_kind == "toy":
             st.caption(s("toy_words", words=" ".join(TOY_WORDS)))
         g1, g2, g3, g4, g5, g6 = st.columns([1.3, 1.3, 1, 1, 1, 1.3])
@@ -104,12 +107,19 @@ def controls(job: Job) -> None:
         g5.number_input(
             s["seed"], min_value=0, max_value=2**31 - 1, step=1, key="live_seed", help=s["seed_help"]
         )
-        g6.slider(s["max_new"], 4, 512, key="live_max", help=s["max_new_help"])
+        g6.slider(
+            s["max_new"], 4, MAX_NEW_TOKENS, key="live_max", help=s("max_new_help", limit=MAX_NEW_TOKENS)
+        )
         rest = job.buttons(s["generate"], "live_generate", ":material/play_arrow:")
         rest.toggle(s["compare"], key="live_compare", help=s["compare_help"])
         with st.expander(s["replay_title"]):
             st.file_uploader(
-                s["upload"], type=["json"], key="live_upload", on_change=_import, help=s["upload_help"]
+                s["upload"],
+                type=["json"],
+                key="live_upload",
+                on_change=_import,
+                max_upload_size=MAX_UPLOAD_MB,
+                help=s("upload_help", mb=MAX_UPLOAD_MB),
             )
         loaded_models_panel()
 

@@ -113,7 +113,7 @@ class PairInput:
                 **numbers,
             },
         )
-        st.caption(s["editor_help"])
+        st.caption(s("editor_help", max=pairs.MAX_TOKENS))
         rows = pairs.clean_rows(edited.itertuples(index=False))
         state[out] = pairs.to_json(rows)
         self._set_table("" if state[out] == example else state[out])

@@ -22,12 +22,13 @@ from typing import Any
 import numpy as np
 
 from specdec_core.checks import SUM_TOL
+from specdec_core.live.limits import MAX_PAIR_ROWS
 from specdec_core.sampling import softmax
 
 PRESETS_FILE = Path(__file__).resolve().parents[2] / "assets" / "presets" / "pairs.json"
 
 #: The largest vocabulary a table may have.
-MAX_TOKENS = 60
+MAX_TOKENS = MAX_PAIR_ROWS
 #: The preset drawn from a seed rather than read from the file.
 RANDOM = "random"
 #: Random pairs lie on a 10^-DECIMALS grid (every value shown is the value used) and sum to 1.

@@ -5,39 +5,33 @@ pair fails at once), take the models' locks when the first event is requested, a
 them back when the run ends or the consumer stops iterating (``break`` out of the loop or
 ``close()`` the generator).
 
-One round of ``generate``: the draft proposes up to γ tokens, sampling each from exactly
-the processed q it reports; the target scores the last committed token plus all drafts in
-one forward pass (γ + 1 positions); its logit rows are computed (by an HF model's head, in
-blocks) and processed with the same ``SamplingConfig`` only as verification reads them,
-left to right (``verify.verify_rows`` / ``processing.greedy_choices`` + ``verify_greedy``,
-tested to decide exactly as ``verify.verify_block``; ``reference=True`` computes every row and
-calls ``verify_block``), so rows past the first rejection cost nothing; both KV caches are
-rolled back to the committed tokens. Temperature 0 makes p and q one-hot at
+One round of ``generate``: the draft proposes up to γ tokens (:mod:`.drafters`), sampling
+each from exactly the processed q it reports; the target scores the last committed token
+plus all drafts in one forward pass (γ + 1 positions); its logit rows are computed (by an
+HF model's head, in blocks) and processed with the same ``SamplingConfig`` only as
+verification reads them, left to right (:mod:`.verification`), so rows past the first
+rejection cost nothing; both KV caches are rolled back to the committed tokens and the
+round's event is built (:mod:`.round_events`). Temperature 0 makes p and q one-hot at
 their argmax (lowest index), so the output equals target-only greedy decoding.
+
+Nothing here imports torch: a run on Markov chains never loads it.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
-import numpy as np
-import torch
-
-from specdec_core.engine.events import RoundEvent, TopTokens
+from specdec_core.engine.drafters import make_drafter
+from specdec_core.engine.events import RoundEvent
 from specdec_core.engine.gamma import GammaController, estimate_cost_ratio, make_controller
-from specdec_core.engine.processing import (
-    argmax_rows,
-    float64_rows,
-    greedy_choices,
-    process_rows,
-    verify_greedy,
-)
-from specdec_core.models.drafts import check_compatible
+from specdec_core.engine.round_events import RoundClock, autoregressive_event, speculative_event
+from specdec_core.engine.rows import RunMaths, logit_rows, target_rows
+from specdec_core.engine.verification import verify_round
+from specdec_core.models.compat import check_compatible
 from specdec_core.models.locking import hold
-from specdec_core.sampling import SamplingConfig, apply, softmax
-from specdec_core.verify import sample, verify_block, verify_rows
+from specdec_core.sampling import SamplingConfig
 
 
 def generate(
@@ -53,7 +47,6 @@ def generate(
     gamma_bounds: tuple[int, int] = (1, 16),
     draft_cost: float | None = None,
     top_n: int = 20,
-    record_softmax: bool = False,
     stop_at_eos: bool = True,
     lock_timeout: float | None = None,
     reference: bool = False,
@@ -71,9 +64,8 @@ def generate(
     ``GammaController``. Controllers use no timings, so runs stay deterministic.
     Each round commits 1 … γ+1 tokens, never more than `max_new_tokens` in total, and the
     run stops after an EOS token of the target unless ``stop_at_eos=False``.
-    `top_n` probabilities per row are kept in the events (0 keeps none);
-    ``record_softmax`` also keeps the plain softmax rows. `lock_timeout` (seconds, None =
-    wait) bounds the wait for a model another generation holds (``ModelBusyError``).
+    `top_n` probabilities per row are kept in the events (0 keeps none). `lock_timeout`
+    (seconds, None = wait) bounds the wait for a model another generation holds (``ModelBusyError``).
     ``reference=True`` uses the slow reference maths (``sampling.apply`` and
     ``verify.verify_block`` on every row) instead of the fast paths; for tests.
 
@@ -84,7 +76,7 @@ def generate(
     check_compatible(target, draft)
     cost = estimate_cost_ratio(target, draft) if draft_cost is None else draft_cost
     controller = make_controller(gamma, adaptive_gamma, gamma_bounds, cost)
-    run = _Run(cfg, seed, top_n, record_softmax, reference)
+    run = RunMaths(cfg, seed, top_n, reference)
     return _speculative(target, draft, prompt, run, controller, max_new_tokens, stop_at_eos, lock_timeout)
 
 
@@ -96,7 +88,6 @@ def autoregressive(
     seed: int = 0,
     *,
     top_n: int = 20,
-    record_softmax: bool = False,
     stop_at_eos: bool = True,
     lock_timeout: float | None = None,
     reference: bool = False,
@@ -108,93 +99,11 @@ def autoregressive(
     """
     cfg = sampling if sampling is not None else SamplingConfig()
     prompt = _check_run(target, prompt_ids, max_new_tokens, top_n)
-    run = _Run(cfg, seed, top_n, record_softmax, reference)
+    run = RunMaths(cfg, seed, top_n, reference)
     return _autoregressive(target, prompt, run, max_new_tokens, stop_at_eos, lock_timeout)
 
 
-#: Logit rows: float32 torch tensors from an HF session, float64 numpy from other models.
-Rows = torch.Tensor | np.ndarray
-
-
-# -- the maths of one run ------------------------------------------------------------------------
-class _Run:
-    """Per-run settings and the rng; turns logit rows into decisions (fast or reference)."""
-
-    def __init__(self, cfg: SamplingConfig, seed: int, top_n: int, softmax: bool, reference: bool) -> None:
-        self.cfg = cfg
-        self.greedy = cfg.is_greedy_switch
-        self.rng = np.random.default_rng(seed)
-        self.top_n = top_n
-        self.softmax = softmax
-        self.reference = reference
-
-    def probs(self, rows: Rows) -> np.ndarray:
-        """Exact processed float64 distributions of each row."""
-        if self.reference:
-            z = float64_rows(rows)
-            return np.stack([apply(r, self.cfg).probs for r in z])
-        return process_rows(rows, self.cfg)
-
-    def row_probs(self, rows: Any) -> Callable[[int], np.ndarray]:
-        """``i → processed float64 row i`` of lazy target rows (``LogitRows`` / ``_EagerRows``)."""
-        return lambda i: self.probs(rows.row(i))[0]
-
-    def draw(self, row: Rows) -> tuple[int, np.ndarray | None]:
-        """Sample one token from the processed law of `row` (1, V); greedy needs no row."""
-        if self.greedy and not self.reference:
-            self.rng.random()  # the draw `sample` makes from a one-hot row
-            return argmax_rows(row)[0], None
-        q = self.probs(row)[0]
-        return sample(q, self.rng), q
-
-    def compact(self, probs: np.ndarray | None, token: int | None = None) -> TopTokens | None:
-        if self.top_n <= 0:
-            return None
-        if probs is None:
-            return TopTokens.one_hot(token if token is not None else 0)
-        return TopTokens.from_probs(probs, self.top_n)
-
-    def softmax_rows(self, rows: Rows | None) -> list[TopTokens]:
-        if not self.softmax or rows is None:
-            return []
-        return [TopTokens.from_probs(softmax(z), max(self.top_n, 1)) for z in float64_rows(rows)]
-
-
-def _rows(session: Any, ids: list[int], last_only: bool = False) -> Rows:
-    """Logit rows: an HF session's fast float32 torch path, else the protocol's ``extend``."""
-    fast = getattr(session, "logits", None)
-    if fast is not None:
-        return fast(ids, last_only=last_only)
-    out = np.asarray(session.extend(ids), dtype=np.float64)
-    return out[-1:] if last_only else out
-
-
-class _EagerRows:
-    """All logit rows of a forward pass, behind the interface of ``hf.LogitRows``."""
-
-    seconds = 0.0
-
-    def __init__(self, rows: Rows) -> None:
-        self._rows = rows
-
-    def row(self, i: int) -> Rows:
-        return self._rows[i : i + 1]
-
-    def all(self) -> Rows:
-        return self._rows
-
-    def used(self, n: int) -> Rows:
-        return self._rows[:n]
-
-
-def _target_rows(session: Any, ids: list[int]) -> Any:
-    """The verification forward: an HF session's rows computed on demand, else all rows now."""
-    lazy = getattr(session, "lazy_logits", None)
-    if lazy is not None:
-        return lazy(ids)
-    return _EagerRows(_rows(session, ids))
-
-
+# -- checks -------------------------------------------------------------------------------------
 def _eos_set(target: Any) -> frozenset[int]:
     ids = getattr(target, "eos_token_ids", None)
     if ids:
@@ -236,66 +145,12 @@ def _finish(
     return committed, kinds, None
 
 
-# -- drafters ------------------------------------------------------------------------------------
-class _ModelDrafter:
-    """A draft model with its session; feeds it the committed tokens it has not seen."""
-
-    def __init__(self, draft: Any, prompt: list[int]) -> None:
-        self.session = draft.session(prompt[:-1])
-        self.pending = [prompt[-1]]
-        self.base = 0
-        self.fed_before = 0
-
-    def propose(self, g: int, run: _Run) -> tuple[list[int], list[np.ndarray | None], Rows | None, int]:
-        self.base = self.session.length
-        self.fed_before = len(self.pending)
-        tokens: list[int] = []
-        qs: list[np.ndarray | None] = []
-        raw: list[Rows] = []
-        feed = self.pending
-        for _ in range(g):
-            row = _rows(self.session, feed, last_only=True)
-            x, q = run.draw(row)
-            tokens.append(x)
-            qs.append(q)
-            if run.softmax:
-                raw.append(row)
-            feed = [x]
-        return tokens, qs, (np.concatenate([float64_rows(r) for r in raw]) if raw else None), g
-
-    def commit(self, drafts: list[int], accepted: int, last: int) -> None:
-        g = len(drafts)
-        if g == 0:
-            self.pending = [*self.pending, last]
-            return
-        valid = min(accepted, g - 1)  # the last draft token itself was never fed
-        self.session.truncate(self.base + self.fed_before + valid)
-        self.pending = [*drafts[valid:accepted], last]
-
-
-class _LookupDrafter:
-    """A proposer (n-gram prompt lookup): its q is one-hot on each proposed token."""
-
-    def __init__(self, draft: Any, prompt: list[int]) -> None:
-        self.draft = draft
-        self.context = list(prompt)
-
-    def propose(self, g: int, run: _Run) -> tuple[list[int], list[np.ndarray | None], Rows | None, int]:
-        tokens = [int(t) for t in self.draft.propose(self.context, g)][:g] if g > 0 else []
-        qs: list[np.ndarray | None] = [None] * len(tokens)
-        return tokens, qs, None, 0
-
-    def commit(self, drafts: list[int], accepted: int, last: int) -> None:
-        self.context.extend(drafts[:accepted])
-        self.context.append(last)
-
-
 # -- the loops -----------------------------------------------------------------------------------
 def _speculative(
     target: Any,
     draft: Any,
     prompt: list[int],
-    run: _Run,
+    run: RunMaths,
     controller: GammaController,
     max_new_tokens: int,
     stop_at_eos: bool,
@@ -306,7 +161,7 @@ def _speculative(
     with hold([target, draft], lock_timeout):
         t0 = time.perf_counter()
         t_sess = target.session(prompt[:-1])
-        drafter = _LookupDrafter(draft, prompt) if hasattr(draft, "propose") else _ModelDrafter(draft, prompt)
+        drafter = make_drafter(draft, prompt)
         prefill = time.perf_counter() - t0
         pending = prompt[-1]
         produced = 0
@@ -314,39 +169,15 @@ def _speculative(
         while True:
             start = time.perf_counter()
             g = max(0, min(controller.next_gamma(), max_new_tokens - produced - 1))
-            drafts, q_full, q_raw, draft_forwards = drafter.propose(g, run)
+            drafts, qs, draft_forwards = drafter.propose(g, run)
             drafted = time.perf_counter()
             base = t_sess.length
-            rows = _target_rows(t_sess, [pending, *drafts])
+            rows = target_rows(t_sess, [pending, *drafts])
             verified = time.perf_counter()
 
-            k = len(drafts)
-            draft_q = [1.0] * k
-            p_used: list[np.ndarray] | None = None
-            if run.greedy and not run.reference:
-                choice = greedy_choices(rows.row, drafts)
-                result = verify_greedy(choice, drafts, run.rng)
-            else:
-                q_rows = [
-                    q if q is not None else _one_hot(vocab, x) for q, x in zip(q_full, drafts, strict=True)
-                ]
-                if run.reference:
-                    p_all = run.probs(rows.all())
-                    result = verify_block(
-                        p_all, np.stack(q_rows) if k else np.zeros((0, vocab)), drafts, run.rng
-                    )
-                    p_used = list(p_all[: len(result.tokens)])
-                else:
-                    result, p_used = verify_rows(run.row_probs(rows), q_rows, drafts, run.rng)
-                draft_q = [float(q_rows[i][x]) for i, x in enumerate(drafts)]
-                choice = []
-            examined = len(result.acceptance_probs)
-            if p_used is None:
-                draft_p = [1.0 if drafts[i] == choice[i] else 0.0 for i in range(examined)]
-            else:
-                draft_p = [float(p_used[i][drafts[i]]) for i in range(examined)]
-
-            a = result.accepted
+            verdict = verify_round(rows, drafts, qs, run, vocab)
+            result = verdict.result
+            a, k = result.accepted, len(drafts)
             t_sess.truncate(base + 1 + a)
             drafter.commit(drafts, a, result.tokens[-1])
             pending = result.tokens[-1]
@@ -355,38 +186,19 @@ def _speculative(
             committed, kinds, stop = _finish(
                 result.tokens, result.kinds, eos, stop_at_eos, produced, max_new_tokens
             )
-            q_rows_c = [r for r in (run.compact(q, x) for q, x in zip(q_full, drafts, strict=True)) if r]
-            if p_used is None:
-                p_rows_c = [r for r in (run.compact(None, c) for c in choice) if r]
-            else:
-                p_rows_c = [r for r in (run.compact(p) for p in p_used) if r]
-            p_soft = run.softmax_rows(rows.used(len(result.tokens))) if run.softmax else []
-            end = time.perf_counter()
-            head_s = rows.seconds  # target rows computed during verification belong to its forward
-            event = RoundEvent(
+            event = speculative_event(
                 index=index,
-                mode="speculative",
                 gamma=g,
-                draft_tokens=list(drafts),
-                accepted_count=sum(1 for kind in kinds if kind == "accepted"),
+                drafts=drafts,
+                qs=qs,
+                verdict=verdict,
                 committed=committed,
                 kinds=kinds,
-                acceptance_probs=list(result.acceptance_probs),
-                draft_q=draft_q,
-                draft_p=draft_p,
-                q_rows=q_rows_c,
-                p_rows=p_rows_c,
-                draft_s=drafted - start,
-                verify_s=verified - drafted + head_s,
-                overhead_s=max(end - verified - head_s, 0.0),
-                prefill_s=prefill if index == 0 else 0.0,
+                stop=stop,
+                run=run,
+                clock=RoundClock(start, drafted, verified, rows.seconds, prefill if index == 0 else 0.0),
                 draft_forwards=draft_forwards,
-                target_forwards=1,
                 position=produced,
-                stop_reason=stop,
-                rejected=a < k,
-                p_softmax=p_soft,
-                q_softmax=run.softmax_rows(q_raw),
                 extra=controller.state(),
             )
             produced += len(committed)
@@ -399,7 +211,7 @@ def _speculative(
 def _autoregressive(
     target: Any,
     prompt: list[int],
-    run: _Run,
+    run: RunMaths,
     max_new_tokens: int,
     stop_at_eos: bool,
     lock_timeout: float | None,
@@ -412,41 +224,21 @@ def _autoregressive(
         pending = prompt[-1]
         for index in range(max_new_tokens):
             start = time.perf_counter()
-            row = _rows(sess, [pending], last_only=True)
+            row = logit_rows(sess, [pending], last_only=True)
             stepped = time.perf_counter()
             token, p = run.draw(row)
             committed, kinds, stop = _finish([token], ["target"], eos, stop_at_eos, index, max_new_tokens)
-            p_row = run.compact(p, token)
-            end = time.perf_counter()
-            yield RoundEvent(
+            yield autoregressive_event(
                 index=index,
-                mode="autoregressive",
-                gamma=0,
-                draft_tokens=[],
-                accepted_count=0,
                 committed=committed,
                 kinds=kinds,
-                acceptance_probs=[],
-                draft_q=[],
-                draft_p=[],
-                q_rows=[],
-                p_rows=[p_row] if p_row else [],
-                draft_s=0.0,
-                verify_s=stepped - start,
-                overhead_s=end - stepped,
+                stop=stop,
+                p=p,
+                run=run,
+                start=start,
+                stepped=stepped,
                 prefill_s=prefill if index == 0 else 0.0,
-                draft_forwards=0,
-                target_forwards=1,
-                position=index,
-                stop_reason=stop,
-                p_softmax=run.softmax_rows(row),
             )
             if stop is not None:
                 return
             pending = token
-
-
-def _one_hot(size: int, index: int) -> np.ndarray:
-    out = np.zeros(size)
-    out[index] = 1.0
-    return out

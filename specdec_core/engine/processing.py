@@ -12,13 +12,17 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-import torch
 
 from specdec_core.sampling import SamplingConfig, _top_p_remove
 from specdec_core.verify import BlockResult
+
+if TYPE_CHECKING:
+    import torch
 
 #: Most likely tokens a top-p row examines before it falls back to a full sort.
 _TOP_P_WINDOW = 1024
@@ -33,10 +37,16 @@ def _softmax_rows(scores: np.ndarray) -> np.ndarray:
     return e / e.sum(axis=1, keepdims=True)
 
 
+def _is_tensor(x: object) -> bool:
+    """Whether `x` is a torch tensor, without importing torch (no tensor exists before it is)."""
+    torch = sys.modules.get("torch")
+    return torch is not None and isinstance(x, torch.Tensor)
+
+
 def float64_rows(logits: torch.Tensor | np.ndarray) -> np.ndarray:
     """Logit rows (torch or numpy, one row or several) as a float64 numpy array (n, V)."""
-    if isinstance(logits, torch.Tensor):
-        logits = logits.detach().to("cpu", torch.float64).numpy()
+    if _is_tensor(logits):
+        logits = logits.detach().to("cpu", sys.modules["torch"].float64).numpy()
     z = np.asarray(logits, dtype=np.float64)
     return z.reshape(-1, z.shape[-1])
 
@@ -118,8 +128,8 @@ def _top_p_cut(probs: np.ndarray, top_p: float, min_keep: int) -> np.ndarray:
 
 def argmax_rows(rows: torch.Tensor | np.ndarray) -> list[int]:
     """Index of each row's largest logit, lowest index on ties (like ``sampling.greedy``)."""
-    if isinstance(rows, torch.Tensor):
-        return torch.argmax(rows, dim=-1).tolist()
+    if _is_tensor(rows):
+        return sys.modules["torch"].argmax(rows, dim=-1).tolist()
     return np.argmax(rows, axis=-1).tolist()
 
 

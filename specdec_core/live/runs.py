@@ -24,11 +24,9 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from specdec_core.engine import RoundEvent, autoregressive, generate
+from specdec_core.live.limits import MAX_PROMPT_CHARS
 from specdec_core.live.settings import DecodeSettings
 from specdec_core.models import ModelBusyError
-
-#: Longest prompt accepted, in characters (checked before tokenising).
-MAX_PROMPT_CHARS = 20_000
 
 
 class PromptError(ValueError):

@@ -79,11 +79,14 @@ def counts(items: Sequence[TokenSpan]) -> dict[str, int]:
     return out
 
 
-_BYTE = re.compile(r"\\x([0-9a-fA-F]{2})")
+#: What ``bytes.decode(errors="backslashreplace")`` writes for a byte that is not UTF-8: always
+#: ≥ 0x80 (ASCII bytes are valid UTF-8) and in lower-case hex. A token whose text is literally
+#: ``\x41`` (or ``\xE4``) is therefore text, never a byte.
+_BYTE = re.compile(r"\\x([89a-f][0-9a-f])")
 
 
 def token_bytes(text: str) -> bytes:
-    """The bytes of a token's display text, its ``\\xNN`` escapes turned back into bytes."""
+    """The bytes of a token's display text, its ``\\xNN`` byte escapes (NN ≥ 80) turned back into bytes."""
     out = bytearray()
     last = 0
     for m in _BYTE.finditer(text):

@@ -19,12 +19,11 @@ from importlib import metadata
 from typing import Any
 
 from specdec_core.engine import KINDS, RoundEvent
+from specdec_core.live.limits import MAX_TRACE_BYTES, MAX_UPLOAD_MB
 from specdec_core.live.settings import LiveSettings
 
 FORMAT = "specdec-studio/live-trace"
 VERSION = 1
-#: Largest trace file accepted (bytes).
-MAX_TRACE_BYTES = 50_000_000
 _PACKAGES = ("specdec-studio", "torch", "transformers", "numpy", "streamlit")
 
 
@@ -199,7 +198,7 @@ def _record(data: Any, where: str, mode: str) -> RunRecord:
 def from_json(raw: str | bytes) -> LiveTrace:
     """Read a trace written by :func:`to_json`; raises ``TraceError`` for anything else."""
     if len(raw) > MAX_TRACE_BYTES:
-        raise TraceError(f"The file is larger than {MAX_TRACE_BYTES // 1_000_000} MB.")
+        raise TraceError(f"The file is larger than {MAX_UPLOAD_MB} MB.")
     try:
         data = json.loads(raw)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:

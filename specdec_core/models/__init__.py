@@ -9,18 +9,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from specdec_core.models.base import LanguageModel, Session
+from specdec_core.models.compat import TokenizerMismatchError, check_compatible
 from specdec_core.models.locking import ModelBusyError, ModelLock
 from specdec_core.models.markov import MarkovChainLM, MarkovSession
 from specdec_core.models.ngram import NGramDraft, NGramSession
 
 if TYPE_CHECKING:
     from specdec_core.models.bundled import BUNDLED_NAME, is_prepared, load_bundled, prepare_bundled_cache
-    from specdec_core.models.drafts import (
-        LayerSkipDraft,
-        TokenizerMismatchError,
-        check_compatible,
-        precision_copy,
-    )
+    from specdec_core.models.drafts import LayerSkipDraft, precision_copy
     from specdec_core.models.hf import HFCausalLM, HFSession, ModelLoadError, ModelNotAvailableError
 
 _LAZY = {
@@ -29,8 +25,6 @@ _LAZY = {
     "ModelLoadError": "hf",
     "ModelNotAvailableError": "hf",
     "LayerSkipDraft": "drafts",
-    "TokenizerMismatchError": "drafts",
-    "check_compatible": "drafts",
     "precision_copy": "drafts",
     "BUNDLED_NAME": "bundled",
     "is_prepared": "bundled",

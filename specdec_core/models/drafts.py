@@ -11,15 +11,13 @@
 from __future__ import annotations
 
 import copy
-from typing import Any
 
 import torch
 
+from specdec_core.models.compat import TokenizerMismatchError, check_compatible
 from specdec_core.models.hf import HFCausalLM, resolve_dtype
 
-
-class TokenizerMismatchError(ValueError):
-    """A draft and a target do not give the same ids to the same tokens."""
+__all__ = ["LayerSkipDraft", "TokenizerMismatchError", "check_compatible", "precision_copy"]
 
 
 def _decoder_stack(module: torch.nn.Module) -> tuple[torch.nn.Module, str]:
@@ -87,51 +85,3 @@ def precision_copy(target: HFCausalLM, dtype: str | torch.dtype = "bfloat16") ->
     module = copy.deepcopy(target.module).to(torch_dtype)
     short = str(torch_dtype).removeprefix("torch.").replace("bfloat16", "bf16").replace("float16", "fp16")
     return HFCausalLM(module, target.tokenizer, name=f"{target.name} ({short})", source=target.source)
-
-
-def _vocab_of(model: Any) -> dict[str, int] | list[str] | None:
-    tok = getattr(model, "tokenizer", None)
-    if tok is not None:
-        return tok.get_vocab()
-    labels = getattr(model, "labels", None)
-    return list(labels) if labels is not None else None
-
-
-def check_compatible(target: Any, draft: Any) -> None:
-    """Raise ``TokenizerMismatchError`` unless `draft` scores the same token ids as `target`.
-
-    Both must have the same number of logits and, where both have a tokenizer (or labels),
-    the same token for every id. A drafter without its own vocabulary (n-gram) only needs
-    the same size.
-    """
-    t_name = getattr(target, "name", "the target")
-    d_name = getattr(draft, "name", "the draft")
-    if target.vocab_size != draft.vocab_size:
-        raise TokenizerMismatchError(
-            f"{d_name} scores {draft.vocab_size} tokens but {t_name} scores {target.vocab_size}: "
-            "speculative decoding needs one shared vocabulary. Pick a draft from the same model family."
-        )
-    if getattr(target, "tokenizer", None) is not None and target.tokenizer is getattr(
-        draft, "tokenizer", None
-    ):
-        return
-    tv, dv = _vocab_of(target), _vocab_of(draft)
-    if tv is None or dv is None or tv == dv:
-        return
-    if isinstance(tv, dict) and isinstance(dv, dict):
-        t_by_id = {i: s for s, i in tv.items()}
-        d_by_id = {i: s for s, i in dv.items()}
-        ids = sorted(set(t_by_id) | set(d_by_id))
-        diff = [i for i in ids if t_by_id.get(i) != d_by_id.get(i)]
-        if not diff:
-            return
-        first = diff[0]
-        pair = f"{t_by_id.get(first)!r} vs {d_by_id.get(first)!r}"
-        detail = f"{len(diff)} token ids differ, first id {first}: {pair}"
-    else:
-        diff = [i for i, (a, b) in enumerate(zip(tv, dv, strict=False)) if a != b]
-        detail = f"{len(diff)} token labels differ" + (f", first id {diff[0]}" if diff else "")
-    raise TokenizerMismatchError(
-        f"{d_name} and {t_name} do not share a tokenizer ({detail}). Speculative decoding compares "
-        "the two models token id by token id, so they must use the same vocabulary."
-    )

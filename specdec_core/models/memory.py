@@ -1,7 +1,7 @@
 """Is there room for an optional copy of some weights? (the fast kernels' extra memory)
 And how much memory does this process hold? (shown beside the loaded models)
 
-The packed weights of ``hf.RowLinear`` and the fused ones of ``lean.LeanBody`` are copies
+The packed weights of ``hf.kernels.RowLinear`` and the fused ones of ``hf.lean.LeanBody`` are copies
 that only buy speed. Loading a big custom model must never fail because of them, so each
 copy is made only while the machine keeps ``KEEP_FREE`` of its memory available after it.
 """

@@ -180,7 +180,7 @@ class LeanBody:
     """The body of an eligible model (:func:`lean_eligible`); weights shared or fused once.
 
     `kernel(rows, dtype)` is the caller's choice of matrix product ``f(x, w) = x @ wᵀ`` for a
-    forward pass of `rows` tokens, as a context manager (``hf.row_kernel``).
+    forward pass of `rows` tokens, as a context manager (``kernels.row_kernel``).
     """
 
     def __init__(self, module: torch.nn.Module, kernel: Callable[[int, torch.dtype], Kernel]) -> None:

@@ -1,0 +1,70 @@
+"""The two kinds of drafter a round can use: a draft model with its session, or a proposer."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from specdec_core.engine.rows import RunMaths, logit_rows
+
+if TYPE_CHECKING:
+    from specdec_core.engine.rows import Rows
+
+
+class ModelDrafter:
+    """A draft model with its session; feeds it the committed tokens it has not seen."""
+
+    def __init__(self, draft: Any, prompt: list[int]) -> None:
+        self.session = draft.session(prompt[:-1])
+        self.pending = [prompt[-1]]
+        self.base = 0
+        self.fed_before = 0
+
+    def propose(self, g: int, run: RunMaths) -> tuple[list[int], list[np.ndarray | None], int]:
+        """`g` drafts, each sampled from exactly the processed q reported with it (None: greedy,
+        one-hot at the draft), and the forward passes run."""
+        self.base = self.session.length
+        self.fed_before = len(self.pending)
+        tokens: list[int] = []
+        qs: list[np.ndarray | None] = []
+        feed = self.pending
+        for _ in range(g):
+            row: Rows = logit_rows(self.session, feed, last_only=True)
+            x, q = run.draw(row)
+            tokens.append(x)
+            qs.append(q)
+            feed = [x]
+        return tokens, qs, g
+
+    def commit(self, drafts: list[int], accepted: int, last: int) -> None:
+        """Roll the draft's cache back to the accepted drafts; `last` is fed next round."""
+        g = len(drafts)
+        if g == 0:
+            self.pending = [*self.pending, last]
+            return
+        valid = min(accepted, g - 1)  # the last draft token itself was never fed
+        self.session.truncate(self.base + self.fed_before + valid)
+        self.pending = [*drafts[valid:accepted], last]
+
+
+class LookupDrafter:
+    """A proposer (n-gram prompt lookup): its q is one-hot on each proposed token."""
+
+    def __init__(self, draft: Any, prompt: list[int]) -> None:
+        self.draft = draft
+        self.context = list(prompt)
+
+    def propose(self, g: int, run: RunMaths) -> tuple[list[int], list[np.ndarray | None], int]:
+        tokens = [int(t) for t in self.draft.propose(self.context, g)][:g] if g > 0 else []
+        qs: list[np.ndarray | None] = [None] * len(tokens)
+        return tokens, qs, 0
+
+    def commit(self, drafts: list[int], accepted: int, last: int) -> None:
+        self.context.extend(drafts[:accepted])
+        self.context.append(last)
+
+
+def make_drafter(draft: Any, prompt: list[int]) -> ModelDrafter | LookupDrafter:
+    """A proposer (``propose(context, k)``) drafts by lookup; anything else is a draft model."""
+    return LookupDrafter(draft, prompt) if hasattr(draft, "propose") else ModelDrafter(draft, prompt)

@@ -1,0 +1,54 @@
+"""Real transformers models behind the model protocol (torch and transformers needed).
+
+* :mod:`.model` — ``HFCausalLM`` and its ``HFSession`` (KV cache, truncate, logits).
+* :mod:`.loading` — sources without a network, dtypes, devices, threads, GGUF progress.
+* :mod:`.fast` — the fast forward of plain-head models: ``FastForward``, ``LogitRows``.
+* :mod:`.kernels` — ``RowLinear``'s small-row kernels, the oneDNN switch, packed weights.
+* :mod:`.lean` — ``LeanBody``, a lean decoder body for Llama, Qwen2 and Mistral on CPU.
+"""
+
+from specdec_core.models.hf.fast import (
+    LOGIT_CONFIG_FIELDS,
+    PLAIN_HEAD_CLASSES,
+    FastForward,
+    LogitRows,
+    plain_head,
+    with_row_linears,
+)
+from specdec_core.models.hf.kernels import RowLinear, packed_weight, row_kernel, row_linear
+from specdec_core.models.hf.loading import (
+    DTYPES,
+    THREADS_ENV,
+    ModelLoadError,
+    ModelNotAvailableError,
+    Progress,
+    configure_torch_threads,
+    report,
+    resolve_device,
+    resolve_dtype,
+)
+from specdec_core.models.hf.model import HFCausalLM, HFSession
+
+__all__ = [
+    "DTYPES",
+    "LOGIT_CONFIG_FIELDS",
+    "PLAIN_HEAD_CLASSES",
+    "THREADS_ENV",
+    "FastForward",
+    "HFCausalLM",
+    "HFSession",
+    "LogitRows",
+    "ModelLoadError",
+    "ModelNotAvailableError",
+    "Progress",
+    "RowLinear",
+    "configure_torch_threads",
+    "packed_weight",
+    "plain_head",
+    "report",
+    "resolve_device",
+    "resolve_dtype",
+    "row_kernel",
+    "row_linear",
+    "with_row_linears",
+]

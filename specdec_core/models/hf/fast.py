@@ -1,0 +1,193 @@
+"""The fast forward of plain-head models: body and head run apart, logit rows computed on demand.
+
+For causal-LM classes whose logits are exactly ``lm_head(hidden)`` (see :func:`plain_head`)
+a session runs the transformer body and the head itself, on a twin of the module whose
+linear layers are :class:`~specdec_core.models.hf.kernels.RowLinear` (weights shared, the
+module itself untouched). :class:`LogitRows` holds the body's output and computes head rows
+only when verification reads them. For Llama, Qwen2 and Mistral models on CPU the body is
+:class:`~specdec_core.models.hf.lean.LeanBody` (the same layers with fewer operations).
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+import time
+from collections.abc import Callable
+from typing import Any
+
+import torch
+
+from specdec_core.models import memory
+from specdec_core.models.hf.kernels import RowLinear, row_kernel
+from specdec_core.models.hf.lean import LeanBody, fused_bytes, lean_eligible
+from specdec_core.models.hf.loading import _auto
+
+# -- the fast head ---------------------------------------------------------------------------------
+#: transformers causal-LM classes whose logits are exactly ``lm_head(model(...).last_hidden_state)``.
+PLAIN_HEAD_CLASSES = frozenset(
+    {
+        "LlamaForCausalLM",
+        "MistralForCausalLM",
+        "Qwen2ForCausalLM",
+        "Qwen3ForCausalLM",
+        "Phi3ForCausalLM",
+        "Olmo2ForCausalLM",
+        "SmolLM3ForCausalLM",
+    }
+)
+#: Config fields that scale or cap the logits in some families (Gemma, Cohere, Granite, …):
+#: present on a model's config → its own forward is used.
+LOGIT_CONFIG_FIELDS = (
+    "final_logit_softcapping",
+    "logit_softcapping",
+    "logit_scale",
+    "logits_scaling",
+    "output_multiplier_scale",
+    "lm_head_multiplier",
+)
+
+
+def plain_head(module: torch.nn.Module) -> torch.nn.Linear | None:
+    """The LM head when `module`'s logits are exactly ``lm_head(model(...)[0])``, else None.
+
+    Only the transformers classes of ``PLAIN_HEAD_CLASSES`` qualify (not subclasses, not
+    patched forwards), with a bias-free ``nn.Linear`` head, no hooks (offloading) and no
+    logit-scaling field in the config.
+    """
+    cls = type(module)
+    if cls.__name__ not in PLAIN_HEAD_CLASSES or not cls.__module__.startswith("transformers.models."):
+        return None
+    if "forward" in vars(module):
+        return None
+    head, body = getattr(module, "lm_head", None), getattr(module, "model", None)
+    if type(head) is not torch.nn.Linear or head.bias is not None or not isinstance(body, torch.nn.Module):
+        return None
+    for part in (module, head):
+        if part._forward_hooks or part._forward_pre_hooks or hasattr(part, "_hf_hook"):
+            return None
+    config = getattr(module, "config", None)
+    if any(getattr(config, name, None) is not None for name in LOGIT_CONFIG_FIELDS):
+        return None
+    return head
+
+
+def with_row_linears(module: torch.nn.Module) -> torch.nn.Module:
+    """A twin of `module` whose ``nn.Linear`` layers are ``RowLinear`` (weights shared).
+
+    Every module on the way to a linear layer is shallow-copied with its own table of
+    children; the original module is left exactly as it was.
+    """
+    if type(module) is torch.nn.Linear:
+        return RowLinear.sharing(module)
+    twins = {name: with_row_linears(child) for name, child in module._modules.items() if child is not None}
+    if all(twins[name] is child for name, child in module._modules.items() if child is not None):
+        return module
+    twin = copy.copy(module)
+    twin._modules = {**module._modules, **twins}
+    return twin
+
+
+class FastForward:
+    """Body and head of a plain-head model (``plain_head``), run separately, with ``RowLinear``s.
+
+    ``body(ids, cache)`` gives the final hidden states; ``head(hidden)`` their logits;
+    ``new_cache()`` the cache a session passes to ``body``. The body is
+    :class:`~specdec_core.models.hf.lean.LeanBody` where it is eligible (Llama, Qwen2, Mistral
+    on CPU; `lean` False turns it off), else transformers' own body on the ``RowLinear`` twin.
+    """
+
+    def __init__(self, module: torch.nn.Module, lean: bool = True) -> None:
+        twin = with_row_linears(module)
+        self.module = twin
+        lean = lean and lean_eligible(module) and memory.room_for(fused_bytes(module))
+        self.lean = LeanBody(module, row_kernel) if lean else None
+        self.head: torch.nn.Module = twin.lm_head
+        weight = twin.lm_head.weight
+        #: rows per head call in ``LogitRows`` (float32 CPU: the most ``RowLinear`` speeds up)
+        self.block: int | None = (
+            RowLinear.max_rows if weight.dtype == torch.float32 and weight.device.type == "cpu" else None
+        )
+        params = inspect.signature(twin.model.forward).parameters
+        self._cache_kw = "cache" if "cache" in params else "past_key_values"
+
+    def new_cache(self) -> Any:
+        """An empty cache for :meth:`body`."""
+        if self.lean is not None:
+            return self.lean.new_cache()
+        return _auto().DynamicCache(config=self.module.config)
+
+    def body(self, input_ids: torch.Tensor, cache: Any) -> torch.Tensor:
+        """Final hidden states (n, hidden) of one sequence; `cache` is updated."""
+        if self.lean is not None:
+            return self.lean(input_ids, cache)
+        out = self.module.model(input_ids=input_ids, **{self._cache_kw: cache, "use_cache": True})
+        return out.last_hidden_state[0]
+
+
+class LogitRows:
+    """Logit rows of one forward pass, computed from the hidden states when first read.
+
+    ``row(i)`` is float32 (1, vocab). Reading a row not yet computed computes it and the
+    following ones, up to `block` rows in one head call (all rows when None) and never a
+    row already there. Verification reads left to right and stops at the first rejection,
+    so rows past the block that holds it are never computed (nor processed). Blocks
+    rather than single rows because a head call costs about the same for 1 … 8 rows
+    (it is bound by reading the head's weight: SmolLM2 on 2 cores, 4.0 ms for 1 row,
+    3.4 ms for 5, 4.0 ms for 8 with ``RowLinear``'s kernels); computing the first row
+    alone would pay only when it is rejected more often than not. ``computed``
+    counts the rows computed so far; ``seconds`` the time spent computing them.
+    """
+
+    def __init__(
+        self,
+        *,
+        rows: torch.Tensor | None = None,
+        hidden: torch.Tensor | None = None,
+        head: Callable[[torch.Tensor], torch.Tensor] | None = None,
+        block: int | None = None,
+    ) -> None:
+        if rows is not None:
+            self._n = int(rows.shape[0])
+            self._rows: list[torch.Tensor | None] = [rows[i : i + 1] for i in range(self._n)]
+        elif hidden is not None and head is not None:
+            self._n = int(hidden.shape[0])
+            self._rows = [None] * self._n
+        else:
+            raise ValueError("LogitRows needs rows, or hidden states and a head.")
+        self._hidden = hidden
+        self._head = head
+        self._block = max(int(block), 1) if block is not None else self._n
+        #: seconds spent computing rows on demand (part of the forward pass's cost)
+        self.seconds = 0.0
+
+    def __len__(self) -> int:
+        return self._n
+
+    @property
+    def computed(self) -> int:
+        return sum(r is not None for r in self._rows)
+
+    def row(self, i: int) -> torch.Tensor:
+        """Float32 logits (1, vocab) scoring the token after fed token `i`."""
+        got = self._rows[i]
+        if got is not None:
+            return got
+        assert self._hidden is not None and self._head is not None
+        end = min(i + self._block, self._n)
+        stop = next((j for j in range(i + 1, end) if self._rows[j] is not None), end)
+        start = time.perf_counter()
+        with torch.inference_mode():
+            block = self._head(self._hidden[i:stop]).float()
+        self.seconds += time.perf_counter() - start
+        for j in range(i, stop):
+            self._rows[j] = block[j - i : j - i + 1]
+        return block[:1]
+
+    def used(self, n: int) -> torch.Tensor:
+        """The first `n` rows (n, vocab), computing the missing ones."""
+        return torch.cat([self.row(i) for i in range(n)])
+
+    def all(self) -> torch.Tensor:
+        """Every row (n, vocab), computing the missing ones."""
+        return self.used(self._n)
