@@ -228,7 +228,7 @@ def test_tree_figure_labels_every_edge_and_leaf_and_highlights_a_path():
     path = path_nodes(view, StepResult(2, False, 1))
     lit = tree_figure(view, highlight=path, text=TEXT)
     lit_nodes = next(tr for tr in lit.data if tr.mode == "markers+text" and TEXT["start"] in tr.text)
-    rings = [i for i, c in enumerate(lit_nodes.marker.line.color) if c != "white"]
+    rings = [i for i, c in enumerate(lit_nodes.marker.line.color) if c != palette.WHITE]
     assert rings == sorted(path)
 
 

@@ -12,6 +12,7 @@ import streamlit as st
 
 from pages.common.i18n import strings
 from specdec_core.live.race import BASELINE, RaceResult, best, result_json
+from specdec_core.viz import palette
 from specdec_core.viz import race as viz
 from specdec_core.viz.escape import md
 
@@ -56,7 +57,7 @@ def by_task(results: dict[str, RaceResult]) -> None:
         ]
     frame = pd.DataFrame(data)
     styled = frame.style.format(dict.fromkeys(names, "{:.2f}×"), na_rep="—").highlight_max(
-        axis=1, subset=names, props="font-weight:700;background-color:#DDF3E5"
+        axis=1, subset=names, props=f"font-weight:700;background-color:{palette.ACCEPTED_TINT}"
     )
     st.dataframe(styled, hide_index=True, width="stretch", key="race_by_task")
     st.caption(s["by_task_caption"])

@@ -22,6 +22,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from specdec_core.course.block import BlockRound
+from specdec_core.viz import palette
 from specdec_core.viz.palette import (
     ACCEPTED,
     BONUS,
@@ -31,11 +32,10 @@ from specdec_core.viz.palette import (
     REJECTED,
     TARGET,
     TARGET_ONLY,
+    VOID,
     base_layout,
 )
 from specdec_core.viz.strings import pick
-
-VOID = "#B8BEC9"
 
 #: Border colour of a committed token of each kind in :func:`cache_figure`.
 KIND_CELL: dict[str, str] = {"accepted": ACCEPTED, "corrected": CORRECTED, "bonus": BONUS}
@@ -171,15 +171,15 @@ def round_figure(rnd: BlockRound, labels: Sequence[str], text: Mapping[str, str]
         if outcome == "rejected":
             corrected = escape(labels[rnd.committed[-1]])
             shapes += [
-                _rect(x0, x1, 0.52, 0.96, REJECTED, "#FBE0E0"),
-                _rect(x0, x1, 0.04, 0.48, CORRECTED, "#FCEBC8"),
+                _rect(x0, x1, 0.52, 0.96, REJECTED, palette.REJECTED_TINT),
+                _rect(x0, x1, 0.04, 0.48, CORRECTED, palette.CORRECTED_TINT),
             ]
             notes += [
                 _label(xs[i], 0.74, f"<s>{token}</s>", REJECTED, 17),
-                _label(xs[i], 0.26, f"<b>{corrected}</b>", "#8A5A00", 17),
+                _label(xs[i], 0.26, f"<b>{corrected}</b>", palette.CORRECTED_TEXT, 17),
             ]
             continue
-        font = "#6B7280" if outcome == "void" else colour
+        font = palette.MUTED if outcome == "void" else colour
         shapes += [
             _rect(x0, x1, 0.04, 0.96, None, colour, opacity=0.18),
             _rect(x0, x1, 0.04, 0.96, colour, dash="dot" if outcome == "void" else "solid"),
@@ -235,8 +235,8 @@ def round_figure(rnd: BlockRound, labels: Sequence[str], text: Mapping[str, str]
             y=rnd.acceptance_probs,
             name=t["accept_prob"],
             mode="markers+lines",
-            line={"color": "#1F2433", "width": 1, "dash": "dot"},
-            marker={"symbol": "diamond", "size": 12, "color": "#1F2433"},
+            line={"color": palette.INK, "width": 1, "dash": "dot"},
+            marker={"symbol": "diamond", "size": 12, "color": palette.INK},
         ),
         row=2,
         col=1,
@@ -294,7 +294,7 @@ def rows_figure(rnd: BlockRound, labels: Sequence[str], text: Mapping[str, str])
                 zmax=1,
                 text=cells,
                 texttemplate="%{text}",
-                colorscale=[[0, "#FFFFFF"], [1, scale]],
+                colorscale=[[0, palette.WHITE], [1, scale]],
                 showscale=False,
                 xgap=2,
                 ygap=2,
@@ -353,7 +353,7 @@ def rows_figure(rnd: BlockRound, labels: Sequence[str], text: Mapping[str, str])
                 "x": 0.5,
                 "y": -0.15,
                 "showarrow": False,
-                "font": {"size": 13, "color": "#6B7280"},
+                "font": {"size": 13, "color": palette.MUTED},
             },
         ]
     )
@@ -376,7 +376,7 @@ def _cell(
     fill: str,
     border: str,
     dash: str = "solid",
-    font: str = "#1F2433",
+    font: str = palette.INK,
 ) -> None:
     box = _rect(x - 0.45, x + 0.45, y - 0.38, y + 0.38, border, fill, dash)
     cells.append((box, _label(x, y, label, font, 15)))
@@ -402,8 +402,8 @@ def cache_figure(
         raise ValueError("prefix must be the committed text before the round, ending with its anchor.")
     after_text = before + rnd.committed
     caches = [
-        (t["target"], rnd.target_cache, TARGET, "#E4E8FA"),
-        (t["draft"], rnd.draft_cache, DRAFT, "#FDEBD9"),
+        (t["target"], rnd.target_cache, TARGET, palette.TARGET_TINT),
+        (t["draft"], rnd.draft_cache, DRAFT, palette.DRAFT_TINT),
     ]
     content = before + rnd.drafts  # what the caches hold at their peak, position by position
     lo = max(0, min(c.start for _, c, _, _ in caches) - context)
@@ -414,21 +414,21 @@ def cache_figure(
         label = escape(labels[after_text[pos]])
         if pos == len(after_text) - 1:
             colour = KIND_CELL[kinds[pos]]
-            _cell(cells, pos, 0, f"<b>{label}</b>", "#FFFFFF", colour, "dash", colour)
+            _cell(cells, pos, 0, f"<b>{label}</b>", palette.WHITE, colour, "dash", colour)
         elif kinds[pos] == "old":
-            _cell(cells, pos, 0, label, "#F4F6FB", "#C9CED8")
+            _cell(cells, pos, 0, label, palette.PALE, palette.NEUTRAL)
         else:
             colour = KIND_CELL[kinds[pos]]
-            _cell(cells, pos, 0, f"<b>{label}</b>", "#FFFFFF", colour, font=colour)
+            _cell(cells, pos, 0, f"<b>{label}</b>", palette.WHITE, colour, font=colour)
     for row, (_, cache, colour, tint) in enumerate(caches, start=1):
         for pos in range(lo, cache.peak):
             label = escape(labels[content[pos]])
             if pos < cache.start:
-                _cell(cells, pos, row, label, "#F4F6FB", "#C9CED8")
+                _cell(cells, pos, row, label, palette.PALE, palette.NEUTRAL)
             elif pos < cache.after:
                 _cell(cells, pos, row, label, tint, colour)
             else:
-                _cell(cells, pos, row, f"<s>{label}</s>", "#FBE0E0", REJECTED, font=REJECTED)
+                _cell(cells, pos, row, f"<s>{label}</s>", palette.REJECTED_TINT, REJECTED, font=REJECTED)
     shapes = [shape for shape, _ in cells] + [
         {
             "type": "line",
@@ -436,20 +436,20 @@ def cache_figure(
             "x1": c.start - 0.5,
             "y0": row - 0.48,
             "y1": row + 0.48,
-            "line": {"color": "#1F2433", "width": 4},
+            "line": {"color": palette.INK, "width": 4},
         }
         for row, (_, c, _, _) in enumerate(caches, start=1)
     ]
     notes = [note for _, note in cells]
     if lo > 0:
-        notes.append(_label(lo - 1.2, 1.5, t["earlier"].format(n=lo), "#6B7280", 12))
+        notes.append(_label(lo - 1.2, 1.5, t["earlier"].format(n=lo), palette.MUTED, 12))
     fig = go.Figure()
     legend = (
-        ("#C9CED8", t["cached_before"]),
+        (palette.NEUTRAL, t["cached_before"]),
         (TARGET, t["kept"].format(model=t["target"])),
         (DRAFT, t["kept"].format(model=t["draft"])),
         (REJECTED, t["dropped"]),
-        ("#1F2433", t["start"]),
+        (palette.INK, t["start"]),
         (CORRECTED, t["newest"]),
     )
     for colour, name in legend:
@@ -532,7 +532,7 @@ def tokens_histogram(
             x=xs,
             y=p,
             name=t["theory"].format(alpha=alpha),
-            marker={"color": "#C9CED8"},
+            marker={"color": palette.NEUTRAL},
             hovertemplate="%{x}: %{y:.3f}<extra></extra>",
         )
     )

@@ -21,6 +21,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from specdec_core.theory import VerifyCost, best_gamma, expected_tokens, speedup
+from specdec_core.viz import palette
 from specdec_core.viz.palette import (
     ACCEPTED,
     BONUS,
@@ -196,7 +197,7 @@ def verify_cost_figure(
                     "color": CORRECTED,
                     "size": 16,
                     "symbol": "star",
-                    "line": {"color": "#1F2433", "width": 1},
+                    "line": {"color": palette.INK, "width": 1},
                 },
             )
         )
@@ -207,12 +208,8 @@ def verify_cost_figure(
 
 
 def _blues(n: int) -> list[str]:
-    """`n` shades from light to the target colour (one per α line)."""
-    light, dark = np.array([0xB7, 0xC0, 0xEE]), np.array([0x26, 0x33, 0x9A])
-    return [
-        "#{:02X}{:02X}{:02X}".format(*np.round(light + (dark - light) * f).astype(int))
-        for f in np.linspace(0, 1, n)
-    ]
+    """`n` shades from light to dark blue (one per α line)."""
+    return palette.shades(palette.ALPHA_LIGHT, palette.ALPHA_DARK, n)
 
 
 def expected_tokens_figure(
@@ -261,7 +258,7 @@ def expected_tokens_figure(
                         "symbol": "x",
                         "size": 13,
                         "color": ACCEPTED if ok else REJECTED,
-                        "line": {"width": 1, "color": "#1F2433"},
+                        "line": {"width": 1, "color": palette.INK},
                     },
                     customdata=[[c.alpha, c.computed] for c in group],
                     hovertemplate="α = %{customdata[0]}, γ = %{x}: %{y} ("
@@ -275,7 +272,7 @@ def expected_tokens_figure(
             y=[expected_tokens(alpha, gamma)],
             name=t["you"],
             mode="markers",
-            marker={"color": DRAFT, "size": 15, "line": {"color": "#1F2433", "width": 1.5}},
+            marker={"color": DRAFT, "size": 15, "line": {"color": palette.INK, "width": 1.5}},
         )
     )
     fig.update_layout(**base_layout(height=430))
@@ -291,7 +288,7 @@ def expected_tokens_figure(
 
 #: Speedup colour scale: red below 1×, white at 1×, green above, symmetric in log₂.
 _LOG_RANGE = 4  # ±4 doublings: 1/16× … 16×
-_DIVERGING = [[0, REJECTED], [0.5, "#FFFFFF"], [1, ACCEPTED]]
+_DIVERGING = [[0, REJECTED], [0.5, palette.WHITE], [1, ACCEPTED]]
 
 
 def _speedup_heatmap(x: np.ndarray, y: np.ndarray, z: np.ndarray, hover: str, title: str) -> go.Heatmap:
@@ -365,7 +362,7 @@ def speedup_gamma_figure(
                 "symbol": "star",
                 "size": 20,
                 "color": CORRECTED,
-                "line": {"color": "#1F2433", "width": 1},
+                "line": {"color": palette.INK, "width": 1},
             },
         )
     )
@@ -375,7 +372,7 @@ def speedup_gamma_figure(
             y=[values[gamma - 1]],
             mode="markers",
             name=t["current"].format(gamma=gamma, value=values[gamma - 1]),
-            marker={"size": 15, "color": DRAFT, "line": {"color": "#1F2433", "width": 1.5}},
+            marker={"size": 15, "color": DRAFT, "line": {"color": palette.INK, "width": 1.5}},
         )
     )
     fig.update_layout(**base_layout(height=400))
@@ -433,7 +430,7 @@ def speedup_alpha_figure(
             y=[float(speedup(alpha, gamma, cost_ratio, verify_cost))],
             name=t["you_marker"],
             mode="markers",
-            marker={"size": 15, "color": DRAFT, "line": {"color": "#1F2433", "width": 1.5}},
+            marker={"size": 15, "color": DRAFT, "line": {"color": palette.INK, "width": 1.5}},
         )
     )
     fig.update_layout(**base_layout(height=400))
@@ -467,7 +464,7 @@ def speedup_heatmap(
             y=best,
             name=t["best_line"],
             mode="lines",
-            line={"color": "#1F2433", "width": 2, "shape": "hv"},
+            line={"color": palette.INK, "width": 2, "shape": "hv"},
         )
     )
     fig.add_trace(
@@ -476,7 +473,7 @@ def speedup_heatmap(
             y=[gamma],
             name=t["you_marker"],
             mode="markers",
-            marker={"size": 14, "color": DRAFT, "line": {"color": "#1F2433", "width": 1.5}},
+            marker={"size": 14, "color": DRAFT, "line": {"color": palette.INK, "width": 1.5}},
         )
     )
     fig.update_layout(**base_layout(height=420))
@@ -533,7 +530,7 @@ def drafts_map_figure(
             hoverinfo="skip",
             name=t["break_even"],
             contours={"start": 1, "end": 1, "size": 1, "coloring": "none"},
-            line={"color": "#1F2433", "dash": "dash", "width": 2},
+            line={"color": palette.INK, "dash": "dash", "width": 2},
         )
     )
     fig.add_trace(
@@ -545,7 +542,7 @@ def drafts_map_figure(
             text=[escape(d[0]) for d in drafts],
             textfont={"size": 12},
             textposition=_label_positions([(d[1], d[2]) for d in drafts]),
-            marker={"size": 11, "color": "#1F2433", "symbol": "diamond"},
+            marker={"size": 11, "color": palette.INK, "symbol": "diamond"},
             hovertemplate="%{text}: α = %{x:.2f}, c = %{y:.2f}<extra></extra>",
         )
     )
@@ -555,7 +552,7 @@ def drafts_map_figure(
             y=[cost_ratio],
             name=t["you_marker"],
             mode="markers",
-            marker={"size": 15, "color": DRAFT, "line": {"color": "#1F2433", "width": 1.5}},
+            marker={"size": 15, "color": DRAFT, "line": {"color": palette.INK, "width": 1.5}},
         )
     )
     fig.update_layout(**base_layout(height=480))

@@ -100,7 +100,7 @@ def span_html(span: TokenSpan, token: str | None, text: Mapping[str, str], selec
     if token is None:  # a piece: sit close to the token that completes the character
         style.append("margin-right:0;padding-right:0")
     if selected:
-        style.append("outline:2px solid #1F2433;outline-offset:1px")
+        style.append(f"outline:2px solid {palette.INK};outline-offset:1px")
     attr = f' style="{";".join(style)}"' if style else ""
     tip = _tip(span, t) + (t["tip_piece"] if token is None else "")
     shown = "·" if token is None else visible(token)
@@ -166,7 +166,10 @@ def timeline_figure(tl: Timeline, selected: int | None, text: Mapping[str, str])
             width=0.9,
             name=t["drafted"],
             customdata=x,
-            marker={"color": "rgba(201,206,216,0.45)", "line": {"color": "#8A93A6", "width": 1}},
+            marker={
+                "color": palette.rgba(palette.NEUTRAL, 0.45),
+                "line": {"color": palette.TARGET_ONLY, "width": 1},
+            },
             hovertemplate=f"{t['round_axis']} %{{x}}: {t['drafted']} %{{y}}<extra></extra>",
         )
     )
@@ -207,7 +210,7 @@ def timeline_figure(tl: Timeline, selected: int | None, text: Mapping[str, str])
                 mode="markers",
                 name=t["selected"],
                 hoverinfo="skip",
-                marker={"symbol": "triangle-down", "size": 13, "color": "#1F2433"},
+                marker={"symbol": "triangle-down", "size": 13, "color": palette.INK},
             )
         )
     ymax = max(max(tl.drafted), max(tl.committed)) + 1
@@ -267,7 +270,7 @@ def row_bars(
         go.Bar(
             x=list(range(len(labels))),
             y=probs,
-            marker={"color": palette.TARGET, "line": {"color": "#1F2433", "width": widths}},
+            marker={"color": palette.TARGET, "line": {"color": palette.INK, "width": widths}},
             customdata=[html.escape(s) for s in labels],
             name="p",
             hovertemplate="<b>%{customdata}</b>: %{y:.4f}<extra></extra>",

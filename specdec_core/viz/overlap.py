@@ -127,7 +127,7 @@ def overlap_bars(
             t["surplus"],
             palette.SURPLUS,
             labels,
-            marker={**q_line, "pattern": {"shape": "x", "fgcolor": "white", "size": 7}},
+            marker={**q_line, "pattern": {"shape": "x", "fgcolor": palette.WHITE, "size": 7}},
         )
     )
     fig.add_trace(
@@ -196,7 +196,7 @@ def conservation_bar(
                     orientation="h",
                     name=name,
                     showlegend=False,
-                    marker={"color": colour, "line": {"color": "white", "width": 2}},
+                    marker={"color": colour, "line": {"color": palette.WHITE, "width": 2}},
                     text=[name],
                     textposition="inside",
                     insidetextanchor="middle",
@@ -266,7 +266,7 @@ def emitted_bars(
         a["target"],
         np.zeros_like(pos),
         t["target"],
-        "rgba(0,0,0,0)",
+        palette.TRANSPARENT,
         labels,
         width=0.72,
         marker={"line": {"color": palette.TARGET, "width": 3}},
@@ -299,7 +299,7 @@ def law_comparison(
     if spread is not None:
         band = _arrays(labels, spread=spread)["spread"]
         p_bar.update(
-            error_y={"type": "data", "array": band, "color": "#1F2433", "thickness": 1.5, "width": 4}
+            error_y={"type": "data", "array": band, "color": palette.INK, "thickness": 1.5, "width": 4}
         )
     fig = go.Figure([p_bar, _bar(pos + _HALF, a["law"], zero, t["law"], colour, labels)])
     _ticks(fig, labels, t["xaxis"])

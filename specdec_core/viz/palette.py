@@ -1,19 +1,88 @@
-"""One colour per concept, shared by every figure (and mirrored in assets/style.css)."""
+"""One colour per concept, shared by every figure (and mirrored in assets/style.css).
+
+Every colour a figure or a page draws comes from here: no module outside this one writes a
+hex or rgb() literal (tests/test_viz_palette.py checks).
+"""
+
+from __future__ import annotations
+
+import numpy as np
 
 TARGET = "#4C5FD5"  # p
 DRAFT = "#F28E2B"  # q
 OVERLAP = "#59A14F"  # min(p, q)
 DEFICIT = "#4E79A7"  # (p - q)+
 SURPLUS = "#E15759"  # (q - p)+
-REMOVED = "#C9CED8"  # tokens a sampling filter cut
+NEUTRAL = "#C9CED8"  # context only: cached before a round, a theory bar, a faded branch
+REMOVED = NEUTRAL  # tokens a sampling filter cut
 KEPT = "#4C5FD5"
 ACCEPTED = "#2E9E5B"
 REJECTED = "#D64545"
 CORRECTED = "#E09B1A"
 BONUS = "#3A7BD5"
 TARGET_ONLY = "#8A93A6"
+VOID = "#B8BEC9"  # drafts after a rejection: never examined
+HIGHLIGHT = "#F2B400"  # a sampled path drawn on top
+BEFORE = "#3B4256"  # heights before a sampling step; the chosen temperature
 GRID = "#E3E7F0"
+INK = "#1F2433"  # outlines, markers and rules drawn in the text colour
+MUTED = "#6B7280"  # secondary text
+WHITE = "#FFFFFF"
+PALE = "#F4F6FB"  # background of cells that are only context
+TRANSPARENT = "rgba(0,0,0,0)"
+
+#: Light fills behind a cell of each colour, and dark amber for text on the corrected tint.
+TARGET_TINT = "#E4E8FA"
+DRAFT_TINT = "#FDEBD9"
+ACCEPTED_TINT = "#DDF3E5"
+REJECTED_TINT = "#FBE0E0"
+CORRECTED_TINT = "#FCEBC8"
+CORRECTED_TEXT = "#8A5A00"
+
+#: The lightest and darkest of the α lines (one shade each, from light to dark).
+ALPHA_LIGHT = "#B7C0EE"
+ALPHA_DARK = "#26339A"
+
+#: One colour per draft in a race, in race order.
+SERIES: tuple[str, ...] = (ACCEPTED, DRAFT, TARGET, "#B07AA1", "#76B7B2", SURPLUS, "#9C755F")
+
+#: One colour per token line (the temperature sweep), cycled.
+TOKEN_LINES: tuple[str, ...] = (
+    "#1F77B4",
+    "#FF7F0E",
+    "#2CA02C",
+    "#D62728",
+    "#9467BD",
+    "#8C564B",
+    "#E377C2",
+    "#7F7F7F",
+    "#BCBD22",
+    "#17BECF",
+    "#66C2A5",
+    "#FC8D62",
+    "#8DA0CB",
+    "#E78AC3",
+    "#A6D854",
+    "#FFD92F",
+    "#E5C494",
+    "#B3B3B3",
+)
+
 FONT = "Inter, 'Noto Sans SC', 'PingFang SC', 'Microsoft YaHei', sans-serif"
+
+
+def rgba(colour: str, alpha: float) -> str:
+    """`colour` (``#RRGGBB``) with opacity `alpha`, as plotly's ``rgba(r,g,b,a)``."""
+    r, g, b = (int(colour[i : i + 2], 16) for i in (1, 3, 5))
+    return f"rgba({r},{g},{b},{alpha})"
+
+
+def shades(light: str, dark: str, n: int) -> list[str]:
+    """`n` colours evenly from `light` to `dark` (both ``#RRGGBB``)."""
+    ends = np.array([[int(c[i : i + 2], 16) for i in (1, 3, 5)] for c in (light, dark)], dtype=np.float64)
+    steps = np.round(ends[0] + (ends[1] - ends[0]) * np.linspace(0, 1, n)[:, None]).astype(int)
+    return ["#{:02X}{:02X}{:02X}".format(*row) for row in steps]
+
 
 KIND_COLOURS = {
     "accepted": ACCEPTED,

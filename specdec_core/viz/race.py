@@ -34,7 +34,7 @@ KEYS: dict[str, tuple[str, ...]] = {
 }
 
 #: One colour per draft, in race order.
-COLOURS: tuple[str, ...] = ("#2E9E5B", "#F28E2B", "#4C5FD5", "#B07AA1", "#76B7B2", "#E15759", "#9C755F")
+COLOURS: tuple[str, ...] = palette.SERIES
 
 
 @dataclass(frozen=True)
@@ -81,14 +81,14 @@ def theory_figure(points: Sequence[RacePoint], text: Mapping[str, str]) -> go.Fi
                 mode="markers",
                 name=t["measured"].format(name=name),
                 legendgroup=name,
-                marker={"color": colour, "size": 14, "line": {"color": "#1F2433", "width": 1.5}},
+                marker={"color": colour, "size": 14, "line": {"color": palette.INK, "width": 1.5}},
                 hovertemplate=t["hover_point"] + "<extra></extra>",
             )
         )
         top = max(top, float(curve.max()), pt.speedup)
     fig.add_hline(
         y=1.0,
-        line={"color": "#1F2433", "dash": "dash", "width": 1.5},
+        line={"color": palette.INK, "dash": "dash", "width": 1.5},
         annotation_text=t["break_even"],
         annotation_position="top left",
     )
@@ -126,7 +126,7 @@ def bars_figure(points: Sequence[RacePoint], text: Mapping[str, str]) -> go.Figu
             col=col,
         )
         if col > 1:
-            fig.add_hline(y=1.0, line={"color": "#1F2433", "dash": "dash", "width": 1}, row=1, col=col)
+            fig.add_hline(y=1.0, line={"color": palette.INK, "dash": "dash", "width": 1}, row=1, col=col)
     fig.update_layout(**palette.base_layout(height=380, margin={"l": 40, "r": 20, "t": 60, "b": 90}))
     fig.update_yaxes(rangemode="tozero", gridcolor=palette.GRID)
     fig.update_yaxes(range=[0, 1.1], row=1, col=1)

@@ -10,13 +10,24 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.colors import qualitative
 from plotly.subplots import make_subplots
 
 from specdec_core.course.sampling_lab import TemperatureSweep
 from specdec_core.sampling import SamplingConfig, SamplingTrace
 from specdec_core.viz.escape import html_all
-from specdec_core.viz.palette import FONT, GRID, KEPT, REMOVED, TARGET_ONLY, base_layout
+from specdec_core.viz.palette import (
+    BEFORE,
+    FONT,
+    GRID,
+    KEPT,
+    REMOVED,
+    TARGET_ONLY,
+    TOKEN_LINES,
+    TRANSPARENT,
+    WHITE,
+    base_layout,
+    rgba,
+)
 from specdec_core.viz.strings import pick
 
 _STAGES = (
@@ -55,8 +66,7 @@ KEYS: dict[str, tuple[str, ...]] = {
 }
 
 ROW_HEIGHT = 150
-TOKEN_COLOURS = qualitative.D3 + qualitative.Set2
-BEFORE_LINE = "#3B4256"
+TOKEN_COLOURS = TOKEN_LINES
 
 
 def prob_label(p: float, almost_one: str) -> str:
@@ -168,7 +178,7 @@ def stages_figure(
                 row,
                 stay,
                 before[stay],
-                marker={"color": "rgba(0,0,0,0)", "line": {"color": BEFORE_LINE, "width": 2}},
+                marker={"color": TRANSPARENT, "line": {"color": BEFORE, "width": 2}},
                 hoverinfo="skip",
             )
         before = probs
@@ -249,13 +259,11 @@ def sweep_figure(
             y=0.98,
             showarrow=False,
             xanchor="left",
-            bgcolor="rgba(255,255,255,0.85)",
+            bgcolor=rgba(WHITE, 0.85),
         )
     else:
         for row in (1, 2):
-            fig.add_vline(
-                x=current, line={"color": BEFORE_LINE, "dash": "dash", "width": 1.5}, row=row, col=1
-            )
+            fig.add_vline(x=current, line={"color": BEFORE, "dash": "dash", "width": 1.5}, row=row, col=1)
         fig.add_annotation(
             text=f"{t['sweep_current']} = {current:g}",
             x=np.log10(current),

@@ -49,7 +49,7 @@ KEYS: dict[str, tuple[str, ...]] = {
     "tally_figure": ("other", "tally_share", "tally_band", "tally_axis"),
 }
 
-HIGHLIGHT = "#F2B400"
+HIGHLIGHT = palette.HIGHLIGHT
 
 
 def num(x: float) -> str:
@@ -164,7 +164,7 @@ def _add_edges(fig: go.Figure, dr: _Drawing) -> list[dict]:
                 "text": label,
                 "showarrow": False,
                 "font": {"size": 12, "color": colour},
-                "bgcolor": "rgba(255,255,255,0.85)",
+                "bgcolor": palette.rgba(palette.WHITE, 0.85),
                 "opacity": dr.dim(hot, 0.45),
             }
         )
@@ -228,7 +228,7 @@ def _add_nodes(fig: go.Figure, dr: _Drawing, tally: Tally | None) -> None:
                 "color": [f[0] for f in faces],
                 "size": [26 if h else 20 for h in hot],
                 "opacity": 1.0,
-                "line": {"color": [HIGHLIGHT if h else "white" for h in hot], "width": 3},
+                "line": {"color": [HIGHLIGHT if h else palette.WHITE for h in hot], "width": 3},
             },
             text=[f[1] for f in faces],
             textposition=[f[2] for f in faces],
@@ -263,7 +263,7 @@ def _add_totals(fig: go.Figure, dr: _Drawing, end_group: int | None) -> None:
                 "opacity": 1.0,
                 "symbol": "square",
                 "line": {
-                    "color": [HIGHLIGHT if g == end_group else "white" for g in range(count)],
+                    "color": [HIGHLIGHT if g == end_group else palette.WHITE for g in range(count)],
                     "width": 3,
                 },
             },
@@ -406,7 +406,7 @@ def sankey_figure(view: TreeView, text: Mapping[str, str]) -> go.Figure:
             source.append(index["L", g])
             target.append(index["R", g])
             value.append(float(flows.accepted[g]))
-            link_colour.append(_rgba(palette.ACCEPTED, 0.45))
+            link_colour.append(palette.rgba(palette.ACCEPTED, 0.45))
             hover.append(t["sankey_kept"].format(token=names[g], mass=num(flows.accepted[g])))
     for x in range(count):
         for y in range(count):
@@ -415,7 +415,7 @@ def sankey_figure(view: TreeView, text: Mapping[str, str]) -> go.Figure:
                 source.append(index["L", x])
                 target.append(index["R", y])
                 value.append(float(mass))
-                link_colour.append(_rgba(palette.REJECTED, 0.45))
+                link_colour.append(palette.rgba(palette.REJECTED, 0.45))
                 hover.append(
                     t["sankey_moved"].format(
                         src=names[x],
@@ -468,11 +468,6 @@ def _spread(sizes: np.ndarray) -> list[float]:
     total = float(sizes.sum()) + pad * (len(sizes) - 1)
     tops = np.concatenate([[0.0], np.cumsum(sizes + pad)[:-1]])
     return [float(v) for v in np.clip((tops + sizes / 2) / total, 0.001, 0.999)]
-
-
-def _rgba(colour: str, alpha: float) -> str:
-    r, g, b = (int(colour[i : i + 2], 16) for i in (1, 3, 5))
-    return f"rgba({r},{g},{b},{alpha})"
 
 
 def tally_figure(view: TreeView, tally: Tally, text: Mapping[str, str]) -> go.Figure:
