@@ -26,6 +26,7 @@ PAGES: tuple[PageInfo, ...] = (
     PageInfo("overlap", "speculative", ":material/stacked_bar_chart:"),
     PageInfo("tree", "speculative", ":material/account_tree:"),
     PageInfo("block", "speculative", ":material/view_week:"),
+    PageInfo("tree_drafts", "speculative", ":material/schema:"),
     PageInfo("cost", "speculative", ":material/speed:"),
     PageInfo("live", "live", ":material/bolt:"),
     PageInfo("race", "live", ":material/sports_score:"),

@@ -1,0 +1,385 @@
+"""Tree drafts, round by round, on the lesson's Markov pair (lesson "Tree drafts").
+
+One round, as a real tree engine runs it:
+
+1. the draft grows a token tree breadth first: under every node of depth d − 1 it proposes
+   b_d distinct children, drawn without replacement from its processed row q at that node
+   (greedy, temperature 0: its b_d most likely tokens);
+2. the target reads the root (the last committed token) and every node in ONE forward with
+   a tree attention mask and position ids by depth, and returns one row p per node;
+3. from the root, ``verify_candidates`` (greedy: ``greedy_candidates``) picks at most one
+   child per node; the walk stops at the first node whose children all fall (a corrected
+   token from the residual) or after a leaf (a bonus token from the leaf's row);
+4. the caches keep the prefix, the root and the accepted path, moved into place
+   (compaction); every other node is dropped.
+
+A MarkovChainLM's rows depend only on the token itself, so its "tree forward" needs no mask;
+the mask and position ids are shown as the transformer would get them. Also here: the exact
+expected tokens per round of any tree shape, so shapes with one node budget compare exactly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cache
+
+import numpy as np
+
+from specdec_core.candidates import (
+    CandidateTree,
+    acceptance_curve,
+    candidate_tree,
+    greedy_candidates,
+    multi_draft_split,
+    verify_candidates,
+)
+from specdec_core.course.block import draft_chain, target_chain
+from specdec_core.draft_tree import (
+    TreeLayout,
+    check_branching,
+    distinct_children,
+    layout_from_parents,
+    node_budget,
+    shapes_with_budget,
+    top_children,
+)
+from specdec_core.models.markov import MarkovChainLM, MarkovSession
+from specdec_core.sampling import SamplingConfig, apply
+
+#: The one-position example of the multi-candidate probability tree (the seed's A/B/C pair).
+EXAMPLE_TOKENS = ("A", "B", "C")
+EXAMPLE_P = (0.2, 0.4, 0.4)
+EXAMPLE_Q = (0.1, 0.1, 0.8)
+
+
+@dataclass(frozen=True)
+class VerifyStep:
+    """Verification at one node of the accepted path: its children and what happened to them.
+
+    ``acceptance_probs[i]`` is min(1, p_i/q_i) of each child tried, in order (greedy: 1 for
+    the argmax child, 0 for the others); ``accepted`` the index among ``children`` that stood.
+    """
+
+    node: int
+    children: list[int]
+    acceptance_probs: list[float]
+    accepted: int | None
+    emitted: int
+
+
+@dataclass(frozen=True)
+class TreeRound:
+    """One tree round as plain data (node 0 is the root, the last committed token).
+
+    ``tokens[i]``, ``layout`` (parents, depths) and the processed rows ``q_rows[i]`` (the
+    draft's law of node i's children) and ``p_rows[i]`` (the target's row at node i).
+    ``status[i]``: "root", "accepted" (on the committed path), "rejected" (tried and
+    turned down), or "unexamined" (never reached). ``committed`` / ``kinds`` are what the
+    round adds; ``path`` the accepted nodes root first. Cache lengths: before the round,
+    after the tree forward (prefix + every node) and after compaction; ``kept_slots`` are
+    the flattened tree positions (0 = root) whose entries the compaction keeps.
+    """
+
+    index: int
+    tokens: list[int]
+    layout: TreeLayout
+    q_rows: np.ndarray = field(repr=False)
+    p_rows: np.ndarray = field(repr=False)
+    steps: list[VerifyStep]
+    status: list[str]
+    path: list[int]
+    committed: list[int]
+    kinds: list[str]
+    prefix_length: int
+    cache_peak: int
+    cache_after: int
+    kept_slots: list[int]
+    length_after: int
+
+    @property
+    def nodes(self) -> int:
+        """Drafted nodes (the root excluded)."""
+        return self.layout.size - 1
+
+    @property
+    def position_ids(self) -> np.ndarray:
+        return self.layout.position_ids(self.prefix_length)
+
+
+class TreeDemo:
+    """Tree speculative decoding on two Markov chains, advanced one round at a time."""
+
+    def __init__(
+        self,
+        target: MarkovChainLM,
+        draft: MarkovChainLM,
+        prompt: Sequence[int],
+        branching: Sequence[int],
+        seed: int,
+        sampling: SamplingConfig | None = None,
+    ) -> None:
+        if draft.vocab_size != target.vocab_size:
+            raise ValueError("the draft and the target must share one vocabulary.")
+        if not prompt:
+            raise ValueError("the prompt needs at least one token to start from.")
+        self.target, self.draft = target, draft
+        self.branching = check_branching(branching)
+        self.sampling = sampling or SamplingConfig()
+        self.greedy = self.sampling.temperature == 0
+        self.rng = np.random.default_rng(seed)
+        self.prompt = list(prompt)
+        self.committed = list(prompt)
+        self.target_session: MarkovSession = target.session(self.prompt[:-1])
+        self.rounds: list[TreeRound] = []
+        self._q_rows: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self._p_rows: dict[bytes, np.ndarray] = {}
+
+    def _q(self, token: int) -> tuple[np.ndarray, np.ndarray]:
+        """The draft's logits and processed row after `token` (a Markov row: computed once)."""
+        if token not in self._q_rows:
+            logits = self.draft.next_logits(token)
+            self._q_rows[token] = (logits, apply(logits, self.sampling).probs)
+        return self._q_rows[token]
+
+    def _p(self, row: np.ndarray) -> np.ndarray:
+        key = row.tobytes()
+        if key not in self._p_rows:
+            self._p_rows[key] = apply(row, self.sampling).probs
+        return self._p_rows[key]
+
+    def _draft_tree(self, anchor: int) -> tuple[list[int], list[int], list[np.ndarray]]:
+        """Grow the tree breadth first; returns tokens, parents and each node's q row."""
+        tokens, parents, q_rows = [anchor], [-1], []
+        level = [0]
+        for b in self.branching:
+            nxt = []
+            for node in level:
+                logits, q = self._q(tokens[node])
+                q_rows.append(q)
+                kids = top_children(logits, b) if self.greedy else distinct_children(q, b, self.rng)
+                for x in kids:
+                    tokens.append(x)
+                    parents.append(node)
+                    nxt.append(len(tokens) - 1)
+            level = nxt
+        for node in level:  # leaves: their q row is never used; kept for a uniform table
+            q_rows.append(self._q(tokens[node])[1])
+        return tokens, parents, q_rows  # levels were walked in node order: q_rows[i] is node i's
+
+    def step(self) -> TreeRound:
+        """Draft a tree, score it in one target forward, verify from the root, compact caches."""
+        anchor = self.committed[-1]
+        prefix = self.target_session.length
+        tokens, parents, q_rows = self._draft_tree(anchor)
+        layout = layout_from_parents(parents)
+        logits = self.target_session.extend(tokens)  # one forward over root + every node
+        p_rows = np.array([self._p(row) for row in logits])
+        peak = self.target_session.length
+        status = ["root"] + ["unexamined"] * (len(tokens) - 1)
+        steps: list[VerifyStep] = []
+        committed, kinds, node = [], [], 0
+        while True:
+            kids = layout.children(node)
+            if not kids:
+                bonus = int(np.argmax(p_rows[node])) if self.greedy else _sample(p_rows[node], self.rng)
+                committed.append(bonus)
+                kinds.append("bonus")
+                break
+            cands = [tokens[c] for c in kids]
+            if self.greedy:
+                res = greedy_candidates(logits[node], cands)
+            else:
+                res = verify_candidates(p_rows[node], q_rows[node], cands, self.rng, replacement=False)
+            for c in kids[: res.tried]:
+                status[c] = "rejected"
+            steps.append(VerifyStep(node, kids, res.acceptance_probs, res.accepted_index, res.token))
+            committed.append(res.token)
+            if res.accepted_index is None:
+                kinds.append("corrected")
+                break
+            node = kids[res.accepted_index]
+            status[node] = "accepted"
+            kinds.append("accepted")
+        path = layout.path(node)
+        # Compaction: keep the prefix, the root and the accepted nodes, in path order.
+        self.target_session.truncate(prefix)
+        self.target_session.extend([tokens[i] for i in path])
+        self.committed += committed
+        return self._record(
+            tokens, layout, q_rows, p_rows, steps, status, path, committed, kinds, prefix, peak
+        )
+
+    def _record(self, tokens, layout, q_rows, p_rows, steps, status, path, committed, kinds, prefix, peak):
+        rnd = TreeRound(
+            index=len(self.rounds) + 1,
+            tokens=tokens,
+            layout=layout,
+            q_rows=np.array(q_rows),
+            p_rows=p_rows,
+            steps=steps,
+            status=status,
+            path=path,
+            committed=committed,
+            kinds=kinds,
+            prefix_length=prefix,
+            cache_peak=peak,
+            cache_after=self.target_session.length,
+            kept_slots=path,
+            length_after=len(self.committed),
+        )
+        self.rounds.append(rnd)
+        return rnd
+
+
+def _sample(dist: np.ndarray, rng: np.random.Generator) -> int:
+    cdf = np.cumsum(dist)
+    return int(np.searchsorted(cdf, rng.random() * cdf[-1], side="right"))
+
+
+@cache
+def lesson_shapes(chain: str, draft: str, budget: int, temperature: float) -> ShapeComparison:
+    """:func:`compare_shapes` for the lesson's pair (depth ≤ 6, width ≤ 3), kept once computed."""
+    target, draft_lm = lesson_pair(chain, draft)
+    return compare_shapes(target, draft_lm, budget, SamplingConfig(temperature=temperature), max_depth=6)
+
+
+def lesson_pair(chain: str, draft: str) -> tuple[MarkovChainLM, MarkovChainLM]:
+    """The block lesson's target chain and draft (the same ten words)."""
+    target = target_chain(chain)
+    return target, draft_chain(target, draft)
+
+
+def stationary(chain: MarkovChainLM) -> np.ndarray:
+    """The chain's long-run law of the last token (power iteration, float64)."""
+    rows = chain.transitions
+    law = np.full(chain.vocab_size, 1.0 / chain.vocab_size)
+    for _ in range(2000):
+        law = 0.5 * law + 0.5 * (law @ rows)  # lazy steps: converges on periodic chains too
+    return law / law.sum()
+
+
+def expected_tokens_tree(
+    target: MarkovChainLM,
+    draft: MarkovChainLM,
+    branching: Sequence[int],
+    sampling: SamplingConfig | None = None,
+    anchor_law: np.ndarray | None = None,
+) -> float:
+    """Exact expected tokens a round commits with tree `branching` (a chain is (1, …, 1)).
+
+    Recursion over the tree: at a node of token t and depth d < D, the children stand with
+    the accepted part of ``multi_draft_split`` (without replacement; greedy: the argmax is
+    among the draft's top b), and a stop commits one token; a node at depth D commits its
+    bonus. Averaged over `anchor_law` (default: the target's stationary law).
+    """
+    shape = check_branching(branching)
+    cfg = sampling or SamplingConfig()
+    greedy = cfg.temperature == 0
+    size = target.vocab_size
+    p_rows = [apply(target.next_logits(t), cfg).probs for t in range(size)]
+    d_logits = [draft.next_logits(t) for t in range(size)]
+    q_rows = [apply(lg, cfg).probs for lg in d_logits]
+
+    @cache
+    def accepted(t: int, b: int) -> tuple[float, ...]:
+        if greedy:
+            out = np.zeros(size)
+            best = int(np.argmax(target.next_logits(t)))
+            if best in top_children(d_logits[t], b):
+                out[best] = 1.0
+            return tuple(out)
+        return tuple(multi_draft_split(p_rows[t], q_rows[t], b, replacement=False).accepted)
+
+    @cache
+    def tokens_from(t: int, depth: int) -> float:
+        if depth == len(shape):
+            return 1.0
+        acc = np.array(accepted(t, shape[depth]))
+        total = 1.0 - float(acc.sum())  # stop here: a corrected token
+        for y in np.flatnonzero(acc > 0):
+            total += float(acc[y]) * (1.0 + tokens_from(int(y), depth + 1))
+        return total
+
+    law = stationary(target) if anchor_law is None else np.asarray(anchor_law, dtype=np.float64)
+    return float(sum(law[t] * tokens_from(t, 0) for t in range(size) if law[t] > 0))
+
+
+@dataclass(frozen=True)
+class ShapeComparison:
+    """Exact expected tokens per round of every tree shape with one node budget."""
+
+    budget: int
+    shapes: list[tuple[int, ...]]
+    expected: list[float]
+
+    @property
+    def chain(self) -> float:
+        return self.expected[self.shapes.index((1,) * self.budget)]
+
+    @property
+    def best(self) -> tuple[tuple[int, ...], float]:
+        i = int(np.argmax(self.expected))
+        return self.shapes[i], self.expected[i]
+
+
+def compare_shapes(
+    target: MarkovChainLM,
+    draft: MarkovChainLM,
+    budget: int,
+    sampling: SamplingConfig | None = None,
+    max_depth: int | None = None,
+    max_width: int | None = 3,
+) -> ShapeComparison:
+    """Every shape whose full tree has `budget` nodes, with its exact expected tokens per round.
+
+    `max_width` bounds the children per node (the exact law without replacement enumerates
+    rejection orders, which grows like V!/(V − b)!)."""
+    shapes = shapes_with_budget(budget, max_depth, max_width)
+    chain = (1,) * budget
+    if chain not in shapes:
+        shapes.insert(0, chain)
+    values = [expected_tokens_tree(target, draft, s, sampling) for s in shapes]
+    return ShapeComparison(budget, shapes, values)
+
+
+@dataclass(frozen=True)
+class OnePosition:
+    """The lesson's one-position example: its k-candidate tree and the exact acceptance curves."""
+
+    tree: CandidateTree
+    curves: dict[str, np.ndarray]
+    k_max: int
+
+
+def one_position(k: int, replacement: bool, k_max: int = 3) -> OnePosition:
+    """The seed pair's k-candidate probability tree and P(accept) for k = 0 … k_max, both ways."""
+    p, q = np.array(EXAMPLE_P), np.array(EXAMPLE_Q)
+    tree = candidate_tree(p, q, k, replacement, EXAMPLE_TOKENS)
+    curves = {"with": acceptance_curve(p, q, k_max, True), "without": acceptance_curve(p, q, k_max, False)}
+    return OnePosition(tree, curves, k_max)
+
+
+def shape_label(branching: Sequence[int]) -> str:
+    """(2, 2, 1) → "2-2-1": how the lesson and the bench name a tree."""
+    return "-".join(str(b) for b in branching)
+
+
+__all__ = [
+    "EXAMPLE_P",
+    "EXAMPLE_Q",
+    "EXAMPLE_TOKENS",
+    "OnePosition",
+    "ShapeComparison",
+    "TreeDemo",
+    "TreeRound",
+    "VerifyStep",
+    "compare_shapes",
+    "expected_tokens_tree",
+    "lesson_pair",
+    "lesson_shapes",
+    "node_budget",
+    "one_position",
+    "shape_label",
+    "stationary",
+]
