@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from specdec_core.engine.rows import RunMaths, logit_rows
+from specdec_core.models.base import Draft, LanguageModel, Proposer
 
 if TYPE_CHECKING:
     from specdec_core.engine.rows import Rows
@@ -15,7 +16,7 @@ if TYPE_CHECKING:
 class ModelDrafter:
     """A draft model with its session; feeds it the committed tokens it has not seen."""
 
-    def __init__(self, draft: Any, prompt: list[int]) -> None:
+    def __init__(self, draft: LanguageModel, prompt: list[int]) -> None:
         self.session = draft.session(prompt[:-1])
         self.pending = [prompt[-1]]
         self.base = 0
@@ -51,7 +52,7 @@ class ModelDrafter:
 class LookupDrafter:
     """A proposer (n-gram prompt lookup): its q is one-hot on each proposed token."""
 
-    def __init__(self, draft: Any, prompt: list[int]) -> None:
+    def __init__(self, draft: Proposer, prompt: list[int]) -> None:
         self.draft = draft
         self.context = list(prompt)
 
@@ -65,6 +66,8 @@ class LookupDrafter:
         self.context.append(last)
 
 
-def make_drafter(draft: Any, prompt: list[int]) -> ModelDrafter | LookupDrafter:
+def make_drafter(draft: Draft, prompt: list[int]) -> ModelDrafter | LookupDrafter:
     """A proposer (``propose(context, k)``) drafts by lookup; anything else is a draft model."""
-    return LookupDrafter(draft, prompt) if hasattr(draft, "propose") else ModelDrafter(draft, prompt)
+    if isinstance(draft, Proposer):
+        return LookupDrafter(draft, prompt)
+    return ModelDrafter(draft, prompt)

@@ -85,10 +85,8 @@ class RoundEvent:
     ``draft_forwards`` / ``target_forwards`` count forward passes this round (prefill not
     included; an n-gram draft runs none). ``position`` = tokens generated before this
     round; ``stop_reason`` is "eos" or "max_new_tokens" on the last event, else None;
-    ``rejected`` tells whether the target rejected a draft this round. With
-    ``record_softmax=True`` the run also keeps ``p_softmax`` / ``q_softmax``: the plain
-    softmax (temperature 1, no filters) of the same rows, handy to show what the greedy
-    switch hides. ``extra`` is free JSON data (e.g. the adaptive controller's state).
+    ``rejected`` tells whether the target rejected a draft this round. ``extra`` is free
+    JSON data (e.g. the adaptive controller's state).
     """
 
     index: int
@@ -112,8 +110,6 @@ class RoundEvent:
     position: int
     stop_reason: str | None = None
     rejected: bool = False
-    p_softmax: list[TopTokens] = field(default_factory=list)
-    q_softmax: list[TopTokens] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -155,7 +151,7 @@ class RoundEvent:
         return cls(**{k: v for k, v in kwargs.items() if k in known})
 
 
-_ROW_FIELDS = ("q_rows", "p_rows", "p_softmax", "q_softmax")
+_ROW_FIELDS = ("q_rows", "p_rows")
 
 
 @dataclass(frozen=True)

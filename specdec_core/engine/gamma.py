@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any, Protocol, runtime_checkable
 
 from specdec_core import theory
+from specdec_core.models.base import Draft, LanguageModel
 
 #: Verification of γ+1 tokens in target steps: 1 + VERIFY_JUMP + VERIFY_PER_TOKEN·γ (γ ≥ 1).
 #: Measured on 2 CPU cores with SmolLM2-135M (float32, the engine's fast kernels; every
@@ -200,7 +201,7 @@ UNKNOWN_COST_RATIO = 0.25
 LAYER_OVERHEAD_BYTES = 7 * 2**20
 
 
-def estimate_cost_ratio(target: Any, draft: Any) -> float:
+def estimate_cost_ratio(target: LanguageModel, draft: Draft) -> float:
     """One draft step in target steps, from what each model must do per token.
 
     0 for a lookup drafter (``propose``); for two torch models, (weight bytes + layers ×

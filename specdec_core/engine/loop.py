@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator, Sequence
-from typing import Any
 
 from specdec_core.engine.drafters import make_drafter
 from specdec_core.engine.events import RoundEvent
@@ -29,14 +28,15 @@ from specdec_core.engine.gamma import GammaController, estimate_cost_ratio, make
 from specdec_core.engine.round_events import RoundClock, autoregressive_event, speculative_event
 from specdec_core.engine.rows import RunMaths, logit_rows, target_rows
 from specdec_core.engine.verification import verify_round
+from specdec_core.models.base import Draft, LanguageModel
 from specdec_core.models.compat import check_compatible
 from specdec_core.models.locking import hold
 from specdec_core.sampling import SamplingConfig
 
 
 def generate(
-    target: Any,
-    draft: Any,
+    target: LanguageModel,
+    draft: Draft,
     prompt_ids: Sequence[int],
     sampling: SamplingConfig | None = None,
     gamma: int = 4,
@@ -81,7 +81,7 @@ def generate(
 
 
 def autoregressive(
-    target: Any,
+    target: LanguageModel,
     prompt_ids: Sequence[int],
     sampling: SamplingConfig | None = None,
     max_new_tokens: int = 64,
@@ -104,7 +104,7 @@ def autoregressive(
 
 
 # -- checks -------------------------------------------------------------------------------------
-def _eos_set(target: Any) -> frozenset[int]:
+def _eos_set(target: LanguageModel) -> frozenset[int]:
     ids = getattr(target, "eos_token_ids", None)
     if ids:
         return frozenset(int(i) for i in ids)
@@ -112,7 +112,9 @@ def _eos_set(target: Any) -> frozenset[int]:
     return frozenset() if eos is None else frozenset({int(eos)})
 
 
-def _check_run(target: Any, prompt_ids: Sequence[int], max_new_tokens: int, top_n: int) -> list[int]:
+def _check_run(
+    target: LanguageModel, prompt_ids: Sequence[int], max_new_tokens: int, top_n: int
+) -> list[int]:
     prompt = [int(t) for t in prompt_ids]
     if not prompt:
         raise ValueError("the prompt needs at least one token (e.g. BOS) for the model to continue.")
@@ -147,8 +149,8 @@ def _finish(
 
 # -- the loops -----------------------------------------------------------------------------------
 def _speculative(
-    target: Any,
-    draft: Any,
+    target: LanguageModel,
+    draft: Draft,
     prompt: list[int],
     run: RunMaths,
     controller: GammaController,
@@ -209,7 +211,7 @@ def _speculative(
 
 
 def _autoregressive(
-    target: Any,
+    target: LanguageModel,
     prompt: list[int],
     run: RunMaths,
     max_new_tokens: int,

@@ -7,12 +7,13 @@ any other model; nothing here imports torch, so a run on Markov chains never loa
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
 from specdec_core.engine.events import TopTokens
 from specdec_core.engine.processing import argmax_rows, float64_rows, process_rows
+from specdec_core.models.base import Session
 from specdec_core.sampling import SamplingConfig, apply
 from specdec_core.verify import sample
 
@@ -73,9 +74,9 @@ class RunMaths:
         return TopTokens.from_probs(probs, self.top_n)
 
 
-def logit_rows(session: Any, ids: list[int], last_only: bool = False) -> Rows:
+def logit_rows(session: Session, ids: list[int], last_only: bool = False) -> Rows:
     """Logit rows: an HF session's fast float32 torch path, else the protocol's ``extend``."""
-    fast = getattr(session, "logits", None)
+    fast = getattr(session, "logits", None)  # a ``FastSession`` (a cheaper test than isinstance)
     if fast is not None:
         return fast(ids, last_only=last_only)
     out = np.asarray(session.extend(ids), dtype=np.float64)
@@ -100,9 +101,9 @@ class EagerRows:
         return self._rows[:n]
 
 
-def target_rows(session: Any, ids: list[int]) -> RowSource:
+def target_rows(session: Session, ids: list[int]) -> RowSource:
     """The verification forward: an HF session's rows computed on demand, else all rows now."""
-    lazy = getattr(session, "lazy_logits", None)
+    lazy = getattr(session, "lazy_logits", None)  # a ``FastSession``
     if lazy is not None:
         return lazy(ids)
     return EagerRows(logit_rows(session, ids))

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from specdec_core.models.base import LanguageModel, Session
+from specdec_core.models.base import Draft, FastSession, LanguageModel, Proposer, Session
 from specdec_core.models.compat import TokenizerMismatchError, check_compatible
 from specdec_core.models.locking import ModelBusyError, ModelLock
 from specdec_core.models.markov import MarkovChainLM, MarkovSession
-from specdec_core.models.ngram import NGramDraft, NGramSession
+from specdec_core.models.ngram import NGramDraft
 
 if TYPE_CHECKING:
     from specdec_core.models.bundled import BUNDLED_NAME, is_prepared, load_bundled, prepare_bundled_cache
@@ -44,6 +44,8 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "BUNDLED_NAME",
+    "Draft",
+    "FastSession",
     "HFCausalLM",
     "HFSession",
     "LanguageModel",
@@ -55,7 +57,7 @@ __all__ = [
     "ModelLock",
     "ModelNotAvailableError",
     "NGramDraft",
-    "NGramSession",
+    "Proposer",
     "Session",
     "TokenizerMismatchError",
     "check_compatible",

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from specdec_core.models.base import Draft, LanguageModel
+
 
 class TokenizerMismatchError(ValueError):
     """A draft and a target do not give the same ids to the same tokens."""
@@ -20,7 +22,7 @@ def _vocab_of(model: Any) -> dict[str, int] | list[str] | None:
     return list(labels) if labels is not None else None
 
 
-def check_compatible(target: Any, draft: Any) -> None:
+def check_compatible(target: LanguageModel, draft: Draft) -> None:
     """Raise ``TokenizerMismatchError`` unless `draft` scores the same token ids as `target`.
 
     Both must have the same number of logits and, where both have a tokenizer (or labels),

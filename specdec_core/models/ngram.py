@@ -22,12 +22,8 @@ from specdec_core.models.locking import ModelLock
 class NGramDraft:
     """Prompt-lookup drafter over a vocabulary of `vocab_size` tokens (the target's).
 
-    The engine calls :meth:`propose`; :meth:`session` exists so the drafter also fits the
-    ``LanguageModel`` protocol (its rows are one-hot logits on the lookup's next token, or
-    all zeros, i.e. uniform, where nothing matches).
+    A ``Proposer``: the engine calls :meth:`propose`.
     """
-
-    name_prefix = "n-gram"
 
     def __init__(
         self, vocab_size: int, max_ngram: int = 3, min_ngram: int = 2, eos_token_id: int | None = None
@@ -73,41 +69,3 @@ class NGramDraft:
                 begin = int(starts[-1]) + n
                 return [int(t) for t in arr[begin : begin + max_tokens]]
         return []
-
-    def session(self, prompt_ids: Sequence[int]) -> NGramSession:
-        s = NGramSession(self)
-        if len(prompt_ids):
-            s.extend(prompt_ids)
-        return s
-
-
-class NGramSession:
-    """The drafter's context; each fed token gets the one-hot row of the lookup's next token."""
-
-    def __init__(self, draft: NGramDraft) -> None:
-        self.draft = draft
-        self.tokens: list[int] = []
-
-    @property
-    def length(self) -> int:
-        return len(self.tokens)
-
-    def extend(self, token_ids: Sequence[int]) -> np.ndarray:
-        ids = [int(t) for t in token_ids]
-        if not ids:
-            raise ValueError("extend needs at least one token.")
-        rows = np.zeros((len(ids), self.draft.vocab_size))
-        for i, t in enumerate(ids):
-            if not 0 <= t < self.draft.vocab_size:
-                raise ValueError(f"token {t} is outside the vocabulary 0 … {self.draft.vocab_size - 1}.")
-            self.tokens.append(t)
-            guess = self.draft.propose(self.tokens, 1)
-            if guess:
-                rows[i] = -np.inf
-                rows[i, guess[0]] = 0.0
-        return rows
-
-    def truncate(self, length: int) -> None:
-        if not 0 <= length <= len(self.tokens):
-            raise ValueError(f"cannot truncate a context of {len(self.tokens)} tokens to {length}.")
-        del self.tokens[length:]

@@ -185,8 +185,6 @@ class HFSession:
         fast = model.fast
         self._cache = fast.new_cache() if fast is not None else _auto().DynamicCache(config=model.config)
         self._ids: list[int] = []
-        #: forward passes run by this session (prefill included)
-        self.forward_count = 0
 
     @property
     def length(self) -> int:
@@ -211,7 +209,6 @@ class HFSession:
         assert m.fast is not None
         hidden = m.fast.body(torch.tensor([ids], dtype=torch.long, device=m.device), self._cache)
         self._ids.extend(ids)
-        self.forward_count += 1
         return hidden
 
     def logits(self, token_ids: Sequence[int], last_only: bool = False) -> torch.Tensor:
@@ -235,7 +232,6 @@ class HFSession:
                 out = out[-1:]
             out = out.float()
         self._ids.extend(ids)
-        self.forward_count += 1
         return out
 
     def lazy_logits(self, token_ids: Sequence[int]) -> LogitRows:
