@@ -119,8 +119,7 @@ else:
     m[3].metric(s["now_length"], rnd.length_after)
     m[4].metric(s["now_alpha"], f"{summary.alpha:.2f}")
 
-    prefix = demo.committed[: rnd.length_after - len(rnd.committed)]
-    kinds = ["prompt"] * len(demo.prompt) + [kind for r in demo.rounds[:-1] for kind in r.kinds]
+    prefix, kinds = block_demo.earlier_text(demo)
     parts = [_tok(t, kind) for t, kind in zip(prefix, kinds, strict=True)][-TEXT_TAIL:]
     if len(prefix) > TEXT_TAIL:
         parts.insert(0, "…")

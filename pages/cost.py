@@ -5,7 +5,7 @@ import streamlit as st
 from pages.common.page import start
 from pages.common.quiz import quiz
 from pages.common.urlstate import choice_param, float_param, int_param, mirror, restore
-from specdec_core.course.cost import cost_data
+from specdec_core.course.cost import check_claims, cost_data, cost_summary
 from specdec_core.theory import linear_verify_cost
 from specdec_core.viz import cost as viz
 
@@ -87,7 +87,7 @@ mirror(PARAMS)
 alpha, gamma, c = st.session_state["cost_alpha"], st.session_state["cost_gamma"], st.session_state["cost_c"]
 beta = st.session_state["cost_beta"]
 verify_cost = 1.0 if st.session_state["cost_verify"] == "constant" else linear_verify_cost(beta)
-now = viz.cost_summary(alpha, gamma, c, verify_cost, MAX_GAMMA)
+now = cost_summary(alpha, gamma, c, verify_cost, MAX_GAMMA)
 value, best, best_value = now.speedup, now.best_gamma, now.best_speedup
 
 m = st.columns(4)
@@ -95,22 +95,20 @@ m[0].metric(s["m_tokens"], f"{now.tokens:.2f}", help=s["m_tokens_help"])
 m[1].metric(s["m_cost"], f"{now.round_cost:.2f}", help=s["m_cost_help"])
 m[2].metric(s["m_speedup"], f"{value:.2f}×")
 m[3].metric(s["m_best"], f"γ = {best}", f"{best_value:.2f}×", delta_color="off", delta_arrow="off")
-if best_value < 1:
-    verdict, kind = s("verdict_never", best=best, value=best_value), "no"
-elif value < 1:
-    verdict, kind = s("verdict_slower", value=value, best=best, best_value=best_value), "no"
+if now.verdict == "never":
+    verdict = s("verdict_never", best=best, value=best_value)
 else:
-    verdict, kind = s("verdict_faster", value=value, best=best, best_value=best_value), "yes"
-if best == MAX_GAMMA:
+    verdict = s(f"verdict_{now.verdict}", value=value, best=best, best_value=best_value)
+if now.best_at_limit:
     verdict += " " + s("verdict_limit", limit=MAX_GAMMA)
-st.html(f'<div class="sd-verdict {kind}">{verdict}</div>')
+st.html(f'<div class="sd-verdict {"yes" if now.verdict == "faster" else "no"}">{verdict}</div>')
 
 text.show("decode")
 st.plotly_chart(viz.verify_cost_figure(beta, MAX_GAMMA, MEASURED_VERIFY, fig_text), theme=None)
 st.caption(s("verify_caption", tokens=MEASURED_VERIFY[0], cost=MEASURED_VERIFY[1], beta=MEASURED_BETA))
 
 text.show("expected")
-claims = viz.check_claims(SEED_CLAIMS, c, verify_cost)
+claims = check_claims(SEED_CLAIMS, c, verify_cost)
 tokens_fig = viz.expected_tokens_figure(ALPHA_LINES, MAX_GAMMA, alpha, gamma, claims, fig_text)
 st.plotly_chart(tokens_fig, theme=None)
 

@@ -316,12 +316,8 @@ def _mc_result(mc: one_step.MonteCarlo, d: Decomposition) -> None:
     )
     m[4].metric(s["mc_time"], s("mc_ms", ms=f"{mc.seconds * 1000:.1f}"), border=True)
     name = s[f"variants.{mc.variant}"]
-    if chi.p_value >= 0.01:
-        _note(html.escape(s("mc_verdict_fits", name=name, n=f"{mc.trials:,}", pvalue=p_text)), good=True)
-    elif chi.p_value < 0.001:
-        _note(html.escape(s("mc_verdict_fails", name=name, n=f"{mc.trials:,}", pvalue=p_text)), good=False)
-    else:
-        _note(html.escape(s("mc_verdict_borderline", name=name, pvalue=p_text)), good=False)
+    verdict = s(f"mc_verdict_{mc.verdict}", name=name, n=f"{mc.trials:,}", pvalue=p_text)
+    _note(html.escape(verdict), good=mc.verdict == "fits")
     names = {**s["chart.comparison"], "law": s("mc_frequency", name=name)}
     colour = palette.ACCEPTED if mc.variant == "exact" else palette.REJECTED
     fig = viz.law_comparison(pair.tokens, d.p, mc.frequencies, text=names, spread=mc.spread, colour=colour)

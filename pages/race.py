@@ -32,7 +32,15 @@ from pages.common.urlstate import bool_param, choice_param, int_param, mirror, r
 from specdec_core.live.limits import MAX_PROMPT_CHARS, MAX_RACE_NEW_TOKENS, MAX_SOURCE_CHARS
 from specdec_core.live.model_choices import HF_DRAFTS, TARGETS, TOY_DRAFTS, DraftSpec
 from specdec_core.live.presets import PRESETS
-from specdec_core.live.race import BASELINE, Race, RaceResult, RaceSettings
+from specdec_core.live.race import (
+    BASELINE,
+    Race,
+    RaceResult,
+    RaceSettings,
+    layerskip_depth,
+    race_entries,
+    race_task,
+)
 from specdec_core.live.runs import Pacer, encode_prompt
 
 PAINT_EVERY = 0.2
@@ -74,16 +82,6 @@ if "race_drafts" not in st.session_state or not set(st.session_state["race_draft
 follow_preset("race")
 
 
-def _depths(raw: str) -> list[int]:
-    try:
-        values = sorted({int(v) for v in raw.replace("，", ",").split(",") if v.strip()})
-    except ValueError:
-        raise ValueError(s("bad_depths", raw=raw)) from None
-    if not values or values[0] < 1:
-        raise ValueError(s("bad_depths", raw=raw))
-    return values
-
-
 text.show("intro")
 
 with st.container(border=True):
@@ -97,7 +95,12 @@ with st.container(border=True):
         on_change=_target_changed,
     )
     if target_kind == "custom":
-        c1.text_input(s["source"], key="race_target_src", placeholder=ls["source_placeholder"])
+        c1.text_input(
+            s["source"],
+            key="race_target_src",
+            placeholder=ls["source_placeholder"],
+            max_chars=MAX_SOURCE_CHARS,
+        )
     chosen = c2.multiselect(
         s["drafts_label"],
         _choices(),
@@ -108,7 +111,12 @@ with st.container(border=True):
     if "layerskip" in chosen:
         c2.text_input(s["depths"], key="race_depths", help=s["depths_help"])
     if "custom" in chosen:
-        c2.text_input(s["draft_source"], key="race_draft_src", placeholder=ls["source_placeholder"])
+        c2.text_input(
+            s["draft_source"],
+            key="race_draft_src",
+            placeholder=ls["source_placeholder"],
+            max_chars=MAX_SOURCE_CHARS,
+        )
     c3.radio(
         s["preset"],
         PRESETS,
@@ -139,23 +147,17 @@ mirror(PARAMS)
 
 def _entries() -> list[tuple[str, DraftSpec]]:
     ss = st.session_state
-    out: list[tuple[str, DraftSpec]] = []
-    for kind in ss["race_drafts"]:
-        if kind == "layerskip":
-            out += [(f"layerskip-{k}", DraftSpec("layerskip", k)) for k in _depths(ss["race_depths"])]
-        elif kind == "custom":
-            out.append(("custom", DraftSpec("custom", source=ss["race_draft_src"].strip())))
-        else:
-            out.append((kind, DraftSpec(kind)))
-    return out
+    try:
+        return race_entries(ss["race_drafts"], ss["race_depths"], ss["race_draft_src"])
+    except ValueError:  # only the depths can be wrong
+        raise ValueError(s("bad_depths", raw=ss["race_depths"])) from None
 
 
 def _name(key: str) -> str:
     if key == BASELINE:
         return s["baseline"]
-    if key.startswith("layerskip-"):
-        return s("layerskip_name", k=key.split("-", 1)[1])
-    return s[f"short.{key}"]
+    depth = layerskip_depth(key)
+    return s[f"short.{key}"] if depth is None else s("layerskip_name", k=depth)
 
 
 def _run() -> NoReturn:
@@ -179,7 +181,7 @@ def _run() -> NoReturn:
     bar = st.progress(0.0)
     race = Race(target, drafts, ids, settings, on_wait=wait_notice(status), timeout=WAIT_LIMIT)
     prompt = ss["race_prompt"]
-    task = ss["race_preset"] if prompt == preset_text("race") else "custom"
+    task = race_task(prompt, ss["race_preset"], preset_text("race"))
     runs = iter(race)
 
     def stream() -> None:

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import html
 import itertools
-import json
-from pathlib import Path
 
 import pandas as pd
 import streamlit as st
@@ -16,10 +14,14 @@ from pages.common.page import start
 from pages.common.quiz import quiz
 from pages.common.urlstate import Param, bool_param, choice_param, int_param, mirror, restore
 from specdec_core.course.sampling_lab import (
-    format_logit_table,
+    MAX_LOGIT,
+    Rows,
+    edited_rows,
+    example_rows,
+    examples,
     outcome,
-    parse_logit_table,
-    random_logits,
+    rows_from_url,
+    rows_to_url,
     snap_temperature,
     temperature_scale,
     temperature_sweep,
@@ -29,11 +31,10 @@ from specdec_core.sampling import TRANSFORMS, Reason, SamplingConfig, apply, gre
 from specdec_core.viz.escape import md
 from specdec_core.viz.sampling import prob_label, stages_figure, sweep_figure
 
-EXAMPLES = json.loads((Path(__file__).resolve().parents[1] / "assets/presets/logits.json").read_text("utf-8"))
-PRESETS = (*EXAMPLES["presets"], "random")
-EXPERIMENTS: dict[str, dict] = EXAMPLES["experiments"]
+PRESETS = (*examples()["presets"], "random")
+EXPERIMENTS: dict[str, dict] = examples()["experiments"]
 TEMPERATURES = temperature_scale(-4, 1)
-MIN_TOKENS, MAX_TOKENS, MAX_LOGIT = MIN_LOGIT_ROWS, MAX_LOGIT_ROWS, 100.0
+MIN_TOKENS, MAX_TOKENS = MIN_LOGIT_ROWS, MAX_LOGIT_ROWS
 #: Every order of the transforms, by URL code: t = temperature, k = top-k, p = top-p.
 CODES = {"temperature": "t", "top_k": "k", "top_p": "p"}
 ORDERS = {"".join(CODES[n] for n in order): order for order in itertools.permutations(TRANSFORMS)}
@@ -43,28 +44,14 @@ s, text = start("sampling_lab")
 lang = s.lang
 
 
-def example_logits(language: str = lang) -> tuple[tuple[str, float], ...]:
+def example_logits(language: str = lang) -> Rows:
     """The (token, logit) rows of the chosen example, by default in the session language."""
-    name = st.session_state.get("preset", "peaked")
-    if name == "random":
-        size = st.session_state.get("size", 6)
-        values = random_logits(size, st.session_state.get("seed", 0))
-        labels = EXAMPLES["random_tokens"][language][:size]
-    else:
-        values = EXAMPLES["presets"][name]["logits"]
-        labels = EXAMPLES["presets"][name]["tokens"][language]
-    return tuple((str(a), float(b)) for a, b in zip(labels, values, strict=True))
+    ss = st.session_state
+    return example_rows(ss.get("preset", "peaked"), language, ss.get("size", 6), ss.get("seed", 0))
 
 
-def parse_table(raw: str) -> tuple[tuple[str, float], ...]:
-    labels, values = parse_logit_table(raw)
-    if not MIN_TOKENS <= len(labels) <= MAX_TOKENS or any(abs(v) > MAX_LOGIT for v in values):
-        raise ValueError(raw)
-    return tuple(zip(labels, (float(v) for v in values), strict=True))
-
-
-def dump_table(rows: tuple[tuple[str, float], ...]) -> str:
-    return format_logit_table([r[0] for r in rows], [r[1] for r in rows])
+def parse_table(raw: str) -> Rows:
+    return rows_from_url(raw, MIN_TOKENS, MAX_TOKENS)
 
 
 def parse_temperature(raw: str) -> float:
@@ -85,7 +72,7 @@ SOURCE = [
 ]
 rejected = restore(SOURCE)
 SETTINGS = [
-    Param("logits", example_logits(), parse_table, dump_table),
+    Param("logits", example_logits(), parse_table, rows_to_url),
     bool_param("T0", False),
     Param("T", 1.0, parse_temperature, lambda v: f"{v:g}"),
     int_param("k", 0, 0, MAX_TOKENS),
@@ -113,11 +100,11 @@ def set_up(name: str) -> None:
         st.session_state[prm.key] = setup.get(prm.key, prm.default)
 
 
-def token_ref(index: int, rows: tuple[tuple[str, float], ...]) -> str:
+def token_ref(index: int, rows: Rows) -> str:
     return s("token_ref", label=html.escape(rows[index][0]), index=index)
 
 
-def reason_html(reason: Reason, rows: tuple[tuple[str, float], ...]) -> str:
+def reason_html(reason: Reason, rows: Rows) -> str:
     """The verdict's reason in the session language, token labels escaped."""
     params = dict(reason.params)
     for key in ("token", "greedy"):
@@ -128,15 +115,15 @@ def reason_html(reason: Reason, rows: tuple[tuple[str, float], ...]) -> str:
     return s(f"reasons.{reason.code}", **params)
 
 
-def read_table(edited: pd.DataFrame) -> tuple[tuple[str, float], ...] | None:
+def read_table(edited: pd.DataFrame) -> Rows | None:
     """The rows of the edited table, or None (with a message) when they cannot be used."""
-    if not MIN_TOKENS <= len(edited) <= MAX_TOKENS:
+    cells = edited.astype(object).where(edited.notna(), None)  # every empty cell as None
+    rows, problem = edited_rows(list(cells["token"]), list(cells["logit"]), MIN_TOKENS, MAX_TOKENS)
+    if problem == "rows":
         st.warning(s("table_rows", n=len(edited), lo=MIN_TOKENS, hi=MAX_TOKENS))
-        return None
-    if edited["token"].isna().any() or edited["logit"].isna().any():
+    elif problem == "missing":
         st.warning(s["table_missing"])
-        return None
-    return tuple((str(a), float(b)) for a, b in zip(edited["token"], edited["logit"], strict=True))
+    return rows
 
 
 text.show("intro")

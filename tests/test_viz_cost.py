@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from specdec_core.course.cost import check_claims
 from specdec_core.theory import best_gamma, expected_tokens, linear_verify_cost, speedup
 from specdec_core.viz import cost as viz
 from tests.figure_strings import LANGS, figure_text
@@ -18,39 +19,8 @@ def _trace(fig: go.Figure, name: str):
     return next(t for t in fig.data if t.name == name)
 
 
-def test_the_seed_table_has_exactly_two_wrong_rows():
-    checks = viz.check_claims(SEED)
-    assert [(c.alpha, c.gamma) for c in checks if not c.matches] == [(0.9, 7), (0.7, 7)]
-    by_row = {(c.alpha, c.gamma): c.computed for c in checks}
-    assert f"{by_row[(0.9, 7)]:.2f}" == "5.70" and f"{by_row[(0.7, 7)]:.2f}" == "3.14"
-    # the text's "ideal speedup = expected tokens" is the case c = 0, verification = 1 step
-    assert all(c.speedup == pytest.approx(c.computed) for c in checks)
-    costly = viz.check_claims(SEED, 0.2, linear_verify_cost(0.1))
-    assert all(c.speedup < c.computed for c in costly)
-
-
-def test_a_claim_matches_only_within_rounding():
-    assert viz.ClaimCheck(0.5, 4, 1.9, 1.9375, 1.0).matches  # 1.9375 rounds to 1.9
-    assert not viz.ClaimCheck(0.5, 4, 1.8, 1.9375, 1.0).matches
-
-
-@pytest.mark.parametrize(("c", "verify"), [(0.05, 1.0), (0.3, 1.0), (0.1, linear_verify_cost(0.075))])
-def test_cost_summary_is_the_theory(c, verify):
-    now = viz.cost_summary(0.8, 4, c, verify, 16)
-    assert now.tokens == pytest.approx(expected_tokens(0.8, 4))
-    assert now.speedup == pytest.approx(speedup(0.8, 4, c, verify))
-    assert now.round_cost == pytest.approx(now.tokens / now.speedup)
-    assert now.best_gamma == best_gamma(0.8, c, verify, 16)
-    assert now.best_speedup == pytest.approx(speedup(0.8, now.best_gamma, c, verify))
-
-
-def test_best_gamma_moves_with_the_draft_cost():
-    cheap, costly = viz.cost_summary(0.8, 4, 0.05, 1.0, 16), viz.cost_summary(0.8, 4, 0.3, 1.0, 16)
-    assert cheap.best_gamma > costly.best_gamma
-
-
 def test_expected_tokens_figure_draws_the_formula_and_the_claims():
-    checks = viz.check_claims(SEED)
+    checks = check_claims(SEED)
     fig = viz.expected_tokens_figure((0.5, 0.9), 10, 0.8, 3, checks, TEXT)
     gammas = np.arange(11)
     for a in (0.5, 0.9):
@@ -132,7 +102,7 @@ def test_no_nan_or_inf_reaches_a_chart(alpha, gamma, c, beta):
     figures = [
         viz.speedup_gamma_figure(alpha, c, verify, gamma, 16, TEXT),
         viz.speedup_alpha_figure(gamma, c, verify, alpha, 16, TEXT),
-        viz.expected_tokens_figure((0.5, 0.9), 16, alpha, gamma, viz.check_claims(SEED), TEXT),
+        viz.expected_tokens_figure((0.5, 0.9), 16, alpha, gamma, check_claims(SEED), TEXT),
         viz.speedup_heatmap(c, verify, 16, alpha, gamma, TEXT),
     ]
     for fig in figures:
@@ -145,7 +115,7 @@ def test_no_nan_or_inf_reaches_a_chart(alpha, gamma, c, beta):
 @pytest.mark.parametrize("lang", LANGS)
 def test_every_figure_draws_in_each_language(lang):
     text, verify = figure_text("cost", lang), linear_verify_cost(0.075)
-    claims = viz.check_claims(SEED)
+    claims = check_claims(SEED)
     figs = [
         viz.verify_cost_figure(0.075, 8, (5, 1.3), text),
         viz.expected_tokens_figure((0.5, 0.9), 10, 0.8, 3, claims, text),

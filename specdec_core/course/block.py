@@ -257,6 +257,17 @@ def replay(
     return demo
 
 
+def earlier_text(demo: BlockDemo) -> tuple[list[int], list[str]]:
+    """The committed text before the latest round (all of it before round 1) and the kind of
+    each of its tokens: ``"prompt"`` for the prompt, then each earlier round's kinds."""
+    if not demo.rounds:
+        return list(demo.committed), ["prompt"] * len(demo.committed)
+    last = demo.rounds[-1]
+    tokens = demo.committed[: last.length_after - len(last.committed)]
+    kinds = ["prompt"] * len(demo.prompt) + [kind for rnd in demo.rounds[:-1] for kind in rnd.kinds]
+    return tokens, kinds
+
+
 def measured_alpha(rounds: Sequence[BlockRound]) -> float | None:
     """Accepted drafts / drafts examined (None before any round): the estimate of α."""
     examined = sum(r.accepted + (r.rejected is not None) for r in rounds)

@@ -1,4 +1,5 @@
-"""The cost lesson's data (assets/presets/cost.json): the essay's table and this machine's measurements.
+"""The cost lesson's data and verdicts: the essay's table and this machine's measurements
+(assets/presets/cost.json), the numbers of one setting and whether it pays off.
 
 The essay's expected-tokens table is quoted as printed (two of its rows are wrong); the
 measured drafts are (α, draft cost as a fraction of a target step); one measured point gives
@@ -9,10 +10,14 @@ the cost of verifying several tokens at once, and through it the linear verifica
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from types import MappingProxyType
+from typing import Literal
+
+from specdec_core.theory import VerifyCost, best_gamma, expected_tokens, speedup
 
 COST_FILE = Path(__file__).resolve().parents[2] / "assets" / "presets" / "cost.json"
 
@@ -46,3 +51,90 @@ def cost_data() -> CostData:
         measured_verify=(tokens, steps),
         measured_beta=round((steps - 1) / (tokens - 1), 6),
     )
+
+
+#: A claim matches when it equals the computed value after rounding to one decimal.
+CLAIM_TOLERANCE = 0.05
+
+#: ``"faster"``: this γ beats the target alone; ``"slower"``: it does not but a better γ
+#: would; ``"never"``: no γ up to the limit does.
+Verdict = Literal["faster", "slower", "never"]
+
+
+def speedup_verdict(value: float, best_value: float) -> Verdict:
+    """Whether a setting pays off: its speedup `value` and the best γ's `best_value`, against 1×."""
+    if best_value < 1:
+        return "never"
+    return "slower" if value < 1 else "faster"
+
+
+@dataclass(frozen=True)
+class CostSummary:
+    """The numbers of one setting: E[tokens], round cost, speedup, the best γ, and the verdict.
+
+    ``best_at_limit``: the best γ is the largest one searched, so a longer draft may do better.
+    """
+
+    tokens: float
+    round_cost: float
+    speedup: float
+    best_gamma: int
+    best_speedup: float
+    verdict: Verdict
+    best_at_limit: bool
+
+
+def cost_summary(
+    alpha: float, gamma: int, cost_ratio: float, verify_cost: VerifyCost, max_gamma: int
+) -> CostSummary:
+    """E[tokens per round], its cost γ·c + verify(γ) in target steps, the speedup, the best γ
+    up to `max_gamma`, and whether this setting pays off."""
+    best = best_gamma(alpha, cost_ratio, verify_cost, max_gamma)
+    tokens = float(expected_tokens(alpha, gamma))
+    value = float(speedup(alpha, gamma, cost_ratio, verify_cost))
+    best_value = float(speedup(alpha, best, cost_ratio, verify_cost))
+    return CostSummary(
+        tokens=tokens,
+        round_cost=tokens / value,
+        speedup=value,
+        best_gamma=best,
+        best_speedup=best_value,
+        verdict=speedup_verdict(value, best_value),
+        best_at_limit=best == max_gamma,
+    )
+
+
+@dataclass(frozen=True)
+class ClaimCheck:
+    """One (α, γ, expected tokens) claim quoted from a text, beside the recomputed value.
+
+    ``speedup`` is the recomputed speedup for the draft and verification costs given to
+    :func:`check_claims`; the text's "ideal speedup ≈ expected tokens" assumes c = 0 and a
+    verification that costs one step.
+    """
+
+    alpha: float
+    gamma: int
+    claimed: float
+    computed: float
+    speedup: float
+
+    @property
+    def matches(self) -> bool:
+        return abs(self.computed - self.claimed) <= CLAIM_TOLERANCE + 1e-12
+
+
+def check_claims(
+    claims: Sequence[tuple[float, int, float]], cost_ratio: float = 0.0, verify_cost: VerifyCost = 1.0
+) -> list[ClaimCheck]:
+    """Recompute each claimed E[tokens] = (1 - α^(γ+1)) / (1 - α), and its speedup."""
+    return [
+        ClaimCheck(
+            float(a),
+            int(g),
+            float(claimed),
+            float(expected_tokens(a, int(g))),
+            float(speedup(a, int(g), cost_ratio, verify_cost)),
+        )
+        for a, g, claimed in claims
+    ]

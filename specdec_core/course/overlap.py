@@ -114,6 +114,26 @@ class MonteCarlo:
     tv: float
     seconds: float
 
+    @property
+    def verdict(self) -> str:
+        """What the run says about "the output follows p": see :func:`mc_verdict`."""
+        return mc_verdict(self.chi.p_value)
+
+
+#: A chi-square p-value of MC_FITS or more reads as consistent with p, one below MC_FAILS as
+#: not p; in between the run is borderline (run more trials or another seed).
+MC_FITS = 0.01
+MC_FAILS = 0.001
+
+
+def mc_verdict(p_value: float) -> str:
+    """``"fits"``, ``"borderline"`` or ``"fails"`` for a Monte Carlo run's chi-square p-value."""
+    if not 0.0 <= p_value <= 1.0:
+        raise ValueError(f"a p-value lies in [0, 1], got {p_value!r}.")
+    if p_value >= MC_FITS:
+        return "fits"
+    return "fails" if p_value < MC_FAILS else "borderline"
+
 
 def monte_carlo(
     p: Dist, q: Dist, trials: int, seed: int, variant: str = "exact", q_actual: Dist | None = None

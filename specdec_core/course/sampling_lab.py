@@ -1,4 +1,5 @@
-"""Helpers for exploring sampling settings: a temperature scale, random logits, sweeps.
+"""Helpers for exploring sampling settings: a temperature scale, random logits, sweeps, and
+the lab's examples and logit tables (loaded, read from the URL, checked after an edit).
 
 Everything here calls :mod:`specdec_core.sampling` for the maths; it only arranges inputs
 (a round-number temperature scale, seeded random logits) and summarises outputs.
@@ -6,8 +7,13 @@ Everything here calls :mod:`specdec_core.sampling` for the maths; it only arrang
 
 from __future__ import annotations
 
+import json
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import cache
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -135,3 +141,68 @@ def parse_logit_table(text: str) -> tuple[list[str], np.ndarray]:
             raise ValueError(f"{value!r} is not a number.") from None
         labels.append(label)
     return labels, validate_logits(values)
+
+
+EXAMPLES_FILE = Path(__file__).resolve().parents[2] / "assets" / "presets" / "logits.json"
+#: Largest |logit| a table may hold.
+MAX_LOGIT = 100.0
+#: A logit table: (token label, logit) rows.
+Rows = tuple[tuple[str, float], ...]
+
+
+@cache
+def examples() -> dict[str, Any]:
+    """The lab's examples (assets/presets/logits.json): ``presets`` (name → logits and tokens
+    per language), ``random_tokens`` (per language) and ``experiments``; read once."""
+    with EXAMPLES_FILE.open(encoding="utf-8") as f:
+        return json.load(f)
+
+
+def example_rows(name: str, language: str, size: int = 6, seed: int = 0) -> Rows:
+    """The rows of example `name` with its `language` labels; ``"random"`` is `size` seeded logits."""
+    data = examples()
+    if name == "random":
+        values, labels = random_logits(size, seed), data["random_tokens"][language][:size]
+    elif name in data["presets"]:
+        values, labels = data["presets"][name]["logits"], data["presets"][name]["tokens"][language]
+    else:
+        raise ValueError(f"no example named {name!r}.")
+    return tuple((str(a), float(b)) for a, b in zip(labels, values, strict=True))
+
+
+def _checked(labels: Sequence[str], values: Sequence[float], min_rows: int, max_rows: int) -> Rows:
+    if not min_rows <= len(labels) <= max_rows:
+        raise ValueError(f"a table needs {min_rows} to {max_rows} rows, got {len(labels)}.")
+    if any(abs(v) > MAX_LOGIT for v in values):
+        raise ValueError(f"logits lie within ±{MAX_LOGIT:g}.")
+    return tuple(zip(labels, (float(v) for v in values), strict=True))
+
+
+def rows_from_url(raw: str, min_rows: int, max_rows: int) -> Rows:
+    """The rows a URL carries (:func:`format_logit_table`'s form); ValueError when they cannot
+    be read or fall outside the row limits or ±:data:`MAX_LOGIT`."""
+    labels, values = parse_logit_table(raw)
+    return _checked(labels, values.tolist(), min_rows, max_rows)
+
+
+def rows_to_url(rows: Rows) -> str:
+    """`rows` in the URL's form."""
+    return format_logit_table([r[0] for r in rows], [r[1] for r in rows])
+
+
+def _missing(value: object) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def edited_rows(
+    tokens: Sequence[object], logits: Sequence[object], min_rows: int, max_rows: int
+) -> tuple[Rows | None, str | None]:
+    """The rows of an edited table, or ``(None, why)``: ``"rows"`` when it has too few or too
+    many rows, ``"missing"`` when a cell is empty (None or NaN)."""
+    if len(tokens) != len(logits):
+        raise ValueError(f"{len(tokens)} tokens for {len(logits)} logits.")
+    if not min_rows <= len(tokens) <= max_rows:
+        return None, "rows"
+    if any(_missing(v) for v in (*tokens, *logits)):
+        return None, "missing"
+    return tuple((str(a), float(b)) for a, b in zip(tokens, logits, strict=True)), None

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from specdec_core.engine import RoundEvent, RunSummary, summarize
+from specdec_core.live.model_choices import DraftSpec
 from specdec_core.live.runs import Stream, starter
 from specdec_core.live.settings import DecodeSettings
 from specdec_core.live.trace import RunRecord
@@ -240,3 +241,46 @@ def _finite(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [_finite(v) for v in value]
     return value
+
+
+# -- the race's drafts and tasks ------------------------------------------------------------------
+_LAYERSKIP = "layerskip-"
+
+
+def parse_depths(raw: str) -> list[int]:
+    """Layer-skip depths from text such as ``"10, 20, 27"`` (ASCII or full-width commas, any
+    order, repeats once), ascending; ValueError when there is none or one is below 1."""
+    try:
+        values = sorted({int(v) for v in raw.replace("，", ",").split(",") if v.strip()})
+    except ValueError:
+        raise ValueError(f"layer-skip depths are whole numbers separated by commas, got {raw!r}.") from None
+    if not values or values[0] < 1:
+        raise ValueError(f"layer-skip depths are whole numbers of 1 or more, got {raw!r}.")
+    return values
+
+
+def race_entries(kinds: Sequence[str], depths: str, custom_source: str) -> list[tuple[str, DraftSpec]]:
+    """(key, spec) of each draft a race runs, in order: ``layerskip-<k>`` for each of the
+    `depths` (:func:`parse_depths`), ``custom`` with its (trimmed) source, any other kind as is."""
+    out: list[tuple[str, DraftSpec]] = []
+    for kind in kinds:
+        if kind == "layerskip":
+            out += [(f"{_LAYERSKIP}{k}", DraftSpec("layerskip", k)) for k in parse_depths(depths)]
+        elif kind == "custom":
+            out.append(("custom", DraftSpec("custom", source=custom_source.strip())))
+        else:
+            out.append((kind, DraftSpec(kind)))
+    return out
+
+
+def layerskip_depth(key: str) -> int | None:
+    """The depth a race key ``layerskip-<k>`` names; None for any other key."""
+    if not key.startswith(_LAYERSKIP):
+        return None
+    return int(key.removeprefix(_LAYERSKIP))
+
+
+def race_task(prompt: str, preset: str, preset_prompt: str) -> str:
+    """The task a race's result is filed under: the chosen preset while its prompt is unchanged,
+    else ``"custom"``."""
+    return preset if prompt == preset_prompt else "custom"

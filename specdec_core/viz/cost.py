@@ -1,6 +1,6 @@
-"""Figures of the cost-and-speedup lesson; every number comes from :mod:`specdec_core.theory`.
+"""Figures of the cost-and-speedup lesson; every number comes from :mod:`specdec_core.theory`
+(the lesson's numbers and verdicts are in :mod:`specdec_core.course.cost`).
 
-* :func:`check_claims` — a text's (α, γ, expected tokens) claims recomputed and flagged.
 * :func:`verify_cost_figure` — what a verification forward of γ+1 tokens costs, by model.
 * :func:`expected_tokens_figure` — E[tokens per round] against γ for several α.
 * :func:`speedup_gamma_figure` / :func:`speedup_alpha_figure` — speedup along γ and along α.
@@ -14,8 +14,8 @@ each one reads are in :data:`KEYS`).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from html import escape
+from typing import Protocol
 
 import numpy as np
 import plotly.graph_objects as go
@@ -34,9 +34,6 @@ from specdec_core.viz.palette import (
     base_layout,
 )
 from specdec_core.viz.strings import pick
-
-#: A claim matches when it equals the computed value after rounding to one decimal.
-CLAIM_TOLERANCE = 0.05
 
 #: Figure strings each builder reads (``[fig]`` of lessons/<lang>/cost.toml).
 KEYS: dict[str, tuple[str, ...]] = {
@@ -81,65 +78,17 @@ KEYS: dict[str, tuple[str, ...]] = {
 }
 
 
-@dataclass(frozen=True)
-class CostSummary:
-    """The numbers of one setting: E[tokens], round cost, speedup, and the best γ."""
-
-    tokens: float
-    round_cost: float
-    speedup: float
-    best_gamma: int
-    best_speedup: float
-
-
-def cost_summary(
-    alpha: float, gamma: int, cost_ratio: float, verify_cost: VerifyCost, max_gamma: int
-) -> CostSummary:
-    """E[tokens per round], its cost γ·c + verify(γ) in target steps, the speedup, the best γ."""
-    best = best_gamma(alpha, cost_ratio, verify_cost, max_gamma)
-    return CostSummary(
-        tokens=float(expected_tokens(alpha, gamma)),
-        round_cost=gamma * cost_ratio + _verify(verify_cost, gamma),
-        speedup=float(speedup(alpha, gamma, cost_ratio, verify_cost)),
-        best_gamma=best,
-        best_speedup=float(speedup(alpha, best, cost_ratio, verify_cost)),
-    )
-
-
-@dataclass(frozen=True)
-class ClaimCheck:
-    """One (α, γ, expected tokens) claim quoted from a text, beside the recomputed value.
-
-    ``speedup`` is the recomputed speedup for the draft and verification costs given to
-    :func:`check_claims`; the text's "ideal speedup ≈ expected tokens" assumes c = 0 and a
-    verification that costs one step.
-    """
+class Claim(Protocol):
+    """A quoted (α, γ, expected tokens) claim beside its recomputed value
+    (:class:`specdec_core.course.cost.ClaimCheck`)."""
 
     alpha: float
     gamma: int
     claimed: float
     computed: float
-    speedup: float
 
     @property
-    def matches(self) -> bool:
-        return abs(self.computed - self.claimed) <= CLAIM_TOLERANCE + 1e-12
-
-
-def check_claims(
-    claims: Sequence[tuple[float, int, float]], cost_ratio: float = 0.0, verify_cost: VerifyCost = 1.0
-) -> list[ClaimCheck]:
-    """Recompute each claimed E[tokens] = (1 - α^(γ+1)) / (1 - α), and its speedup."""
-    return [
-        ClaimCheck(
-            float(a),
-            int(g),
-            float(claimed),
-            float(expected_tokens(a, int(g))),
-            float(speedup(a, int(g), cost_ratio, verify_cost)),
-        )
-        for a, g, claimed in claims
-    ]
+    def matches(self) -> bool: ...
 
 
 def _verify(verify_cost: VerifyCost, gamma: int) -> float:
@@ -217,7 +166,7 @@ def expected_tokens_figure(
     max_gamma: int,
     alpha: float,
     gamma: int,
-    claims: Sequence[ClaimCheck],
+    claims: Sequence[Claim],
     text: Mapping[str, str],
 ) -> go.Figure:
     """E[tokens per round] over γ = 0 … max_gamma for each α, the γ+1 ceiling, your point
