@@ -18,6 +18,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from pages.common.i18n import strings
+from specdec_core.live.model_choices import ChoiceError
 from specdec_core.live.runs import Handoff, PromptError
 from specdec_core.models import ModelBusyError
 from specdec_core.viz.escape import md
@@ -107,7 +108,7 @@ class Job:
                 )
             )
         except (ValueError, OSError) as exc:  # a missing model, a mismatched pair, a bad layer count
-            self._fail(s("model_error", message=md(exc)))
+            self._fail(model_error_text(exc))
 
     def run(self, stream: Callable[[], None], result: Callable[[bool], Any]) -> NoReturn:
         """Run `stream` (it draws into the page), then hand ``result(finished)`` to the next run.
@@ -132,3 +133,22 @@ class Job:
         finally:
             job.finish(result(finished), error)
         st.rerun()
+
+
+#: Model errors by class name (the loading errors live with torch, imported only when a real
+#: model loads, so they are matched by name) → their message in lessons/<lang>/live.toml.
+_MODEL_ERRORS = {
+    "TokenizerMismatchError": "mismatch",
+    "ModelNotAvailableError": "not_available",
+    "ModelLoadError": "cannot_load",
+}
+
+
+def model_error_text(exc: Exception) -> str:
+    """Why the models could not be prepared, in the page's language; the core's own (English)
+    detail follows, escaped, since it names the model or folder at fault."""
+    s = strings("live")
+    code = getattr(exc, "code", None) if isinstance(exc, ChoiceError) else None
+    for cls in type(exc).__mro__:
+        code = code or _MODEL_ERRORS.get(cls.__name__)
+    return s(f"model_errors.{code or 'other'}", detail=md(exc))

@@ -23,7 +23,7 @@ from pages.common.model_form import (
     target_spec,
 )
 from pages.common.models import loaded_models_panel
-from specdec_core.live.limits import MAX_NEW_TOKENS, MAX_PROMPT_CHARS, MAX_UPLOAD_MB
+from specdec_core.live.limits import MAX_NEW_TOKENS, MAX_PROMPT_CHARS, MAX_SOURCE_CHARS, MAX_UPLOAD_MB
 from specdec_core.live.model_choices import TARGETS, TOY_WORDS, DraftSpec, drafts_for
 from specdec_core.live.presets import PRESETS
 from specdec_core.live.settings import LiveSettings
@@ -79,7 +79,11 @@ def controls(job: Job) -> None:
         target_kind = _choice(c1, "target", TARGETS, _target_changed)
         if target_kind == "custom":
             c1.text_input(
-                s["source"], key="live_target_src", placeholder=s["source_placeholder"], help=s["source_help"]
+                s["source"],
+                key="live_target_src",
+                placeholder=s["source_placeholder"],
+                help=s["source_help"],
+                max_chars=MAX_SOURCE_CHARS,
             )
         draft_kind = _choice(c2, "draft", drafts_for(target_kind))
         if draft_kind == "layerskip":
@@ -90,6 +94,7 @@ def controls(job: Job) -> None:
                 key="live_draft_src",
                 placeholder=s["source_placeholder"],
                 help=s["source_help"],
+                max_chars=MAX_SOURCE_CHARS,
             )
         _choice(c3, "preset", PRESETS, set_prompt, ("live",))
         c3.toggle(s["chat"], key="live_chat", disabled=target_kind == "toy", help=s["chat_help"])

@@ -30,7 +30,15 @@ DRAFTS: tuple[str, ...] = ("ngram", "bf16", "layerskip", "toy_draft", "custom")
 
 
 class ChoiceError(ValueError):
-    """A draft that cannot go with the chosen target, or a custom choice left empty."""
+    """A draft that cannot go with the chosen target, or a custom choice left empty.
+
+    ``code`` names the case for a translated message: "no_target_source", "no_draft_source",
+    "toy_draft", "needs_transformer" or "unknown".
+    """
+
+    def __init__(self, message: str, code: str = "unknown") -> None:
+        super().__init__(message)
+        self.code = code
 
 
 @dataclass(frozen=True)
@@ -151,7 +159,9 @@ def load_target(spec: TargetSpec, progress: Progress | None = None) -> Any:
 
         source = spec.source.strip()
         if not source:
-            raise ChoiceError("Enter a Hugging Face model id or a local folder for the custom target.")
+            raise ChoiceError(
+                "Enter a Hugging Face model id or a local folder for the custom target.", "no_target_source"
+            )
         return HFCausalLM.load(source, progress=progress)
     raise ChoiceError(f"Unknown target {spec.kind!r}; choose one of {', '.join(TARGETS)}.")
 
@@ -167,13 +177,15 @@ def load_draft(target: Any, spec: DraftSpec, progress: Progress | None = None) -
         return NGramDraft.for_model(target)
     if spec.kind == "toy_draft":
         if not isinstance(target, ToyWordLM):
-            raise ChoiceError("The toy draft only fits the toy target.")
+            raise ChoiceError("The toy draft only fits the toy target.", "toy_draft")
         return toy_draft()
     if spec.kind in ("bf16", "layerskip"):
         from specdec_core.models import HFCausalLM, LayerSkipDraft, precision_copy
 
         if not isinstance(target, HFCausalLM):
-            raise ChoiceError("A bf16 copy or a layer-skip draft is built from a transformer target.")
+            raise ChoiceError(
+                "A bf16 copy or a layer-skip draft is built from a transformer target.", "needs_transformer"
+            )
         if spec.kind == "bf16":
             if progress is not None:
                 progress(0.0, f"Copying {target.name} to bfloat16…")
@@ -184,7 +196,9 @@ def load_draft(target: Any, spec: DraftSpec, progress: Progress | None = None) -
 
         source = spec.source.strip()
         if not source:
-            raise ChoiceError("Enter a Hugging Face model id or a local folder for the custom draft.")
+            raise ChoiceError(
+                "Enter a Hugging Face model id or a local folder for the custom draft.", "no_draft_source"
+            )
         draft = HFCausalLM.load(source, progress=progress)
         check_compatible(target, draft)
         return draft

@@ -11,6 +11,7 @@ writes it (floats round-trip exactly); :func:`from_json` validates a file and ra
 from __future__ import annotations
 
 import json
+import math
 import platform
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -178,10 +179,33 @@ def _check_event(e: RoundEvent, where: str, mode: str, index: int) -> None:
         raise TraceError(f"{where}: its accepted tokens are not its drafts.")
     if len(e.acceptance_probs) > len(e.draft_tokens) or len(e.draft_q) != len(e.draft_tokens):
         raise TraceError(f"{where}: draft_q / acceptance_probs do not match its drafts.")
+    _check_numbers(e, where)
+
+
+def _is_prob(x: object) -> bool:
+    return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x) and 0.0 <= x <= 1.0
+
+
+def _check_numbers(e: RoundEvent, where: str) -> None:
+    """Probabilities in [0, 1] (no NaN or inf reaches a chart), rows as long as their ids, times ≥ 0."""
+    probs = [*e.acceptance_probs, *e.draft_q, *e.draft_p]
+    for row in (*e.p_rows, *e.q_rows):
+        if len(row.ids) != len(row.probs):
+            raise TraceError(
+                f"{where}: a probability row has {len(row.ids)} ids but {len(row.probs)} probabilities."
+            )
+        probs += [*row.probs, row.other]
+    if not all(_is_prob(x) for x in probs):
+        raise TraceError(f"{where} has a probability that is not a number between 0 and 1.")
+    times = (e.draft_s, e.verify_s, e.overhead_s, e.prefill_s)
+    if not all(isinstance(t, int | float) and math.isfinite(t) and t >= 0 for t in times):
+        raise TraceError(f"{where} has a time that is not a number of seconds ≥ 0.")
 
 
 def _record(data: Any, where: str, mode: str) -> RunRecord:
     wall = _need(data, "wall_s", (int, float), where)
+    if not math.isfinite(wall) or wall < 0:
+        raise TraceError(f"{where}.wall_s must be a number of seconds ≥ 0.")
     stopped = _need(data, "stopped", bool, where)
     raw = _need(data, "events", list, where)
     events = []
