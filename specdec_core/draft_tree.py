@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import accumulate
+from itertools import accumulate, pairwise
 from math import prod
 
 import numpy as np
@@ -151,6 +151,56 @@ def distinct_children(q: np.ndarray, b: int, rng: np.random.Generator) -> list[i
 
 def top_children(scores: np.ndarray, b: int) -> list[int]:
     """The b highest-scoring tokens, best first, lower index first on a tie (greedy trees)."""
-    arr = np.asarray(scores, dtype=np.float64)
-    order = np.lexsort((np.arange(arr.size), -arr))
-    return [int(i) for i in order[: min(b, arr.size)]]
+    arr = np.asarray(scores, dtype=np.float64).reshape(-1)
+    k = min(b, arr.size)
+    if k < arr.size:  # only the k largest (and every tie with the k-th) can be among them
+        cut = np.partition(arr, arr.size - k)[arr.size - k]
+        idx = np.flatnonzero(arr >= cut)
+    else:
+        idx = np.arange(arr.size)
+    order = idx[np.lexsort((idx, -arr[idx]))]
+    return [int(i) for i in order[:k]]
+
+
+class TreeSegment:
+    """Book-keeping of a tree being fed into a session's cache, possibly over several calls.
+
+    The tree's root sits at cache position ``root``; tree node i at ``root + i`` in feed
+    order. :meth:`add` takes the parents (tree indices, -1 for the root) of the next nodes
+    and returns their position ids (root + depth) and their attention mask over the cache
+    (prefix, every tree node so far, themselves): each sees the prefix and its ancestors.
+    """
+
+    def __init__(self, root: int) -> None:
+        self.root = int(root)
+        self.parents: list[int] = []
+        self.depths: list[int] = []
+
+    def add(self, parents: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+        first = len(self.parents)
+        for par in parents:
+            i = len(self.parents)
+            par = int(par)
+            if (i == 0) != (par == -1) or par >= i:
+                raise ValueError(
+                    f"tree node {i} has parent {par}: only the root has -1, others an earlier node."
+                )
+            self.parents.append(par)
+            self.depths.append(0 if par < 0 else self.depths[par] + 1)
+        size = len(self.parents)
+        mask = np.zeros((size - first, self.root + size), dtype=bool)
+        mask[:, : self.root] = True
+        for r, i in enumerate(range(first, size)):
+            j = i
+            while j >= 0:
+                mask[r, self.root + j] = True
+                j = self.parents[j]
+        positions = self.root + np.asarray(self.depths[first:], dtype=np.int64)
+        return positions, mask
+
+    def kept(self, keep: Sequence[int]) -> list[int]:
+        """Cache positions to keep: the prefix, then tree nodes `keep` (a root-first path)."""
+        nodes = [int(k) for k in keep]
+        if not nodes or nodes[0] != 0 or any(self.parents[b] != a for a, b in pairwise(nodes)):
+            raise ValueError("compaction keeps one path of the tree, from the root (node 0) down.")
+        return list(range(self.root)) + [self.root + k for k in nodes]

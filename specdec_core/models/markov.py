@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from specdec_core.checks import SUM_TOL, token_index
+from specdec_core.draft_tree import TreeSegment
 from specdec_core.models.locking import ModelLock
 
 
@@ -107,6 +108,7 @@ class MarkovSession:
     def __init__(self, model: MarkovChainLM) -> None:
         self.model = model
         self.tokens: list[int] = []
+        self._tree: TreeSegment | None = None
 
     @property
     def length(self) -> int:
@@ -123,6 +125,29 @@ class MarkovSession:
         if not 0 <= length <= len(self.tokens):
             raise ValueError(f"cannot truncate a context of {len(self.tokens)} tokens to {length}.")
         del self.tokens[length:]
+        self._tree = None
+
+    def extend_tree(self, token_ids: Sequence[int], parents: Sequence[int]) -> np.ndarray:
+        """Feed tree nodes (``draft_tree.TreeSegment`` parents; -1 starts a tree here).
+
+        A row depends only on its own token, so no mask is needed: the rows are ``extend``'s.
+        """
+        if len(parents) != len(token_ids):
+            raise ValueError("extend_tree needs one parent per token.")
+        if len(parents) and parents[0] == -1:
+            self._tree = TreeSegment(len(self.tokens))
+        if self._tree is None:
+            raise ValueError("a tree starts with its root (parent -1).")
+        self._tree.add(parents)
+        return self.extend(token_ids)
+
+    def compact(self, keep: Sequence[int]) -> None:
+        """Keep the prefix and the tree path `keep` (tree indices, root first); drop the rest."""
+        tree = self._tree
+        if tree is None:
+            raise ValueError("no tree to compact.")
+        self.tokens = [self.tokens[i] for i in tree.kept(keep)]
+        self._tree = None
 
 
 def rows_from_weights(next_weights: Mapping[str, Mapping[str, float]], words: Sequence[str]) -> np.ndarray:

@@ -117,12 +117,38 @@ class FastForward:
             return self.lean.new_cache()
         return _auto().DynamicCache(config=self.module.config)
 
-    def body(self, input_ids: torch.Tensor, cache: Any) -> torch.Tensor:
-        """Final hidden states (n, hidden) of one sequence; `cache` is updated."""
+    def body(
+        self,
+        input_ids: torch.Tensor,
+        cache: Any,
+        positions: torch.Tensor | None = None,
+        mask: torch.Tensor | None = None,
+    ) -> torch.Tensor:
+        """Final hidden states (n, hidden) of one sequence; `cache` is updated.
+
+        A tree forward gives each token's `positions` and a boolean `mask` (n, cache length
+        after the call); transformers' body gets them as position ids and a 4-D additive mask.
+        """
         if self.lean is not None:
-            return self.lean(input_ids, cache)
-        out = self.module.model(input_ids=input_ids, **{self._cache_kw: cache, "use_cache": True})
+            return self.lean(input_ids, cache, positions, mask)
+        kwargs: dict[str, Any] = {self._cache_kw: cache, "use_cache": True}
+        if mask is not None:
+            kwargs.update(tree_arguments(positions, mask, self.module.dtype))
+        out = self.module.model(input_ids=input_ids, **kwargs)
         return out.last_hidden_state[0]
+
+
+def tree_arguments(
+    positions: torch.Tensor, mask: torch.Tensor, dtype: torch.dtype
+) -> dict[str, torch.Tensor]:
+    """``position_ids`` (1, n) and a 4-D additive ``attention_mask`` (1, 1, n, total) for a tree.
+
+    transformers uses a 4-D mask as given; additive (0 where allowed, the dtype's minimum
+    elsewhere) works for both its eager and its SDPA attention.
+    """
+    blocked = torch.finfo(dtype).min
+    add = torch.zeros(mask.shape, dtype=dtype, device=mask.device).masked_fill(~mask, blocked)
+    return {"position_ids": positions.reshape(1, -1), "attention_mask": add[None, None]}
 
 
 class LogitRows:

@@ -175,6 +175,14 @@ class LeanCache:
         """Keep the first `max_length` positions (negative: drop that many), like ``DynamicCache``."""
         self.length = max(self.length + max_length, 0) if max_length < 0 else min(self.length, max_length)
 
+    def keep(self, positions: list[int]) -> None:
+        """Keep only the entries at `positions` (increasing), moved to the front (tree compaction)."""
+        idx = torch.tensor(positions, dtype=torch.long)
+        for name in ("keys", "values"):
+            buf = getattr(self, name)
+            buf[:, :, : len(positions)] = buf[:, :, idx]
+        self.length = len(positions)
+
 
 class LeanBody:
     """The body of an eligible model (:func:`lean_eligible`); weights shared or fused once.
@@ -221,20 +229,44 @@ class LeanBody:
         return F.rms_norm(x, (x.shape[-1],), None, self.eps)
 
     @torch.inference_mode()
-    def __call__(self, input_ids: torch.Tensor, cache: LeanCache) -> torch.Tensor:
-        """Final hidden states (n, hidden) of the tokens `input_ids` (1, n); `cache` is updated."""
+    def __call__(
+        self,
+        input_ids: torch.Tensor,
+        cache: LeanCache,
+        positions: torch.Tensor | None = None,
+        mask: torch.Tensor | None = None,
+    ) -> torch.Tensor:
+        """Final hidden states (n, hidden) of the tokens `input_ids` (1, n); `cache` is updated.
+
+        A tree forward passes each token's `positions` (prefix length + depth) and its
+        boolean `mask` (n, cache length after the call) over the cache; by default
+        positions follow the cache and the mask is causal.
+        """
         ids = input_ids.reshape(-1)
         with self.kernel(int(ids.shape[0]), self.dtype) as linear:
-            return self._run(ids, cache, linear)
+            return self._run(ids, cache, linear, positions, mask)
 
-    def _run(self, ids: torch.Tensor, cache: LeanCache, linear: Callable) -> torch.Tensor:
+    def _run(
+        self,
+        ids: torch.Tensor,
+        cache: LeanCache,
+        linear: Callable,
+        positions: torch.Tensor | None = None,
+        tree_mask: torch.Tensor | None = None,
+    ) -> torch.Tensor:
         n, start = int(ids.shape[0]), cache.length
         end = start + n
         cache.reserve(end)
-        turns = self._rotary(start, end)
+        if positions is None:
+            turns = self._rotary(start, end)
+        else:
+            turns = self._rotary(0, int(positions.max()) + 1)[positions.reshape(-1)]
         h, kv, d, inter = self.heads, self.kv_heads, self.head_dim, self.inter
         qk = (h + kv) * d
-        mask = torch.ones(n, end, dtype=torch.bool).tril(start) if n > 1 else None
+        if tree_mask is not None:
+            mask = tree_mask
+        else:
+            mask = torch.ones(n, end, dtype=torch.bool).tril(start) if n > 1 else None
         keys, values = cache.keys, cache.values
         x = self.embed[ids]
         layers = self.layers[: self.config.num_hidden_layers]  # as transformers' models do

@@ -16,7 +16,9 @@ from typing import Any
 import numpy as np
 import torch
 
-from specdec_core.models.hf.fast import FastForward, LogitRows, plain_head
+from specdec_core.draft_tree import TreeSegment
+from specdec_core.models.hf.fast import FastForward, LogitRows, plain_head, tree_arguments
+from specdec_core.models.hf.lean import LeanCache
 from specdec_core.models.hf.loading import (
     Progress,
     _auto,
@@ -185,6 +187,7 @@ class HFSession:
         fast = model.fast
         self._cache = fast.new_cache() if fast is not None else _auto().DynamicCache(config=model.config)
         self._ids: list[int] = []
+        self._tree: TreeSegment | None = None
 
     @property
     def length(self) -> int:
@@ -270,6 +273,58 @@ class HFSession:
         if drop:
             self._cache.crop(-drop)
             del self._ids[length:]
+        self._tree = None
+
+    # -- tree drafts: one forward over tree nodes, then compaction to the accepted path --------
+    def lazy_tree_logits(self, token_ids: Sequence[int], parents: Sequence[int]) -> LogitRows:
+        """Feed tree nodes in one forward pass (``draft_tree.TreeSegment`` parents; -1 starts
+        a tree at the current length): each node sees the cache before the tree and its own
+        ancestors, at position id root + depth. Rows as in :meth:`lazy_logits`."""
+        ids = [int(t) for t in token_ids]
+        if len(parents) != len(ids):
+            raise ValueError("a tree forward needs one parent per token.")
+        self._check_room(ids)
+        if parents[0] == -1:
+            self._tree = TreeSegment(len(self._ids))
+        if self._tree is None:
+            raise ValueError("a tree starts with its root (parent -1).")
+        positions, mask = self._tree.add(parents)
+        m = self.model
+        pos = torch.as_tensor(positions, device=m.device)
+        allowed = torch.as_tensor(mask, device=m.device)
+        inp = torch.tensor([ids], dtype=torch.long, device=m.device)
+        with torch.inference_mode():
+            if m.fast is not None:
+                hidden = m.fast.body(inp, self._cache, pos, allowed)
+                self._ids.extend(ids)
+                return LogitRows(hidden=hidden, head=m.fast.head, block=m.fast.block)
+            extra = tree_arguments(pos, allowed, m.module.dtype)
+            out = m.module(input_ids=inp, **{m._cache_kw: self._cache, "use_cache": True}, **extra)
+            rows = out.logits[0].float()
+        self._ids.extend(ids)
+        return LogitRows(rows=rows)
+
+    def extend_tree(self, token_ids: Sequence[int], parents: Sequence[int]) -> np.ndarray:
+        """:meth:`lazy_tree_logits` as float64 numpy rows (the protocol's version)."""
+        return self.lazy_tree_logits(token_ids, parents).all().cpu().double().numpy()
+
+    def compact(self, keep: Sequence[int]) -> None:
+        """Keep the prefix and the tree path `keep` (tree indices, root first), moved into
+        place in the KV cache; every other tree node is dropped."""
+        if self._tree is None:
+            raise ValueError("no tree to compact.")
+        kept = self._tree.kept(keep)
+        with torch.inference_mode():
+            if isinstance(self._cache, LeanCache):
+                self._cache.keep(kept)
+            else:
+                idx = torch.tensor(kept, dtype=torch.long, device=self.model.device)
+                for layer in self._cache.layers:
+                    if getattr(layer, "keys", None) is not None and layer.keys.numel():
+                        layer.keys = layer.keys.index_select(-2, idx)
+                        layer.values = layer.values.index_select(-2, idx)
+        self._ids = [self._ids[i] for i in kept]
+        self._tree = None
 
 
 def _eos_ids(module: torch.nn.Module, tokenizer: Any) -> frozenset[int]:
