@@ -1,0 +1,382 @@
+"""A trained EAGLE-style draft head over the target's own features (shipped in assets/head/).
+
+The head is one decoder layer that runs beside the target. To score the token after
+``x_{j+1}`` it reads the target's last hidden state at position j (``f_j``, the final-norm
+feature the target's LM head reads) and the embedding of ``x_{j+1}`` — the token shifted one
+place, which tells it which branch the target actually took (EAGLE). Both are RMS-normed and
+concatenated, projected back to the hidden size (as DeepSeek-V3's MTP modules do), passed
+through the layer (with its own KV cache) and a final norm into a predicted feature
+``f̂_{j+1}``, and scored by the target's frozen LM head restricted to the head's vocabulary
+(the 4096 tokens most frequent in the training answers; the rest get probability 0, so they
+are never proposed and the verification stays exact).
+
+For committed text the target's features are known; for a token the head drafted it has
+only its own prediction ``f̂`` — "feature uncertainty". The session therefore keeps, per
+position, whether its cache entry was made from the target's feature, and re-feeds positions
+made from its own guesses as soon as the bound target session has their real features.
+
+Binding: the engine calls ``session.bind_target(target_session)``; a target session serves
+``features(start, stop)`` (its last hidden states of the text it has fed). Without a bound
+target the head cannot draft, and says so.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+#: The shipped head for the bundled model.
+DEFAULT_WEIGHTS = Path(__file__).resolve().parents[2] / "assets" / "head" / "smollm2-135m-head.safetensors"
+
+
+class HeadMismatchError(ValueError):
+    """The head was trained for another target (its vocabulary, width or weights differ)."""
+
+
+@dataclass(frozen=True)
+class HeadConfig:
+    """Shape of the head and the fingerprint of the target it was trained for."""
+
+    hidden: int
+    heads: int
+    kv_heads: int
+    head_dim: int
+    intermediate: int
+    rope_theta: float
+    eps: float
+    target_name: str
+    target_vocab: int
+    target_layers: int
+    target_fingerprint: float
+
+    @classmethod
+    def for_target(cls, module: nn.Module, name: str) -> HeadConfig:
+        c = module.config
+        rope = getattr(c, "rope_parameters", None) or {}
+        theta = float(rope.get("rope_theta", getattr(c, "rope_theta", 10000.0)))
+        return cls(
+            hidden=c.hidden_size,
+            heads=c.num_attention_heads,
+            kv_heads=c.num_key_value_heads,
+            head_dim=getattr(c, "head_dim", None) or c.hidden_size // c.num_attention_heads,
+            intermediate=c.intermediate_size,
+            rope_theta=theta,
+            eps=float(c.rms_norm_eps),
+            target_name=name,
+            target_vocab=c.vocab_size,
+            target_layers=c.num_hidden_layers,
+            target_fingerprint=fingerprint(module),
+        )
+
+
+def fingerprint(module: nn.Module) -> float:
+    """A number that changes with the target's output weights (sum of a few LM-head rows)."""
+    w = module.get_output_embeddings().weight
+    return round(float(w[:64].double().abs().sum()), 3)
+
+
+class RMSNorm(nn.Module):
+    def __init__(self, size: int, eps: float) -> None:
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(size))
+        self.eps = eps
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return F.rms_norm(x, (x.shape[-1],), self.weight, self.eps)
+
+
+class EagleHead(nn.Module):
+    """fc([norm f ; norm e]) → one Llama decoder layer → norm: the predicted next feature."""
+
+    def __init__(self, cfg: HeadConfig) -> None:
+        super().__init__()
+        h, d = cfg.hidden, cfg.head_dim
+        self.cfg = cfg
+        self.feature_norm = RMSNorm(h, cfg.eps)
+        self.embed_norm = RMSNorm(h, cfg.eps)
+        self.fc = nn.Linear(2 * h, h, bias=False)
+        self.attn_norm = RMSNorm(h, cfg.eps)
+        self.q = nn.Linear(h, cfg.heads * d, bias=False)
+        self.k = nn.Linear(h, cfg.kv_heads * d, bias=False)
+        self.v = nn.Linear(h, cfg.kv_heads * d, bias=False)
+        self.o = nn.Linear(cfg.heads * d, h, bias=False)
+        self.mlp_norm = RMSNorm(h, cfg.eps)
+        self.gate = nn.Linear(h, cfg.intermediate, bias=False)
+        self.up = nn.Linear(h, cfg.intermediate, bias=False)
+        self.down = nn.Linear(cfg.intermediate, h, bias=False)
+        self.out_norm = RMSNorm(h, cfg.eps)
+        inv = 1.0 / (cfg.rope_theta ** (torch.arange(0, d, 2, dtype=torch.float64) / d))
+        self.register_buffer("inv_freq", inv.float(), persistent=False)
+
+    # -- pieces shared by training and drafting -------------------------------------------
+    def inputs(self, features: torch.Tensor, embeds: torch.Tensor) -> torch.Tensor:
+        return self.fc(torch.cat([self.feature_norm(features), self.embed_norm(embeds)], dim=-1))
+
+    def rope(self, positions: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        angles = positions.float()[..., None] * self.inv_freq
+        angles = torch.cat([angles, angles], dim=-1)
+        return angles.cos(), angles.sin()
+
+    def qkv(self, x: torch.Tensor, positions: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        """Rotated q (…, heads, n, d) and k, v (…, kv_heads, n, d) of the normed stream x (…, n, h)."""
+        n, d = x.shape[-2], self.cfg.head_dim
+        y = self.attn_norm(x)
+        shape = (*x.shape[:-2], n, -1, d)
+        q = self.q(y).view(shape).transpose(-3, -2)
+        k = self.k(y).view(shape).transpose(-3, -2)
+        v = self.v(y).view(shape).transpose(-3, -2)
+        cos, sin = self.rope(positions)
+        return _rotate(q, cos, sin), _rotate(k, cos, sin), v
+
+    def finish(self, x: torch.Tensor, attended: torch.Tensor) -> torch.Tensor:
+        """Output projection, MLP and final norm: the predicted feature."""
+        a = attended.transpose(-3, -2).flatten(-2)
+        x = x + self.o(a)
+        y = self.mlp_norm(x)
+        x = x + self.down(F.silu(self.gate(y)) * self.up(y))
+        return self.out_norm(x)
+
+    def expand(self, kv: torch.Tensor) -> torch.Tensor:
+        return kv.repeat_interleave(self.cfg.heads // self.cfg.kv_heads, dim=-3)
+
+
+def _rotate(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
+    half = x.shape[-1] // 2
+    rotated = torch.cat([-x[..., half:], x[..., :half]], dim=-1)
+    return x * cos + rotated * sin
+
+
+def save_head(
+    head: EagleHead, vocab_ids: torch.Tensor, path: Path, card: dict[str, Any] | None = None
+) -> None:
+    """Weights in float16 (the head's own; the LM head rows are the target's and not stored)."""
+    from safetensors.torch import save_file
+
+    tensors = {k: v.detach().to(torch.float16).contiguous() for k, v in head.state_dict().items()}
+    tensors["vocab_ids"] = vocab_ids.to(torch.int32).contiguous()
+    meta = {"config": json.dumps(asdict(head.cfg)), "card": json.dumps(card or {})}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    save_file(tensors, str(path), metadata=meta)
+
+
+def load_head(path: Path) -> tuple[EagleHead, torch.Tensor, dict[str, Any]]:
+    """(head in float32, vocabulary ids, model-card numbers) from a safetensors file."""
+    from safetensors import safe_open
+
+    with safe_open(str(path), framework="pt") as f:
+        meta = f.metadata() or {}
+        tensors = {k: f.get_tensor(k) for k in f.keys()}  # noqa: SIM118 - safe_open has no __iter__
+    if "config" not in meta:
+        raise HeadMismatchError(f"{path} is not a draft-head file (no config in its metadata).")
+    cfg = HeadConfig(**json.loads(meta["config"]))
+    head = EagleHead(cfg)
+    vocab = tensors.pop("vocab_ids").long()
+    head.load_state_dict({k: v.float() for k, v in tensors.items()})
+    return head.eval(), vocab, json.loads(meta.get("card", "{}"))
+
+
+class HeadDraft:
+    """The trained head as a draft of the model protocol, bound to one target model."""
+
+    kind = "trained head"
+
+    def __init__(self, target: Any, path: Path | str = DEFAULT_WEIGHTS) -> None:
+        path = Path(path)
+        if not path.is_file():
+            raise FileNotFoundError(f"No draft head at {path}; train one with `python -m train`.")
+        head, vocab, card = load_head(path)
+        module = target.module
+        expected = HeadConfig.for_target(module, head.cfg.target_name)
+        c = head.cfg
+        found = (expected.target_vocab, expected.hidden, expected.target_layers, expected.target_fingerprint)
+        wanted = (c.target_vocab, c.hidden, c.target_layers, c.target_fingerprint)
+        if found != wanted:
+            raise HeadMismatchError(
+                f"This draft head was trained for {c.target_name} (vocabulary {c.target_vocab}, width "
+                f"{c.hidden}, {c.target_layers} layers); the target {getattr(target, 'name', '?')} "
+                f"differs (vocabulary {found[0]}, width {found[1]}, {found[2]} layers"
+                f"{', other weights' if found[:3] == wanted[:3] else ''}). Pick another draft."
+            )
+        device = module.get_output_embeddings().weight.device
+        self.target = target
+        self.head = head.to(device)
+        self.card = card
+        self.path = path
+        self.vocab_ids = vocab.to(device)
+        with torch.no_grad():
+            self.lm_rows = module.get_output_embeddings().weight[self.vocab_ids].float().clone()
+        self.embed = module.get_input_embeddings()
+        self.name = f"trained head ({path.stem})"
+
+    @property
+    def vocab_size(self) -> int:
+        return self.target.vocab_size
+
+    @property
+    def eos_token_id(self) -> int | None:
+        return self.target.eos_token_id
+
+    @property
+    def parameters(self) -> int:
+        return sum(p.numel() for p in self.head.parameters())
+
+    def session(self, prompt_ids: Sequence[int]) -> HeadSession:
+        s = HeadSession(self)
+        s.pending = [int(t) for t in prompt_ids]
+        return s
+
+    def __repr__(self) -> str:
+        return f"HeadDraft({self.path.name}, {self.parameters / 1e6:.1f} M parameters)"
+
+
+class HeadSession:
+    """The head's context: tokens, its KV cache, and which entries came from target features.
+
+    Tokens arrive through ``extend``; the cache only runs once a target session is bound
+    (``bind_target``), because every position needs the target's feature of the position
+    before it (or, for drafted tokens, the head's own prediction of it).
+    """
+
+    def __init__(self, draft: HeadDraft) -> None:
+        self.draft = draft
+        self.tokens: list[int] = []
+        self.pending: list[int] = []  # prompt tokens waiting for a bound target
+        self.exact: list[bool] = []  # entry j was made from the target's f_{j-1}
+        self.keys: torch.Tensor | None = None
+        self.values: torch.Tensor | None = None
+        self.last_feature: torch.Tensor | None = None  # f̂ of the latest position
+        self.own: list[torch.Tensor] = []  # f̂_j per position (the head's guesses)
+        self.target: Any = None
+
+    def bind_target(self, target_session: Any) -> None:
+        """Read committed-text features from `target_session` (it must serve ``features``)."""
+        if not hasattr(target_session, "features"):
+            raise TypeError("The draft head needs a target session that serves its features (an HF model).")
+        self.target = target_session
+
+    @property
+    def length(self) -> int:
+        return len(self.tokens) + len(self.pending)
+
+    def truncate(self, length: int) -> None:
+        if length < len(self.tokens):
+            self.tokens = self.tokens[:length]
+            self.exact = self.exact[:length]
+            self.own = self.own[:length]
+            if self.keys is not None:
+                self.keys = self.keys[:, :length]
+                self.values = self.values[:, :length]
+            self.pending = []
+        else:
+            self.pending = self.pending[: length - len(self.tokens)]
+
+    def extend(self, token_ids: Sequence[int]) -> np.ndarray:
+        rows = self.logits(token_ids)
+        return rows.double().numpy()
+
+    def logits(self, token_ids: Sequence[int], last_only: bool = False) -> torch.Tensor:
+        """Float32 logit rows over the target's vocabulary (−inf outside the head's)."""
+        if self.target is None:
+            raise RuntimeError("The draft head has no target session bound (engine: bind_target).")
+        ids = [*self.pending, *(int(t) for t in token_ids)]
+        asked = len(token_ids)
+        self.pending = []
+        self._refeed_exact()
+        feats = self._run(ids)
+        if asked == 0:
+            return torch.empty(0, self.draft.vocab_size)
+        feats = feats[-1:] if last_only else feats[-asked:]
+        with torch.no_grad():
+            small = feats @ self.draft.lm_rows.T
+        out = torch.full((small.shape[0], self.draft.vocab_size), -math.inf, device=small.device)
+        out[:, self.draft.vocab_ids] = small
+        return out.cpu()
+
+    def _target_features(self, start: int, stop: int) -> torch.Tensor | None:
+        """f_start … f_{stop-1} from the target if it has fed exactly our tokens there."""
+        t = self.target
+        if stop <= start or t.length < stop:
+            return None
+        return t.features(start, stop)
+
+    def _refeed_exact(self) -> None:
+        """Redo the entries made from the head's own guesses where the target now has features."""
+        first = next((j for j, e in enumerate(self.exact) if not e), None)
+        if first is None or first == 0:
+            return
+        have = min(len(self.tokens), self.target.length + 1)
+        if have <= first:
+            return
+        redo = self.tokens[first:have]
+        rest = self.tokens[have:]
+        self.truncate(first)
+        self._run(redo)
+        if rest:
+            self._run(rest)
+
+    def _run(self, ids: list[int]) -> torch.Tensor:
+        """Feed `ids` at the end; returns their predicted features (n, hidden)."""
+        if not ids:
+            return torch.empty(0, self.draft.head.cfg.hidden)
+        head = self.draft.head
+        start = len(self.tokens)
+        n = len(ids)
+        device = self.draft.lm_rows.device
+        # the feature before each position: the target's where known, else the head's own guess
+        exact_stop = min(start + n, self.target.length + 1)
+        feats = []
+        exact = []
+        real = self._target_features(max(start - 1, 0), max(exact_stop - 1, 0))
+        for i in range(n):
+            j = start + i
+            if j == 0:
+                feats.append(torch.zeros(head.cfg.hidden, device=device))
+                exact.append(True)
+            elif real is not None and j < exact_stop:
+                feats.append(real[j - 1 - max(start - 1, 0)].float())
+                exact.append(True)
+            else:
+                feats.append(None)  # the head's own guess, known once position j-1 is run
+                exact.append(False)
+        with torch.no_grad():
+            embeds = self.draft.embed(torch.tensor(ids, device=device)).float()
+            out = []
+            i = 0
+            while i < n:  # positions fed together while each one's input feature is known
+                k = i + 1
+                while k < n and feats[k] is not None:
+                    k += 1
+                if feats[i] is None:
+                    feats[i] = self.own[-1] if self.own else torch.zeros(head.cfg.hidden, device=device)
+                chunk = self._layer(torch.stack(feats[i:k]), embeds[i:k], start + i)
+                for r in range(chunk.shape[0]):
+                    self.own.append(chunk[r])
+                out.append(chunk)
+                i = k
+        self.tokens.extend(ids)
+        self.exact.extend(exact)
+        return torch.cat(out)
+
+    def _layer(self, feats: torch.Tensor, embeds: torch.Tensor, pos: int) -> torch.Tensor:
+        head = self.draft.head
+        n = feats.shape[0]
+        x = head.inputs(feats, embeds)
+        positions = torch.arange(pos, pos + n, device=x.device)
+        q, k, v = head.qkv(x, positions)
+        self.keys = k if self.keys is None else torch.cat([self.keys, k], dim=1)
+        self.values = v if self.values is None else torch.cat([self.values, v], dim=1)
+        total = self.keys.shape[1]
+        mask = torch.ones(n, total, dtype=torch.bool, device=x.device).tril(total - n)
+        att = F.scaled_dot_product_attention(
+            q, head.expand(self.keys), head.expand(self.values), attn_mask=mask
+        )
+        return head.finish(x, att)

@@ -1,0 +1,85 @@
+"""``python -m train <stage>``: the stages that reproduce the shipped draft head.
+
+    python -m train prompts                 # print the prompt set's size per kind and split
+    python -m train generate --split train  # the target's answers (resumable shards)
+    python -m train generate --split held_out
+    python -m train corpus                  # local text framed as answers (prefill only)
+    python -m train features                # target features + soft-label normalisers (prefill)
+    python -m train fit --minutes 50        # train the head (resumable checkpoints)
+    python -m train evaluate                # greedy acceptance and α at T = 0.7, held-out prompts
+    python -m train export                  # assets/head/ (safetensors + model card numbers)
+
+Every stage is seeded and resumes from what the previous run left. See train/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import Counter
+
+import torch
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m train", description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="stage", required=True)
+    sub.add_parser("prompts")
+    g = sub.add_parser("generate")
+    g.add_argument("--split", default="train", choices=("train", "held_out"))
+    g.add_argument("--batch", type=int, default=32)
+    g.add_argument("--max-new-tokens", type=int, default=192)
+    g.add_argument("--limit", type=int, default=None, help="only the first N prompts")
+    g.add_argument("--minutes", type=float, default=None, help="stop (resumably) after this long")
+    sub.add_parser("corpus")
+    f = sub.add_parser("features")
+    f.add_argument("--split", default="train", choices=("train", "held_out", "corpus"))
+    t = sub.add_parser("fit")
+    t.add_argument("--minutes", type=float, default=50.0, help="wall-clock budget of this run")
+    t.add_argument("--steps", type=int, default=None, help="stop at this total step count")
+    e = sub.add_parser("evaluate")
+    e.add_argument("--prompts", type=int, default=24, help="held-out prompts to run")
+    e.add_argument("--tokens", type=int, default=96, help="new tokens per prompt")
+    e.add_argument("--weights", default=None, help="a head file (default: the latest checkpoint)")
+    sub.add_parser("export")
+    for p in sub.choices.values():
+        p.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's)")
+    args = parser.parse_args(argv)
+    if args.threads:
+        torch.set_num_threads(args.threads)
+
+    if args.stage == "prompts":
+        from train import prompts
+
+        for split in ("train", "held_out"):
+            items = prompts.build(split)
+            print(split, len(items), dict(Counter(p.kind for p in items)))
+    elif args.stage == "generate":
+        from train import generate
+
+        generate.run(args.split, args.batch, args.max_new_tokens, args.limit, args.minutes)
+    elif args.stage == "corpus":
+        from train import corpus
+
+        corpus.run()
+    elif args.stage == "features":
+        from train import features
+
+        features.run(args.split)
+    elif args.stage == "fit":
+        from train import fit
+
+        fit.run(minutes=args.minutes, max_steps=args.steps)
+    elif args.stage == "evaluate":
+        from train import evaluate
+
+        evaluate.run(n_prompts=args.prompts, n_tokens=args.tokens, weights=args.weights)
+    elif args.stage == "export":
+        from train import export
+
+        export.run()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,104 @@
+"""Stage "features": the target's last hidden states over its own answers, in prefill mode.
+
+Each generated shard's sequences (prompt + answer) are run through the target in one
+forward pass each, which costs far less per token than generating them. Per position we keep
+the final-norm feature f_j (what the LM head reads; float16), the token, and the log-sum-exp
+and argmax of the target's full logits: with those, training rebuilds the target's exact
+probabilities on the head's vocabulary (soft labels) from f_j and the LM-head rows alone.
+One ``.npz`` per shard under ``artifacts/head/features/<split>/``; existing ones are skipped.
+The head vocabulary (the most frequent answer tokens, EOS always in) is fixed here too.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter
+
+import numpy as np
+import torch
+
+from train import paths
+
+
+def feature_dir(split: str):
+    return paths.WORK / "features" / split
+
+
+def run(split: str = "train") -> None:
+    from specdec_core.models import load_bundled
+
+    model = load_bundled()
+    module = model.module.eval()
+    out_dir = feature_dir(split)
+    paths.ensure(out_dir)
+    shards = sorted((paths.GENERATED / split).glob("shard_*.json"))
+    started = time.perf_counter()
+    done = 0
+    for shard in shards:
+        target = out_dir / (shard.stem + ".npz")
+        if target.exists():
+            continue
+        records = json.loads(shard.read_text())["records"]
+        t0 = time.perf_counter()
+        arrays = _shard_features(module, records)
+        np.savez(target.with_suffix(".tmp.npz"), **arrays)
+        target.with_suffix(".tmp.npz").replace(target)
+        n = int(arrays["tokens"].shape[0])
+        done += n
+        dt = time.perf_counter() - t0
+        print(
+            f"{shard.stem}: {n} positions in {dt:.0f} s ({n / dt:.0f} tok/s); {done} so far, "
+            f"{(time.perf_counter() - started) / 60:.1f} min",
+            flush=True,
+        )
+    if split in ("train", "corpus"):
+        write_vocab(model.eos_token_id)
+
+
+def _shard_features(module, records: list[dict]) -> dict[str, np.ndarray]:
+    feats, tokens, lse, top, starts, lengths = [], [], [], [], [], []
+    head = module.get_output_embeddings().weight
+    with torch.inference_mode():
+        for r in records:
+            ids = r["prompt"] + r["answer"]
+            hidden = module.model(torch.tensor([ids])).last_hidden_state[0]
+            logits = hidden @ head.T
+            feats.append(hidden.half().numpy())
+            tokens.append(np.asarray(ids, dtype=np.int32))
+            lse.append(torch.logsumexp(logits, dim=-1).numpy().astype(np.float32))
+            top.append(torch.argmax(logits, dim=-1).numpy().astype(np.int32))
+            starts.append(len(r["prompt"]))
+            lengths.append(len(ids))
+    return {
+        "features": np.concatenate(feats),
+        "tokens": np.concatenate(tokens),
+        "lse": np.concatenate(lse),
+        "argmax": np.concatenate(top),
+        "answer_start": np.asarray(starts, dtype=np.int32),
+        "length": np.asarray(lengths, dtype=np.int32),
+    }
+
+
+def write_vocab(eos: int | None) -> None:
+    """The head's vocabulary: the HEAD_VOCAB most frequent answer tokens (EOS included)."""
+    counts: Counter[int] = Counter()
+    for split in ("train", "corpus"):
+        for shard in sorted((paths.GENERATED / split).glob("shard_*.json")):
+            for r in json.loads(shard.read_text())["records"]:
+                counts.update(r["answer"])
+    ranked = [t for t, _ in counts.most_common()]
+    if eos is not None and eos not in ranked[: paths.HEAD_VOCAB]:
+        ranked = [eos, *ranked]
+    vocab = sorted(ranked[: paths.HEAD_VOCAB])
+    total = sum(counts.values())
+    covered = sum(counts[t] for t in vocab)
+    np.save(paths.WORK / "vocab.npy", np.asarray(vocab, dtype=np.int64))
+    print(
+        f"head vocabulary: {len(vocab)} tokens cover {covered / max(total, 1):.4f} of {total} answer tokens"
+    )
+
+
+def load(split: str) -> list[dict[str, np.ndarray]]:
+    """Every shard's arrays of a split, in shard order."""
+    return [dict(np.load(p)) for p in sorted(feature_dir(split).glob("shard_*.npz")) if ".tmp" not in p.name]

@@ -1,0 +1,247 @@
+"""Stage "fit": train the head on the target's features, and on its own for drafted positions.
+
+Loss at each position j: cross-entropy of the head's distribution on its vocabulary against
+the target's exact probabilities there (soft labels rebuilt from f_j, the LM-head rows and
+the stored log-sum-exp), plus a small smooth-L1 pull of the predicted feature towards f_j.
+
+Feature uncertainty (DESIGN.md's trap; EAGLE-3's "training-time test"): the forward pass is
+unrolled ``STEPS`` times. Step 1 reads the target's features. Step s reads, at position j,
+the feature the head itself predicted for j at step s − 1, as it would when drafting s tokens
+ahead, and its attention sees what a drafting head sees: the target-fed entries up to the
+chain's start (j − s + 1) and its own entries of the chain after it. Only positions from the
+last prompt token on (the answer) count.
+
+Seeded (data order and initialisation), time-budgeted and resumable: a checkpoint with the
+optimiser state is written every ``SAVE_EVERY`` steps and at the end; a rerun continues it.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from specdec_core.models.head import EagleHead, HeadConfig
+from train import features, paths
+
+STEPS = 3
+STEP_WEIGHTS = (1.0, 0.8, 0.64)
+FEATURE_WEIGHT = 0.2
+BATCH_TOKENS = 1536
+MAX_LEN = 320
+LR = 1e-3
+WARMUP = 40
+TOTAL_STEPS = 1200  # the cosine schedule's length (a run may stop earlier on its time budget)
+SAVE_EVERY = 25
+
+
+def checkpoint_path():
+    return paths.WORK / "checkpoint.pt"
+
+
+class Data:
+    """Sequences of the training split packed into batches of about BATCH_TOKENS positions."""
+
+    def __init__(self, splits: tuple[str, ...] = ("train", "corpus")) -> None:
+        self.seqs: list[tuple[np.ndarray, ...]] = []
+        for shard in (s for split in splits for s in features.load(split)):
+            off = 0
+            for start, length in zip(shard["answer_start"], shard["length"], strict=True):
+                sl = slice(off, off + int(length))
+                self.seqs.append((shard["features"][sl], shard["tokens"][sl], shard["lse"][sl], int(start)))
+                off += int(length)
+        self.tokens = sum(len(s[1]) for s in self.seqs)
+        self.answer_tokens = sum(len(s[1]) - s[3] for s in self.seqs)
+
+    def batches(self, epoch: int) -> list[list[int]]:
+        rng = np.random.default_rng(paths.SEED * 7919 + epoch)
+        order = rng.permutation(len(self.seqs))
+        out, cur, width = [], [], 0
+        for i in order:
+            n = min(len(self.seqs[i][1]), MAX_LEN)
+            if cur and max(width, n) * (len(cur) + 1) > BATCH_TOKENS:
+                out.append(cur)
+                cur, width = [], 0
+            cur.append(int(i))
+            width = max(width, n)
+        if cur:
+            out.append(cur)
+        return out
+
+    def tensors(self, idx: list[int]) -> tuple[torch.Tensor, ...]:
+        width = max(min(len(self.seqs[i][1]), MAX_LEN) for i in idx)
+        f = torch.zeros(len(idx), width, self.seqs[idx[0]][0].shape[1])
+        tok = torch.zeros(len(idx), width, dtype=torch.long)
+        lse = torch.zeros(len(idx), width)
+        mask = torch.zeros(len(idx), width, dtype=torch.bool)
+        for b, i in enumerate(idx):
+            feats, toks, ls, start = self.seqs[i]
+            n = min(len(toks), width)
+            f[b, :n] = torch.from_numpy(feats[:n].astype(np.float32))
+            tok[b, :n] = torch.from_numpy(toks[:n].astype(np.int64))
+            lse[b, :n] = torch.from_numpy(ls[:n])
+            mask[b, max(start - 1, 1) : n] = True
+        return f, tok, lse, mask
+
+
+def unrolled_features(
+    head: EagleHead, f: torch.Tensor, emb: torch.Tensor, steps: int = STEPS
+) -> list[torch.Tensor]:
+    """The head's predicted features at every position for drafting depths 1 … steps.
+
+    Row j of step s is what a drafting head predicts for position j when the target's
+    features end at position j − s (the chain started at j − s + 1); position 0 reads zeros.
+    """
+    b, t, h = f.shape
+    pos = torch.arange(t)
+    inp = torch.cat([torch.zeros(b, 1, h), f[:, :-1]], dim=1)  # f_{j-1} at position j
+    keys, values, out = [], [], []
+    for s in range(1, steps + 1):
+        x = head.inputs(inp, emb)
+        q, k, v = head.qkv(x, pos)
+        k, v = head.expand(k), head.expand(v)
+        keys.append(k)
+        values.append(v)
+        scale = 1.0 / math.sqrt(q.shape[-1])
+        # target-fed entries up to the chain's start j - s + 1
+        allowed = pos[None, :] <= (pos[:, None] - (s - 1))
+        scores = [(q @ keys[0].transpose(-1, -2) * scale).masked_fill(~allowed, -math.inf)]
+        shifted_v = []
+        for k_step in range(2, s + 1):  # the chain's own entries: step k at position j - (s - k)
+            shift = s - k_step
+            d = (q * _shift(keys[k_step - 1], shift)).sum(-1, keepdim=True) * scale
+            if shift:
+                d[..., :shift, :] = -math.inf
+            scores.append(d)
+            shifted_v.append(_shift(values[k_step - 1], shift))
+        w = torch.softmax(torch.cat(scores, dim=-1), dim=-1).nan_to_num(0.0)
+        att = w[..., :t] @ values[0]
+        for i, vs in enumerate(shifted_v):
+            att = att + w[..., t + i : t + i + 1] * vs
+        feat = head.finish(x, att)
+        out.append(feat)
+        # next step reads, at position j, the feature this step predicted for j - 1
+        inp = torch.cat([torch.zeros(b, 1, h), feat[:, :-1].detach()], dim=1)
+    return out
+
+
+def unrolled_loss(
+    head: EagleHead,
+    embed: torch.Tensor,
+    lm_rows: torch.Tensor,
+    f: torch.Tensor,
+    tok: torch.Tensor,
+    lse: torch.Tensor,
+    mask: torch.Tensor,
+    steps: int = STEPS,
+) -> tuple[torch.Tensor, list[float]]:
+    """Weighted loss over the unrolled steps, and each step's top-1 agreement with the target."""
+    pos = torch.arange(f.shape[1])
+    with torch.no_grad():
+        logp_target = f @ lm_rows.T - lse[..., None]  # log p_j on the head vocabulary
+        p_target = logp_target.exp()
+        target_top = logp_target.argmax(-1)
+    total = f.new_zeros(())
+    agree: list[float] = []
+    for s, feat in enumerate(unrolled_features(head, f, embed[tok], steps), start=1):
+        logq = torch.log_softmax(feat @ lm_rows.T, dim=-1)
+        valid = mask & (pos[None, :] >= s)  # the chain started at a real position
+        ce = -(p_target * logq).sum(-1)
+        reg = F.smooth_l1_loss(feat, f, reduction="none").mean(-1)
+        n = valid.sum().clamp(min=1)
+        total = total + STEP_WEIGHTS[s - 1] * (((ce + FEATURE_WEIGHT * reg) * valid).sum() / n)
+        agree.append(float(((logq.argmax(-1) == target_top) & valid).sum() / n))
+    return total, agree
+
+
+def _shift(x: torch.Tensor, n: int) -> torch.Tensor:
+    """x moved n positions later along the sequence axis (-2), zeros in front."""
+    if n == 0:
+        return x
+    pad = torch.zeros_like(x[..., :n, :])
+    return torch.cat([pad, x[..., :-n, :]], dim=-2)
+
+
+def target_parts(module) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    vocab = torch.from_numpy(np.load(paths.WORK / "vocab.npy"))
+    embed = module.get_input_embeddings().weight.detach().float()
+    lm_rows = module.get_output_embeddings().weight.detach().float()[vocab].clone()
+    return vocab, embed, lm_rows
+
+
+def run(minutes: float = 50.0, max_steps: int | None = None) -> None:
+    from specdec_core.models import load_bundled
+
+    target = load_bundled()
+    module = target.module
+    vocab, embed, lm_rows = target_parts(module)
+    torch.manual_seed(paths.SEED)
+    head = EagleHead(HeadConfig.for_target(module, target.name))
+    for p in head.parameters():
+        if p.dim() == 2:
+            torch.nn.init.normal_(p, std=0.02)
+    opt = torch.optim.AdamW(head.parameters(), lr=LR, weight_decay=0.0, betas=(0.9, 0.95))
+    state = {"step": 0, "seconds": 0.0, "positions": 0, "log": []}
+    ckpt = checkpoint_path()
+    if ckpt.exists():
+        saved = torch.load(ckpt, weights_only=False)
+        head.load_state_dict(saved["head"])
+        opt.load_state_dict(saved["opt"])
+        state = saved["state"]
+        print(f"resuming at step {state['step']} ({state['seconds'] / 60:.1f} min trained)", flush=True)
+    data = Data()
+    print(
+        f"{len(data.seqs)} sequences, {data.tokens} positions ({data.answer_tokens} answer tokens); "
+        f"{sum(p.numel() for p in head.parameters()) / 1e6:.2f} M parameters",
+        flush=True,
+    )
+    per_epoch = len(data.batches(0))
+    started = time.perf_counter()
+    last = started
+    while True:
+        step = state["step"]
+        if max_steps is not None and step >= max_steps:
+            break
+        if time.perf_counter() - started > 60 * minutes:
+            break
+        epoch, within = divmod(step, per_epoch)
+        idx = data.batches(epoch)[within]
+        lr = (
+            LR
+            * min(1.0, (step + 1) / WARMUP)
+            * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * min(step / TOTAL_STEPS, 1.0))))
+        )
+        for g in opt.param_groups:
+            g["lr"] = lr
+        f, tok, lse, mask = data.tensors(idx)
+        loss, agree = unrolled_loss(head, embed, lm_rows, f, tok, lse, mask)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(head.parameters(), 1.0)
+        opt.step()
+        now = time.perf_counter()
+        state["seconds"] += now - last
+        last = now
+        state["step"] = step + 1
+        state["positions"] += int(mask.sum())
+        state["log"].append((step + 1, round(float(loss), 4), [round(a, 3) for a in agree]))
+        if (step + 1) % 5 == 0:
+            print(
+                f"step {step + 1} (epoch {epoch}): loss {float(loss):.3f}, top-1 agreement by depth "
+                f"{' '.join(f'{a:.2f}' for a in agree)}, lr {lr:.2e}, {state['seconds'] / 60:.1f} min",
+                flush=True,
+            )
+        if (step + 1) % SAVE_EVERY == 0:
+            _save(ckpt, head, opt, state, vocab)
+    _save(ckpt, head, opt, state, vocab)
+    print(f"stopped at step {state['step']} after {state['seconds'] / 60:.1f} min of training", flush=True)
+
+
+def _save(path, head, opt, state, vocab) -> None:
+    paths.ensure(path.parent)
+    tmp = path.with_suffix(".tmp")
+    torch.save({"head": head.state_dict(), "opt": opt.state_dict(), "state": state, "vocab": vocab}, tmp)
+    tmp.replace(path)
