@@ -50,6 +50,7 @@ def generate(
     stop_at_eos: bool = True,
     lock_timeout: float | None = None,
     reference: bool = False,
+    tree: Sequence[int] | None = None,
 ) -> Iterator[RoundEvent]:
     """Speculative decoding of `target` with `draft`; yields one ``RoundEvent`` per round.
 
@@ -69,11 +70,24 @@ def generate(
     ``reference=True`` uses the slow reference maths (``sampling.apply`` and
     ``verify.verify_block`` on every row) instead of the fast paths; for tests.
 
+    ``tree=(b_1, …, b_D)`` drafts a token tree instead of a chain (:mod:`.tree`): b_d
+    distinct children under every node of depth d − 1, one target forward with a tree
+    mask, 1 … D + 1 tokens a round; `gamma` and `adaptive_gamma` do not apply then.
+
     Same seed and inputs → the same events (timings aside).
     """
     cfg = sampling if sampling is not None else SamplingConfig()
     prompt = _check_run(target, prompt_ids, max_new_tokens, top_n)
     check_compatible(target, draft)
+    if tree is not None:
+        from specdec_core.draft_tree import check_branching
+        from specdec_core.engine.tree import tree_rounds
+
+        if adaptive_gamma:
+            raise ValueError("a tree has a fixed shape: adaptive γ applies to chains only.")
+        shape = check_branching(tree)
+        run = RunMaths(cfg, seed, top_n, reference)
+        return tree_rounds(target, draft, prompt, run, shape, max_new_tokens, stop_at_eos, lock_timeout)
     cost = estimate_cost_ratio(target, draft) if draft_cost is None else draft_cost
     controller = make_controller(gamma, adaptive_gamma, gamma_bounds, cost)
     run = RunMaths(cfg, seed, top_n, reference)
@@ -163,7 +177,7 @@ def _speculative(
     with hold([target, draft], lock_timeout):
         t0 = time.perf_counter()
         t_sess = target.session(prompt[:-1])
-        drafter = make_drafter(draft, prompt)
+        drafter = make_drafter(draft, prompt, t_sess)
         prefill = time.perf_counter() - t0
         pending = prompt[-1]
         produced = 0
