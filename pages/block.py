@@ -10,6 +10,7 @@ from pages.common.urlstate import choice_param, float_param, int_param, mirror, 
 from specdec_core.course import block as block_demo
 from specdec_core.sampling import SamplingConfig
 from specdec_core.viz import block as viz
+from specdec_core.viz import rounds as rounds_viz
 from specdec_core.viz.escape import md
 
 MAX_ROUNDS = 500
@@ -186,13 +187,13 @@ if demo.rounds:
 text.show("per_round")
 if demo.rounds:
     st.subheader(s["rounds_title"])
-    st.plotly_chart(viz.rounds_figure(demo.rounds, fig_text), theme=None)
+    st.plotly_chart(rounds_viz.rounds_figure(demo.rounds, fig_text), theme=None)
     st.subheader(s["hist_title"])
     if len(demo.rounds) < MIN_ROUNDS_FOR_HISTOGRAM:
         st.info(s("hist_wait", n=MIN_ROUNDS_FOR_HISTOGRAM, many=MANY))
     else:
         h1, h2 = st.columns([3, 1])
-        hist = viz.tokens_histogram(summary.counts, summary.law, summary.alpha, fig_text)
+        hist = rounds_viz.tokens_histogram(summary.counts, summary.law, summary.alpha, fig_text)
         h1.plotly_chart(hist, theme=None)
         h2.metric(s["mean_measured"], f"{summary.mean_measured:.2f}")
         h2.metric(s["mean_theory"], f"{summary.mean_theory:.2f}")

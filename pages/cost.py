@@ -8,6 +8,7 @@ from pages.common.urlstate import choice_param, float_param, int_param, mirror, 
 from specdec_core.course.cost import check_claims, cost_data, cost_summary
 from specdec_core.theory import linear_verify_cost
 from specdec_core.viz import cost as viz
+from specdec_core.viz import speedup_maps
 
 MAX_GAMMA = 16
 ALPHA_LINES = (0.5, 0.7, 0.8, 0.9, 0.95)
@@ -142,12 +143,14 @@ text.show("speedup")
 g1, g2 = st.columns(2)
 g1.plotly_chart(viz.speedup_gamma_figure(alpha, c, verify_cost, gamma, MAX_GAMMA, fig_text), theme=None)
 g2.plotly_chart(viz.speedup_alpha_figure(gamma, c, verify_cost, alpha, MAX_GAMMA, fig_text), theme=None)
-st.plotly_chart(viz.speedup_heatmap(c, verify_cost, MAX_GAMMA, alpha, gamma, fig_text), theme=None)
+st.plotly_chart(speedup_maps.speedup_heatmap(c, verify_cost, MAX_GAMMA, alpha, gamma, fig_text), theme=None)
 st.caption(s["heatmap_caption"])
 
 text.show("measured")
 drafts = [(s[f"presets_short.{k}"], a, cost) for k, (a, cost) in MEASURED_DRAFTS.items()]
-st.plotly_chart(viz.drafts_map_figure(drafts, verify_cost, MAX_GAMMA, alpha, c, fig_text), theme=None)
+st.plotly_chart(
+    speedup_maps.drafts_map_figure(drafts, verify_cost, MAX_GAMMA, alpha, c, fig_text), theme=None
+)
 st.caption(s["map_caption"])
 
 text.show("gamma")

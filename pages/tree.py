@@ -17,6 +17,7 @@ from specdec_core.course.tree import TreeView, draw, leaf_split, path_nodes, sta
 from specdec_core.verify import decompose
 from specdec_core.viz import tree as viz
 from specdec_core.viz.escape import md_strong
+from specdec_core.viz.tree_sankey import sankey_figure
 
 s, text = start("tree")
 
@@ -194,7 +195,7 @@ st.header(s["sankey_header"])
 text.show("sankey")
 if d.rejection_mass == 0:
     st.info(s["no_rejection"])
-_chart(viz.sankey_figure(view, text=chart_text))
+_chart(sankey_figure(view, text=chart_text))
 st.caption(s["sankey_caption"])
 
 text.show("other")

@@ -27,6 +27,7 @@ TABLES: dict[str, tuple[str, str]] = {
     "overlap.alpha_temperature": ("overlap", "chart.alpha_temperature"),
     "sampling_lab": ("sampling_lab", "chart"),
     "tree": ("tree", "chart"),
+    "tree_drafts": ("tree_drafts", "fig"),
     "live": ("live", "fig"),
     "live.histogram": ("live", "fig_hist"),
     "race": ("race", "fig"),

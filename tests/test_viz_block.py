@@ -1,4 +1,4 @@
-"""specdec_core.viz.block: the figures carry exactly the round's data."""
+"""specdec_core.viz.block and viz.rounds: the figures carry exactly the rounds' data."""
 
 import numpy as np
 import plotly.graph_objects as go
@@ -7,6 +7,7 @@ import pytest
 from specdec_core.course import block as bd
 from specdec_core.models.markov import MarkovChainLM
 from specdec_core.viz import block as viz
+from specdec_core.viz import rounds
 from specdec_core.viz.palette import BONUS, CORRECTED, REJECTED
 from tests.figure_strings import LANGS, figure_text
 
@@ -116,17 +117,17 @@ def test_cache_figure_aligns_text_and_caches(demo):
 
 
 def test_rounds_figure_stacks_to_the_committed_count(demo):
-    fig = viz.rounds_figure(demo.rounds, TEXT)
+    fig = rounds.rounds_figure(demo.rounds, TEXT)
     accepted, corrected, bonus = (np.array(t.y) for t in fig.data)
     np.testing.assert_array_equal(accepted + corrected + bonus, [len(r.committed) for r in demo.rounds])
     assert np.all(corrected + bonus == 1)
     with pytest.raises(ValueError):
-        viz.rounds_figure([], TEXT)
+        rounds.rounds_figure([], TEXT)
 
 
 def test_tokens_histogram_matches_counts_and_law(demo):
     summary = bd.summarize(demo.rounds, K)
-    fig = viz.tokens_histogram(
+    fig = rounds.tokens_histogram(
         summary.counts, summary.law, summary.alpha, {**TEXT, "theory": "model {alpha:.1f}"}
     )
     measured, theory = fig.data
@@ -135,7 +136,7 @@ def test_tokens_histogram_matches_counts_and_law(demo):
     assert list(measured.x) == list(range(1, K + 2))
     assert theory.name == f"model {summary.alpha:.1f}"
     with pytest.raises(ValueError):
-        viz.tokens_histogram([1, 2], [0.5, 0.3, 0.2], 0.5, TEXT)
+        rounds.tokens_histogram([1, 2], [0.5, 0.3, 0.2], 0.5, TEXT)
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -148,8 +149,10 @@ def test_every_figure_draws_in_each_language(demo, lang):
         viz.round_figure(accepted, LABELS, text),
         viz.rows_figure(rejected, LABELS, text),
         viz.cache_figure(rejected, LABELS, prefix, text),
-        viz.rounds_figure(demo.rounds, text),
-        viz.tokens_histogram(summary.counts, summary.law, summary.alpha, figure_text("live.histogram", lang)),
+        rounds.rounds_figure(demo.rounds, text),
+        rounds.tokens_histogram(
+            summary.counts, summary.law, summary.alpha, figure_text("live.histogram", lang)
+        ),
     ]
     assert figs[0].layout.title.text == text["round_title"].format(
         n=rejected.index, committed=rejected.accepted + 1

@@ -1,4 +1,4 @@
-"""specdec_core.viz.cost: every plotted number is the theory's, and nothing is NaN."""
+"""specdec_core.viz.cost and viz.speedup_maps: every plotted number is the theory's, and nothing is NaN."""
 
 import numpy as np
 import plotly.graph_objects as go
@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from specdec_core.course.cost import check_claims
 from specdec_core.theory import best_gamma, expected_tokens, linear_verify_cost, speedup
 from specdec_core.viz import cost as viz
+from specdec_core.viz import speedup_maps
 from tests.figure_strings import LANGS, figure_text
 
 SEED = ((0.9, 4, 4.1), (0.9, 7, 6.5), (0.7, 4, 2.8), (0.7, 7, 3.6), (0.5, 4, 1.9))
@@ -57,7 +58,7 @@ def test_speedup_alpha_figure_envelope_dominates():
 
 
 def test_speedup_heatmap_data_and_best_line():
-    fig = viz.speedup_heatmap(0.1, 1.0, 8, 0.7, 2, TEXT)
+    fig = speedup_maps.speedup_heatmap(0.1, 1.0, 8, 0.7, 2, TEXT)
     heat = fig.data[0]
     raw = np.array(heat.customdata)
     assert raw.shape == (8, 101)
@@ -69,7 +70,7 @@ def test_speedup_heatmap_data_and_best_line():
 
 def test_drafts_map_places_the_drafts_and_escapes_names():
     drafts = [("bf16 <copy>", 0.99, 0.56), ("8 layers", 0.02, 0.4)]
-    fig = viz.drafts_map_figure(drafts, 1.0, 16, 0.5, 0.1, TEXT)
+    fig = speedup_maps.drafts_map_figure(drafts, 1.0, 16, 0.5, 0.1, TEXT)
     points = next(t for t in fig.data if isinstance(t, go.Scatter) and t.mode == "markers+text")
     assert list(points.x) == [0.99, 0.02] and list(points.y) == [0.56, 0.4]
     assert list(points.text) == ["bf16 &lt;copy&gt;", "8 layers"]
@@ -103,7 +104,7 @@ def test_no_nan_or_inf_reaches_a_chart(alpha, gamma, c, beta):
         viz.speedup_gamma_figure(alpha, c, verify, gamma, 16, TEXT),
         viz.speedup_alpha_figure(gamma, c, verify, alpha, 16, TEXT),
         viz.expected_tokens_figure((0.5, 0.9), 16, alpha, gamma, check_claims(SEED), TEXT),
-        viz.speedup_heatmap(c, verify, 16, alpha, gamma, TEXT),
+        speedup_maps.speedup_heatmap(c, verify, 16, alpha, gamma, TEXT),
     ]
     for fig in figures:
         for trace in fig.data:
@@ -121,8 +122,8 @@ def test_every_figure_draws_in_each_language(lang):
         viz.expected_tokens_figure((0.5, 0.9), 10, 0.8, 3, claims, text),
         viz.speedup_gamma_figure(0.9, 0.1, verify, 3, 16, text),
         viz.speedup_alpha_figure(4, 0.2, verify, 0.6, 16, text),
-        viz.speedup_heatmap(0.1, verify, 8, 0.7, 2, text),
-        viz.drafts_map_figure([("bf16", 0.9, 0.6)], verify, 16, 0.5, 0.1, text),
+        speedup_maps.speedup_heatmap(0.1, verify, 8, 0.7, 2, text),
+        speedup_maps.drafts_map_figure([("bf16", 0.9, 0.6)], verify, 16, 0.5, 0.1, text),
     ]
     assert _trace(figs[1], text["claim_wrong"]).x == (7, 7)
     assert figs[4].layout.xaxis.title.text == text["alpha_axis"]

@@ -1,20 +1,37 @@
 """The TOML files are the only source of figure strings: every key a viz builder reads exists
 in English and Chinese, with the same placeholders, and no figure string goes unread."""
 
+import importlib
+import pkgutil
 import string as fmt
 from types import ModuleType
 
 import pytest
 
-from specdec_core.viz import block, cost, live, overlap, race, sampling, tree
+from specdec_core import viz
+from specdec_core.viz import (
+    block,
+    cost,
+    live,
+    overlap,
+    race,
+    rounds,
+    sampling,
+    speedup_maps,
+    tree,
+    tree_drafts,
+    tree_sankey,
+)
 from specdec_core.viz.strings import pick
 from tests.figure_strings import LANGS, TABLES, figure_text
 
 #: Which strings the pages hand to each builder (module, builder, source in TABLES).
 USES: list[tuple[ModuleType, str, str]] = [
     *((block, name, "block") for name in block.KEYS),
-    (block, "tokens_histogram", "live.histogram"),
+    *((rounds, name, "block") for name in rounds.KEYS),
+    (rounds, "tokens_histogram", "live.histogram"),
     *((cost, name, "cost") for name in cost.KEYS),
+    *((speedup_maps, name, "cost") for name in speedup_maps.KEYS),
     (overlap, "overlap_bars", "overlap.overlap"),
     (overlap, "conservation_bar", "overlap.conservation"),
     (overlap, "residual_bars", "overlap.residual"),
@@ -23,10 +40,14 @@ USES: list[tuple[ModuleType, str, str]] = [
     (overlap, "alpha_temperature", "overlap.alpha_temperature"),
     *((sampling, name, "sampling_lab") for name in sampling.KEYS),
     *((tree, name, "tree") for name in tree.KEYS),
+    *((tree_sankey, name, "tree") for name in tree_sankey.KEYS),
+    *((tree_drafts, name, "tree_drafts") for name in tree_drafts.KEYS),
     *((live, name, "live") for name in live.KEYS),
     *((race, name, "race") for name in race.KEYS),
 ]
-MODULES = (block, cost, live, overlap, race, sampling, tree)
+#: Every figure module: each one lists the strings its builders read in KEYS.
+_ALL = [importlib.import_module(f"specdec_core.viz.{m.name}") for m in pkgutil.iter_modules(viz.__path__)]
+MODULES = tuple(module for module in _ALL if hasattr(module, "KEYS"))
 
 
 def _fields(template: str) -> set[str]:
@@ -58,6 +79,7 @@ def test_no_figure_string_goes_unread(source):
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)
 def test_every_builder_says_where_its_strings_come_from(module):
+    """A new figure module or builder needs a row in USES, so its strings are checked too."""
     assert {builder for mod, builder, _ in USES if mod is module} == set(module.KEYS)
     for builder in module.KEYS:
         assert callable(getattr(module, builder)), builder

@@ -26,10 +26,10 @@ from specdec_core.viz.tree import (
     display_label,
     leaf_sum_figure,
     num,
-    sankey_figure,
     tally_figure,
     tree_figure,
 )
+from specdec_core.viz.tree_sankey import sankey_figure
 from tests.figure_strings import LANGS, figure_text
 from tests.strategies import pairs
 

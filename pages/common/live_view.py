@@ -19,8 +19,8 @@ from specdec_core.live import text as live_text
 from specdec_core.live.trace import LiveTrace, to_json
 from specdec_core.viz import live as viz
 from specdec_core.viz import palette
-from specdec_core.viz.block import tokens_histogram
 from specdec_core.viz.escape import md
+from specdec_core.viz.rounds import tokens_histogram
 
 
 def _f(x: float | None, digits: int = 3) -> str:
@@ -101,6 +101,8 @@ def show(trace: LiveTrace) -> None:
     st.subheader(s["output_title"])
     if trace.meta.get("replayed"):
         st.info(s("replayed", created=md(trace.meta.get("created", "?"))), icon=":material/replay:")
+    elif trace.meta.get("cached"):
+        st.info(s("cached", created=md(trace.meta.get("created", "?"))), icon=":material/history:")
     if trace.speculative.stopped or (trace.baseline and trace.baseline.stopped):
         st.warning(s["stopped"])
     # The legend: the speculative kinds, then "void" when shown, then "target" (below) when present.

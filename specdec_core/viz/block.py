@@ -4,8 +4,8 @@
   with its outcome, p and q at that token and its acceptance probability.
 * :func:`rows_figure` — the K draft rows q_i and the K+1 target rows p_i as heatmaps.
 * :func:`cache_figure` — the committed text and both caches, cell by cell, after rollback.
-* :func:`rounds_figure` — tokens committed by each round so far (1 … K+1).
-* :func:`tokens_histogram` — how often a round committed n tokens, against the theory.
+
+The statistics of many rounds are drawn by :mod:`specdec_core.viz.rounds`.
 
 Every builder takes its strings as a ``text`` mapping (the page's ``[fig]`` table; the keys
 each one reads are in :data:`KEYS`), and escapes token labels (plotly reads a subset of
@@ -31,7 +31,6 @@ from specdec_core.viz.palette import (
     GRID,
     REJECTED,
     TARGET,
-    TARGET_ONLY,
     VOID,
     base_layout,
 )
@@ -79,8 +78,6 @@ KEYS: dict[str, tuple[str, ...]] = {
         "earlier",
         "position_axis",
     ),
-    "rounds_figure": ("accepted", "corrected", "bonus", "rounds_axis", "tokens_axis", "k_plus_one"),
-    "tokens_histogram": ("measured", "theory", "share_axis", "committed_axis"),
 }
 
 
@@ -469,76 +466,4 @@ def cache_figure(
         zeroline=False,
     )
     fig.update_yaxes(range=[2.6, -0.6], tickvals=[0, 1, 2], ticktext=names, showgrid=False, zeroline=False)
-    return fig
-
-
-def rounds_figure(rounds: Sequence[BlockRound], text: Mapping[str, str]) -> go.Figure:
-    """Tokens each round committed: accepted drafts (green) plus its corrected or bonus token."""
-    t = pick(text, KEYS, "rounds_figure")
-    if not rounds:
-        raise ValueError("rounds_figure needs at least one round.")
-    k = rounds[0].k
-    xs = [r.index for r in rounds]
-    last = [r.kinds[-1] for r in rounds]
-    fig = go.Figure()
-    fig.add_trace(
-        go.Bar(x=xs, y=[r.accepted for r in rounds], name=t["accepted"], marker={"color": ACCEPTED})
-    )
-    for kind, colour in (("corrected", CORRECTED), ("bonus", BONUS)):
-        fig.add_trace(
-            go.Bar(x=xs, y=[1 if kind == kd else 0 for kd in last], name=t[kind], marker={"color": colour})
-        )
-    fig.add_hline(
-        y=k + 1,
-        line={"color": TARGET_ONLY, "dash": "dash"},
-        annotation_text=t["k_plus_one"].format(n=k + 1),
-        annotation_position="top left",
-    )
-    fig.update_layout(
-        **base_layout(barmode="stack", height=260, bargap=0.15, margin={"l": 50, "r": 20, "t": 60, "b": 45})
-    )
-    fig.update_xaxes(title_text=t["rounds_axis"], showgrid=False)
-    fig.update_yaxes(title_text=t["tokens_axis"], range=[0, k + 1.6], dtick=1, gridcolor=GRID)
-    return fig
-
-
-def tokens_histogram(
-    counts: Sequence[int] | np.ndarray,
-    law: Sequence[float] | np.ndarray,
-    alpha: float,
-    text: Mapping[str, str],
-) -> go.Figure:
-    """Share of rounds that committed n = 1 … K+1 tokens, beside the i.i.d. law for `alpha`."""
-    t = pick(text, KEYS, "tokens_histogram")
-    c = np.asarray(counts, dtype=np.float64)
-    p = np.asarray(law, dtype=np.float64)
-    if c.shape != p.shape or c.ndim != 1 or c.sum() <= 0:
-        raise ValueError("counts and law need one entry per possible round length, and some rounds.")
-    xs = np.arange(1, c.size + 1)
-    share = c / c.sum()
-    fig = go.Figure()
-    fig.add_trace(
-        go.Bar(
-            x=xs,
-            y=share,
-            name=t["measured"],
-            marker={"color": TARGET},
-            customdata=c.astype(int),
-            hovertemplate="%{x}: %{y:.3f} (%{customdata})<extra></extra>",
-        )
-    )
-    fig.add_trace(
-        go.Bar(
-            x=xs,
-            y=p,
-            name=t["theory"].format(alpha=alpha),
-            marker={"color": palette.NEUTRAL},
-            hovertemplate="%{x}: %{y:.3f}<extra></extra>",
-        )
-    )
-    fig.update_layout(
-        **base_layout(barmode="group", height=300, bargap=0.25, margin={"l": 50, "r": 20, "t": 60, "b": 50})
-    )
-    fig.update_xaxes(title_text=t["committed_axis"], tickvals=xs, showgrid=False)
-    fig.update_yaxes(title_text=t["share_axis"], range=[0, 1.05], gridcolor=GRID)
     return fig

@@ -1,5 +1,5 @@
-"""Figures of the probability-tree lesson: the tree, its leaf sums, the rejected-mass Sankey
-and the tally of sampled paths.
+"""Figures of the probability-tree lesson: the tree, its leaf sums and the tally of sampled
+paths (the rejected-mass Sankey is in :mod:`specdec_core.viz.tree_sankey`).
 
 Every builder takes data from :mod:`specdec_core.course.tree` and its strings as a ``text``
 mapping (the keys each one reads are in :data:`KEYS`); token labels are HTML-escaped everywhere,
@@ -11,10 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-import numpy as np
 import plotly.graph_objects as go
 
-from specdec_core.course.tree import MassFlows, Tally, TreeLayout, TreeView, layout, leaf_split, mass_flows
+from specdec_core.course.tree import Tally, TreeLayout, TreeView, layout, leaf_split
 from specdec_core.verify import TreeNode
 from specdec_core.viz import palette
 from specdec_core.viz.labels import display_label
@@ -45,7 +44,6 @@ KEYS: dict[str, tuple[str, ...]] = {
         "hover_total",
     ),
     "leaf_sum_figure": ("other", "direct", "via_reject", "target_p", "leaf_axis"),
-    "sankey_figure": (*_SETS, "other", "sankey_left", "sankey_right", "sankey_kept", "sankey_moved"),
     "tally_figure": ("other", "tally_share", "tally_band", "tally_axis"),
 }
 
@@ -61,7 +59,8 @@ def num(x: float) -> str:
     return f"{x:.3g}"
 
 
-def _labels(view: TreeView, t: Mapping[str, str]) -> list[str]:
+def group_names(view: TreeView, t: Mapping[str, str]) -> list[str]:
+    """Each label group's name for a figure: its token label escaped, or ``t["other"]``."""
     return [t["other"] if g == view.other else display_label(lab) for g, lab in enumerate(view.labels)]
 
 
@@ -304,7 +303,7 @@ def tree_figure(
     with a `tally`, each leaf's hover says how often sampled paths ended there.
     """
     t = pick(text, KEYS, "tree_figure")
-    dr = _Drawing(view, layout(view), _labels(view, t), set_colours(view, t), frozenset(highlight), t)
+    dr = _Drawing(view, layout(view), group_names(view, t), set_colours(view, t), frozenset(highlight), t)
     fig = go.Figure()
     notes = _add_edges(fig, dr)
     _add_nodes(fig, dr, tally)
@@ -341,7 +340,7 @@ def leaf_sum_figure(view: TreeView, text: Mapping[str, str]) -> go.Figure:
     """Per token, its direct leaf stacked on its redrawn leaves, against a marker at p(x)."""
     t = pick(text, KEYS, "leaf_sum_figure")
     split = leaf_split(view)
-    names = _labels(view, t)
+    names = group_names(view, t)
     fig = go.Figure()
     for values, colour, key in (
         (split.direct, palette.OVERLAP, "direct"),
@@ -384,96 +383,10 @@ def leaf_sum_figure(view: TreeView, text: Mapping[str, str]) -> go.Figure:
     return fig
 
 
-def sankey_figure(view: TreeView, text: Mapping[str, str]) -> go.Figure:
-    """All probability from proposals (left, sizes q) to emitted tokens (right, sizes p).
-
-    Green bands are kept proposals, min(p, q); red bands are mass rejected at a surplus token
-    and redrawn as a deficit token, surplus(x) · r(y). Both columns add up to 1.
-    """
-    t = pick(text, KEYS, "sankey_figure")
-    flows: MassFlows = mass_flows(view)
-    names = _labels(view, t)
-    colours = [c for c, _ in set_colours(view, t)]
-    count = len(names)
-    left = [g for g in range(count) if flows.q[g] > 0]
-    right = [g for g in range(count) if flows.p[g] > 0]
-    index = {("L", g): i for i, g in enumerate(left)} | {("R", g): len(left) + i for i, g in enumerate(right)}
-    surplus = flows.rejected.sum(axis=1)
-    rejection = float(surplus.sum())
-    source, target, value, link_colour, hover = [], [], [], [], []
-    for g in range(count):
-        if flows.accepted[g] > 0:
-            source.append(index["L", g])
-            target.append(index["R", g])
-            value.append(float(flows.accepted[g]))
-            link_colour.append(palette.rgba(palette.ACCEPTED, 0.45))
-            hover.append(t["sankey_kept"].format(token=names[g], mass=num(flows.accepted[g])))
-    for x in range(count):
-        for y in range(count):
-            mass = flows.rejected[x, y]
-            if mass > 0:
-                source.append(index["L", x])
-                target.append(index["R", y])
-                value.append(float(mass))
-                link_colour.append(palette.rgba(palette.REJECTED, 0.45))
-                hover.append(
-                    t["sankey_moved"].format(
-                        src=names[x],
-                        dst=names[y],
-                        mass=num(mass),
-                        surplus=num(surplus[x]),
-                        r=num(flows.rejected[:, y].sum() / rejection),
-                    )
-                )
-    node_labels = [f"{names[g]} · q {num(flows.q[g])}" for g in left] + [
-        f"{names[g]} · p {num(flows.p[g])}" for g in right
-    ]
-    fig = go.Figure(
-        go.Sankey(
-            arrangement="snap",
-            node={
-                "label": node_labels,
-                "color": [colours[g] for g in left] + [colours[g] for g in right],
-                "pad": 14,
-                "thickness": 18,
-                "x": [0.001] * len(left) + [0.999] * len(right),
-                "y": _spread(flows.q[left]) + _spread(flows.p[right]),
-                "hovertemplate": "%{label}<extra></extra>",
-            },
-            link={
-                "source": source,
-                "target": target,
-                "value": value,
-                "color": link_colour,
-                "customdata": hover,
-                "hovertemplate": "%{customdata}<extra></extra>",
-            },
-        )
-    )
-    notes = [
-        {"x": 0, "y": 1.08, "xref": "paper", "yref": "paper", "text": f"<b>{t['sankey_left']}</b>",
-         "showarrow": False, "xanchor": "left"},
-        {"x": 1, "y": 1.08, "xref": "paper", "yref": "paper", "text": f"<b>{t['sankey_right']}</b>",
-         "showarrow": False, "xanchor": "right"},
-    ]  # fmt: skip
-    fig.update_layout(
-        **palette.base_layout(height=int(220 + 34 * max(len(left), len(right))), annotations=notes)
-    )
-    return fig
-
-
-def _spread(sizes: np.ndarray) -> list[float]:
-    """Sankey node centres (0 = top) stacked in order, each as tall as its share."""
-    pad = 0.02
-    total = float(sizes.sum()) + pad * (len(sizes) - 1)
-    tops = np.concatenate([[0.0], np.cumsum(sizes + pad)[:-1]])
-    return [float(v) for v in np.clip((tops + sizes / 2) / total, 0.001, 0.999)]
-
-
 def tally_figure(view: TreeView, tally: Tally, text: Mapping[str, str]) -> go.Figure:
     """Shares of sampled paths per token, next to p(x) with a ±2 standard-error whisker."""
     t = pick(text, KEYS, "tally_figure")
-    names = _labels(view, t)
+    names = group_names(view, t)
     fig = go.Figure(
         [
             go.Bar(
