@@ -8,11 +8,12 @@ if state were lost between runs, those tests fail instead of passing silently.
 """
 
 import json
+import tomllib
 
 import pytest
 
 from specdec_core.course import pairs
-from tests.apptest_helpers import open_page, rerun
+from tests.apptest_helpers import ROOT, open_page, rerun
 
 ABC = {"ov_preset": "abc"}
 
@@ -49,7 +50,8 @@ def test_loads_in_both_languages(lang, title, r_label):
     at = open_page("overlap", lang=lang)
     assert at.title[0].value == title
     assert _metric(at, r_label) == "0.400"
-    assert len(at.main.radio) == 1 + 3  # the variant picker and three quiz questions
+    quiz = tomllib.loads((ROOT / "lessons" / lang / "overlap.toml").read_text("utf-8"))["quiz"]
+    assert len(at.main.radio) == 1 + len(quiz)  # the variant picker and the quiz questions
     assert (lang == "zh") == ("投机采样" in " ".join(m.value for m in at.markdown))
 
 
@@ -194,7 +196,8 @@ def test_monte_carlo_exact_rule_fits_p_and_results_survive_unrelated_reruns():
     p_value = _metric(at, "p-value")
     assert float(p_value) > 1e-3
     assert "consistent with p" in _html(at)
-    at.radio(key="quiz_overlap_0").set_value(0)  # an unrelated control
+    right = tomllib.loads((ROOT / "lessons" / "en" / "overlap.toml").read_text("utf-8"))["quiz"][0]["answer"]
+    at.radio(key="quiz_overlap_0").set_value(right)  # an unrelated control
     rerun(at)
     assert _metric(at, "p-value") == p_value and at.success
     at.selectbox(key="ov_preset").set_value("p_zero")  # p and q change: old numbers must go

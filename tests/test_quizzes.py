@@ -1,0 +1,138 @@
+"""Check-yourself questions: well formed, balanced, shuffled per learner (seeded by the URL)."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections import Counter
+
+import pytest
+
+from pages.common.i18n import LESSONS
+from pages.common.quiz import SEED_KEY, option_order
+from tests.apptest_helpers import open_page, rerun
+
+LANGS = ("en", "zh")
+
+
+def _quizzes(lang: str) -> dict[str, list[dict]]:
+    out = {}
+    for path in sorted((LESSONS / lang).glob("*.toml")):
+        items = tomllib.loads(path.read_text("utf-8")).get("quiz", [])
+        if items:
+            out[path.stem] = items
+    return out
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_question_is_well_formed(lang):
+    for page, items in _quizzes(lang).items():
+        for i, item in enumerate(items):
+            where = f"{lang}/{page} Q{i + 1}"
+            assert item["question"].strip(), where
+            assert 3 <= len(item["options"]) == len(item["feedback"]), where
+            assert len(set(item["options"])) == len(item["options"]), where
+            assert 0 <= item["answer"] < len(item["options"]), where
+            assert all(f.strip() for f in item["feedback"]), where
+
+
+def test_there_are_at_least_thirty_questions():
+    assert sum(len(v) for v in _quizzes("en").values()) >= 30
+
+
+def test_no_answer_position_holds_more_than_forty_percent():
+    """Counted over every lesson as stored; learners also see the options shuffled."""
+    answers = [item["answer"] for items in _quizzes("en").values() for item in items]
+    counts = Counter(answers)
+    assert max(counts.values()) <= 0.4 * len(answers), counts
+
+
+def _right_is_longest(q: dict) -> bool:
+    lengths = [len(o) for o in q["options"]]
+    return lengths.count(max(lengths)) == 1 and lengths.index(max(lengths)) == q["answer"]
+
+
+def test_the_right_option_is_not_usually_the_longest():
+    """A learner must not be able to pick the answer by its length either."""
+    longest = [_right_is_longest(q) for items in _quizzes("en").values() for q in items]
+    assert sum(longest) <= 0.4 * len(longest), f"{sum(longest)} of {len(longest)}"
+
+
+def test_option_order_is_a_seeded_permutation():
+    orders = {seed: option_order(seed, "overlap", 0, 4) for seed in range(40)}
+    assert all(sorted(o) == [0, 1, 2, 3] for o in orders.values())
+    assert orders[7] == option_order(7, "overlap", 0, 4)  # the same seed, the same order
+    assert len({tuple(o) for o in orders.values()}) > 10  # seeds really shuffle
+    assert {o.index(0) for o in orders.values()} == {0, 1, 2, 3}  # the first option moves everywhere
+    assert option_order(7, "overlap", 0, 4) != option_order(7, "overlap", 1, 4) or option_order(
+        7, "cost", 0, 4
+    ) != option_order(7, "overlap", 0, 4)
+
+
+def _shown(at, page: str, lang: str) -> list[list[str]]:
+    items = _quizzes(lang)[page]
+    return [at.radio(key=f"quiz_{page}_{i}").options for i in range(len(items))]
+
+
+def test_a_shared_link_shows_everyone_the_same_order_in_both_languages():
+    items = _quizzes("en")["overlap"]
+    first = open_page("overlap", query={SEED_KEY: "17"})
+    again = open_page("overlap", query={SEED_KEY: "17"})
+    other = open_page("overlap", query={SEED_KEY: "18"})
+    assert _shown(first, "overlap", "en") == _shown(again, "overlap", "en")
+    assert _shown(first, "overlap", "en") != _shown(other, "overlap", "en")
+    expected = [
+        [q["options"][j] for j in option_order(17, "overlap", i, len(q["options"]))]
+        for i, q in enumerate(items)
+    ]
+    assert _shown(first, "overlap", "en") == expected
+    zh_items = _quizzes("zh")["overlap"]
+    zh = open_page("overlap", lang="zh", query={SEED_KEY: "17"})
+    assert _shown(zh, "overlap", "zh") == [
+        [q["options"][j] for j in option_order(17, "overlap", i, len(q["options"]))]
+        for i, q in enumerate(zh_items)
+    ]
+
+
+def test_a_visit_without_a_seed_gets_one_written_to_the_address():
+    at = open_page("cost")
+    seed = at.query_params[SEED_KEY]
+    seed = seed[0] if isinstance(seed, list) else seed
+    assert seed.isdigit() and 0 <= int(seed) <= 9999
+    at.radio(key="quiz_cost_0").set_value(2)
+    rerun(at)
+    assert at.query_params[SEED_KEY] in (seed, [seed])  # kept for the session
+
+
+@pytest.mark.parametrize("seed", ["3", "4021"])
+def test_feedback_follows_the_option_not_its_place(seed):
+    items = _quizzes("en")["cost"]
+    at = open_page("cost", query={SEED_KEY: seed})
+    right = items[0]["answer"]
+    at.radio(key="quiz_cost_0").set_value(right)
+    rerun(at)
+    assert items[0]["feedback"][right] in at.success[0].value
+    wrong = (right + 1) % len(items[0]["options"])
+    at.radio(key="quiz_cost_0").set_value(wrong)
+    rerun(at)
+    assert items[0]["feedback"][wrong] in at.error[0].value
+
+
+# A line break between two CJK characters renders as a stray space in the browser — also
+# when emphasis marks stand beside it or the next line continues a block quote.
+_CJK = r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]"
+_BROKEN = re.compile(rf"{_CJK}[*_`~]*\n(?:> ?)?[*_`~]*{_CJK}")
+
+
+@pytest.mark.parametrize("path", sorted((LESSONS / "zh").glob("*.md")), ids=lambda p: p.name)
+def test_no_line_break_inside_a_chinese_sentence(path):
+    text = path.read_text("utf-8")
+    bad = [text.count("\n", 0, m.start()) + 1 for m in _BROKEN.finditer(text)]
+    assert not bad, f"{path.name}: a line break between CJK characters after line(s) {bad}"
+
+
+def test_the_line_break_check_catches_a_broken_sentence():
+    assert _BROKEN.search("这是一个\n句子。")
+    assert _BROKEN.search("第一句。\n第二句")
+    assert _BROKEN.search("再展示\n**投机解码**") and _BROKEN.search("> 时辰。\n> 一位")
+    assert not _BROKEN.search("第一段。\n\n第二段") and not _BROKEN.search("列表：\n- 一项")
