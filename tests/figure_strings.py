@@ -31,6 +31,7 @@ TABLES: dict[str, tuple[str, str]] = {
     "live": ("live", "fig"),
     "live.histogram": ("live", "fig_hist"),
     "race": ("race", "fig"),
+    "live.tree": ("live", "fig_tree"),
 }
 
 #: The token kinds the live page adds to its ``[fig]`` table (pages/common/live_tokens.py).

@@ -42,6 +42,7 @@ USES: list[tuple[ModuleType, str, str]] = [
     *((tree, name, "tree") for name in tree.KEYS),
     *((tree_sankey, name, "tree") for name in tree_sankey.KEYS),
     *((tree_drafts, name, "tree_drafts") for name in tree_drafts.KEYS),
+    (tree_drafts, "draft_tree_figure", "live.tree"),
     *((live, name, "live") for name in live.KEYS),
     *((race, name, "race") for name in race.KEYS),
 ]

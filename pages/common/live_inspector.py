@@ -12,6 +12,7 @@ import streamlit as st
 from pages.common.i18n import strings
 from pages.common.lesson import lesson
 from pages.common.live_tokens import fig_text
+from pages.common.live_tree import draft_tree_view
 from specdec_core.course.tree import path_nodes, tree_view
 from specdec_core.live.inspector import position_view, slot_kind
 from specdec_core.live.trace import LiveTrace
@@ -61,6 +62,8 @@ def inspector(trace: LiveTrace) -> None:
             c=n,
         )
     )
+    if event.tree is not None:
+        draft_tree_view(trace, event)
     view = position_view(
         event, st.session_state["live_slot"], trace.vocab_size, st.session_state["live_shown"]
     )

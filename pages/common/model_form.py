@@ -15,9 +15,10 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from pages.common.i18n import current_lang, strings
-from pages.common.urlstate import Param, bool_param, float_param, int_param
+from pages.common.urlstate import Param, bool_param, choice_param, float_param, int_param
 from specdec_core.live.model_choices import TargetSpec
 from specdec_core.live.presets import preset_prompt
+from specdec_core.live.settings import TREE_SHAPES, parse_shape, shape_nodes
 
 
 def preset_text(prefix: str) -> str:
@@ -45,6 +46,13 @@ def decoding_controls(gamma_col: DeltaGenerator, temperature_col: DeltaGenerator
     s = strings("live")
     gamma_col.slider(s["gamma"], 1, 16, key=f"{prefix}_gamma", help=s["gamma_help"])
     gamma_col.toggle(s["adaptive"], key=f"{prefix}_adaptive", help=s["adaptive_help"])
+    gamma_col.selectbox(
+        s["tree"],
+        TREE_SHAPES,
+        key=f"{prefix}_shape",
+        format_func=lambda k: s["tree_chain"] if k == "chain" else s("tree_shape", shape=k, n=shape_nodes(k)),
+        help=s["tree_help"],
+    )
     temperature_col.slider(
         s["temperature"], 0.0, 2.0, step=0.05, key=f"{prefix}_t", help=s["temperature_help"]
     )
@@ -55,6 +63,7 @@ def decoding_params(prefix: str) -> list[Param]:
     return [
         int_param(f"{prefix}_gamma", 4, 1, 16),
         bool_param(f"{prefix}_adaptive", False),
+        choice_param(f"{prefix}_shape", "chain", TREE_SHAPES),
         float_param(f"{prefix}_t", 0.0, 0.0, 2.0),
     ]
 
@@ -65,6 +74,7 @@ def decoding_values(prefix: str) -> dict[str, Any]:
     return {
         "gamma": int(ss[f"{prefix}_gamma"]),
         "adaptive": bool(ss[f"{prefix}_adaptive"]),
+        "tree": parse_shape(ss[f"{prefix}_shape"]),
         "temperature": float(ss[f"{prefix}_t"]),
     }
 

@@ -107,9 +107,10 @@ def starter(
         s.gamma,
         s.max_new_tokens,
         s.seed,
-        s.adaptive,
+        s.adaptive and not s.tree,
         top_n=top_n,
         lock_timeout=wait,
+        tree=s.tree or None,
     )
 
 

@@ -12,13 +12,15 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from specdec_core.draft_tree import node_budget
 from specdec_core.live.model_choices import DraftSpec, TargetSpec
 from specdec_core.sampling import SamplingConfig
 
 
 @dataclass(frozen=True, kw_only=True)
 class DecodeSettings:
-    """γ (fixed or adaptive), the sampling transforms of p and q alike, the seed and the length."""
+    """γ (fixed or adaptive) or a tree shape, the sampling transforms of p and q alike, the seed
+    and the length."""
 
     gamma: int = 4
     adaptive: bool = False
@@ -27,6 +29,8 @@ class DecodeSettings:
     top_p: float = 1.0
     seed: int = 0
     max_new_tokens: int = 64
+    #: a token tree (b_1, …, b_D) instead of a chain of γ drafts; () = a chain
+    tree: tuple[int, ...] = ()
 
     @property
     def greedy(self) -> bool:
@@ -54,6 +58,11 @@ class LiveSettings(DecodeSettings):
         values = dict(data)
         values["target"] = TargetSpec(**values["target"])
         values["draft"] = DraftSpec(**values["draft"])
+        if "tree" in values:
+            tree = values["tree"]
+            if not isinstance(tree, list | tuple) or not all(isinstance(b, int) and b >= 1 for b in tree):
+                raise ValueError("tree must be a list of whole numbers ≥ 1 (children per depth).")
+            values["tree"] = tuple(tree)
         for name, kind in _SETTING_TYPES.items():
             value = values.get(name)
             if name in values and (not isinstance(value, kind) or isinstance(value, bool) != (kind is bool)):
@@ -74,3 +83,18 @@ _SETTING_TYPES: dict[str, type | tuple[type, ...]] = {
     "max_new_tokens": int,
     "compare": bool,
 }
+
+
+#: Draft shapes the live pages offer: "chain" (γ drafts in a row) or a tree b_1-b_2-….
+TREE_SHAPES: tuple[str, ...] = ("chain", "2-2", "3-1", "2-2-1", "3-2-1", "4-2-1", "2-2-2")
+
+
+def shape_nodes(name: str) -> int:
+    """Drafted nodes per round of a shape ("chain": 0, the chain's γ decides)."""
+    shape = parse_shape(name)
+    return node_budget(shape) if shape else 0
+
+
+def parse_shape(name: str) -> tuple[int, ...]:
+    """ "chain" → (); "3-2-1" → (3, 2, 1)."""
+    return () if name == "chain" else tuple(int(b) for b in name.split("-"))

@@ -22,6 +22,7 @@ from typing import Any
 from specdec_core.engine import KINDS, RoundEvent
 from specdec_core.live.limits import MAX_TRACE_BYTES, MAX_UPLOAD_MB
 from specdec_core.live.settings import LiveSettings
+from specdec_core.live.tree_round import tree_problem
 
 FORMAT = "specdec-studio/live-trace"
 VERSION = 1
@@ -81,6 +82,8 @@ def referenced_ids(prompt_ids: Sequence[int], events: Iterable[RoundEvent]) -> s
         ids.update(int(t) for t in e.committed)
         for row in (*e.p_rows, *e.q_rows):
             ids.update(int(t) for t in row.ids)
+        if e.tree is not None:  # a tree round: every node is drawn
+            ids.update(int(t) for t in e.tree["tokens"])
     return ids
 
 
@@ -179,6 +182,10 @@ def _check_event(e: RoundEvent, where: str, mode: str, index: int) -> None:
         raise TraceError(f"{where}: its accepted tokens are not its drafts.")
     if len(e.acceptance_probs) > len(e.draft_tokens) or len(e.draft_q) != len(e.draft_tokens):
         raise TraceError(f"{where}: draft_q / acceptance_probs do not match its drafts.")
+    if e.tree is not None:
+        problem = tree_problem(e.tree)
+        if problem is not None:
+            raise TraceError(f"{where}: {problem}.")
     _check_numbers(e, where)
 
 

@@ -29,6 +29,19 @@ from specdec_core.models.hf.loading import (
 from specdec_core.models.locking import ModelLock
 from specdec_core.models.tokens import TokenTexts
 
+#: Environment variable: "0" runs transformers' own forward for every model built without `fast`.
+FAST_ENV = "SPECDEC_FAST"
+
+
+def fast_enabled() -> bool:
+    """False when ``SPECDEC_FAST`` is "0" (or "false", "no", "off"); read at each model's build."""
+    raw = os.environ.get(FAST_ENV, "").strip().lower()
+    if raw in ("", "1", "true", "yes", "on"):
+        return True
+    if raw in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(f"{FAST_ENV} must be 0 or 1, got {raw!r}.")
+
 
 class HFCausalLM:
     """A transformers causal LM with its tokenizer, implementing ``LanguageModel``.
@@ -37,7 +50,8 @@ class HFCausalLM:
     ``eos_token_ids``), ``encode``/``decode``/``token_text``/``token_texts``, ``lock``
     (``lock.busy``), ``device``, ``dtype``, ``num_layers``, ``source``.
     Build one with :meth:`load` (or ``load_bundled()``); wrap an already loaded module
-    with the constructor.
+    with the constructor. `fast` False runs transformers' own forward instead of the fast
+    forward (``self.fast`` is then None); None reads ``SPECDEC_FAST`` (:func:`fast_enabled`).
     """
 
     def __init__(
@@ -48,6 +62,7 @@ class HFCausalLM:
         name: str,
         source: str | None = None,
         lock: ModelLock | None = None,
+        fast: bool | None = None,
     ) -> None:
         module.eval()
         self.module = module
@@ -70,7 +85,10 @@ class HFCausalLM:
         self._cache_kw = "cache" if "cache" in params else "past_key_values"
         self._keep_kw = "logits_to_keep" in params
         #: body + head with faster linears (None: the model's own forward runs)
-        self.fast: FastForward | None = FastForward(module) if plain_head(module) is not None else None
+        use_fast = fast_enabled() if fast is None else bool(fast)
+        self.fast: FastForward | None = (
+            FastForward(module) if use_fast and plain_head(module) is not None else None
+        )
         configure_torch_threads()
 
     # -- the LanguageModel protocol --------------------------------------------------------
@@ -160,12 +178,14 @@ class HFCausalLM:
         name: str | None = None,
         allow_download: bool = False,
         progress: Progress | None = None,
+        fast: bool | None = None,
     ) -> HFCausalLM:
         """Load a local folder, a ``.gguf`` file, or a Hugging Face id from the local cache.
 
         `allow_download=True` lets transformers fetch a missing id from the Hub (needs a
         network); by default nothing touches the network. Raises ``ModelNotAvailableError``
         when the model is not there and ``ModelLoadError`` for anything else that stops it.
+        `fast`: as in the constructor.
         """
         module, tokenizer, label, where = load_module(
             source,
@@ -176,7 +196,7 @@ class HFCausalLM:
             allow_download=allow_download,
             progress=progress,
         )
-        return cls(module, tokenizer, name=label, source=where)
+        return cls(module, tokenizer, name=label, source=where, fast=fast)
 
 
 class HFSession:
@@ -188,6 +208,8 @@ class HFSession:
         self._cache = fast.new_cache() if fast is not None else _auto().DynamicCache(config=model.config)
         self._ids: list[int] = []
         self._tree: TreeSegment | None = None
+        #: final hidden states of the fed tokens (a trained draft head reads them: ``features``)
+        self._hidden: torch.Tensor | None = None
 
     @property
     def length(self) -> int:
@@ -212,7 +234,30 @@ class HFSession:
         assert m.fast is not None
         hidden = m.fast.body(torch.tensor([ids], dtype=torch.long, device=m.device), self._cache)
         self._ids.extend(ids)
+        self._keep_hidden(hidden)
         return hidden
+
+    def _keep_hidden(self, hidden: torch.Tensor) -> None:
+        """Store the final hidden states of the tokens just fed (buffer doubles as it fills)."""
+        end = len(self._ids)
+        start = end - hidden.shape[0]
+        buf = self._hidden
+        if buf is None or buf.shape[0] < end:
+            size = max(end, 64, 2 * (0 if buf is None else buf.shape[0]))
+            grown = torch.empty(size, hidden.shape[-1], dtype=torch.float32, device=hidden.device)
+            if buf is not None:
+                grown[:start] = buf[:start]
+            self._hidden = buf = grown
+        buf[start:end] = hidden
+
+    def features(self, start: int, stop: int) -> torch.Tensor:
+        """Final hidden states (stop − start, hidden) at positions start … stop − 1 of the text fed:
+        what the LM head reads there; a trained draft head (``models.head``) drafts from them."""
+        if not 0 <= start <= stop <= len(self._ids):
+            raise ValueError(f"features {start}:{stop} are outside a context of {len(self._ids)} tokens.")
+        if self._hidden is None:
+            raise ValueError("this session has fed no tokens yet.")
+        return self._hidden[start:stop]
 
     def logits(self, token_ids: Sequence[int], last_only: bool = False) -> torch.Tensor:
         """Feed tokens; float32 logits on the model's device, one row per token (or the last).
@@ -230,11 +275,13 @@ class HFSession:
             if last_only and m._keep_kw:
                 kwargs["logits_to_keep"] = 1
             inp = torch.tensor([ids], dtype=torch.long, device=m.device)
-            out = m.module(input_ids=inp, **kwargs).logits[0]
+            result = m.module(input_ids=inp, output_hidden_states=True, **kwargs)
+            out = result.logits[0]
             if last_only:
                 out = out[-1:]
             out = out.float()
-        self._ids.extend(ids)
+            self._ids.extend(ids)
+            self._keep_hidden(result.hidden_states[-1][0])
         return out
 
     def lazy_logits(self, token_ids: Sequence[int]) -> LogitRows:
@@ -297,11 +344,15 @@ class HFSession:
             if m.fast is not None:
                 hidden = m.fast.body(inp, self._cache, pos, allowed)
                 self._ids.extend(ids)
+                self._keep_hidden(hidden)
                 return LogitRows(hidden=hidden, head=m.fast.head, block=m.fast.block)
             extra = tree_arguments(pos, allowed, m.module.dtype)
-            out = m.module(input_ids=inp, **{m._cache_kw: self._cache, "use_cache": True}, **extra)
+            out = m.module(
+                input_ids=inp, **{m._cache_kw: self._cache, "use_cache": True}, output_hidden_states=True, **extra
+            )
             rows = out.logits[0].float()
-        self._ids.extend(ids)
+            self._ids.extend(ids)
+            self._keep_hidden(out.hidden_states[-1][0])
         return LogitRows(rows=rows)
 
     def extend_tree(self, token_ids: Sequence[int], parents: Sequence[int]) -> np.ndarray:
@@ -323,6 +374,8 @@ class HFSession:
                     if getattr(layer, "keys", None) is not None and layer.keys.numel():
                         layer.keys = layer.keys.index_select(-2, idx)
                         layer.values = layer.values.index_select(-2, idx)
+            if self._hidden is not None:
+                self._hidden[: len(kept)] = self._hidden[torch.tensor(kept, device=self._hidden.device)]
         self._ids = [self._ids[i] for i in kept]
         self._tree = None
 
