@@ -4,7 +4,7 @@ Each page is opened once under Streamlit's AppTest (the page script runs in-proc
 the server, without the browser's rendering), then one control is changed repeatedly and
 every rerun is timed. Prints a table and, last, one JSON line.
 
-    .venv/bin/python bench/lessons.py [--repeats 7]
+    .venv/bin/python -m bench.lessons [--repeats 7]    # from the repository root
 """
 
 from __future__ import annotations
@@ -12,17 +12,12 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from specdec_core.variants import MAX_TRIALS, simulate  # noqa: E402
-from tests.apptest_helpers import open_page  # noqa: E402
+from specdec_core.variants import MAX_TRIALS, simulate
+from tests.apptest_helpers import open_page
 
 # The block lesson draws nothing before its first round: open it ten rounds in.
 QUERIES: dict[str, dict[str, str]] = {"block": {"block_round": "10"}}

@@ -1,7 +1,9 @@
 """Speculative decoding speedups on the bundled SmolLM2-135M-Instruct, measured side by side.
 
-    .venv/bin/python bench/speedup.py            # full run (about 5 minutes on 2 CPU cores)
-    .venv/bin/python bench/speedup.py --quick    # under 3 minutes
+    .venv/bin/python -m bench.speedup            # full run (about 5 minutes on 2 CPU cores)
+    .venv/bin/python -m bench.speedup --quick    # under 3 minutes
+
+(from the repository root; figures go to bench/RESULTS.md.)
 
 The model is loaded once (the cold load runs in a child process with an empty cache).
 Every case runs its contenders interleaved (A B C, A B C, …) on the same prompt with greedy
@@ -47,15 +49,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import torch
+
+from specdec_core import theory
+from specdec_core.engine import RoundEvent, autoregressive, generate, summarize
+from specdec_core.models import NGramDraft, load_bundled, precision_copy
+from specdec_core.sampling import SamplingConfig
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
-import torch  # noqa: E402
-
-from specdec_core import theory  # noqa: E402
-from specdec_core.engine import RoundEvent, autoregressive, generate, summarize  # noqa: E402
-from specdec_core.models import NGramDraft, load_bundled, precision_copy  # noqa: E402
-from specdec_core.sampling import SamplingConfig  # noqa: E402
 
 GREEDY = SamplingConfig(temperature=0)
 PARAGRAPH = (
@@ -152,13 +154,15 @@ def measure(contenders: list[Contender], repeats: int, label: str) -> None:
 def cold_load(tokens_dir: Path) -> float:
     """Seconds load_bundled() takes in a fresh process with an empty cache (imports excluded)."""
     code = (
-        f"import time, sys; sys.path.insert(0, {str(ROOT)!r})\n"
+        "import time\n"
         "import torch, transformers\n"
         "from specdec_core.models import load_bundled\n"
         "t = time.perf_counter(); load_bundled(); print(time.perf_counter() - t)\n"
     )
     env = dict(os.environ, SPECDEC_CACHE_DIR=str(tokens_dir))
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True
+    )
     return float(out.stdout.strip().splitlines()[-1])
 
 
