@@ -189,3 +189,29 @@ def test_loaded_models_are_listed_and_can_be_unloaded():
     assert at.button(key="models_unload").disabled
     _generate(at)
     assert not at.error and len(shelf().loaded()) == 2
+
+
+def test_an_identical_request_is_a_replay_of_the_stored_run_and_says_so():
+    """A second session asking for the same run gets the first one's trace from the shared
+    cache, with its timings and a message naming when it was measured; another seed runs."""
+    from pages.common.models import classroom
+    from specdec_core.viz.escape import md
+
+    classroom().forget()
+    state = {**TOY, "live_t": 0.7, "live_seed": 21}
+    first = open_page("live", state=state)
+    _generate(first)
+    ran = first.session_state["live_trace"]
+    assert not ran.meta.get("cached") and not any("shared cache" in i.value for i in first.info)
+    second = open_page("live", state=state)
+    _generate(second)
+    replay = second.session_state["live_trace"]
+    assert replay.meta["cached"] and replay.meta["created"] == ran.meta["created"]
+    assert replay.speculative.events == ran.speculative.events  # the same run, timings included
+    assert replay.speculative.wall_s == ran.speculative.wall_s
+    note = [i.value for i in second.info if "shared cache" in i.value]
+    assert note and md(ran.meta["created"]) in note[0]
+    assert _view(second) == _view(first)
+    other = open_page("live", state={**state, "live_seed": 22})
+    _generate(other)
+    assert not other.session_state["live_trace"].meta.get("cached")

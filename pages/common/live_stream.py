@@ -9,24 +9,28 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, NoReturn
 
 import streamlit as st
 
 from pages.common.i18n import strings
 from pages.common.jobs import WAIT_LIMIT, Job
-from pages.common.live_tokens import tokens_html
-from pages.common.models import get_draft, get_target, wait_notice
-from specdec_core.engine import RoundEvent, summarize
-from specdec_core.live import text as live_text
+from pages.common.live_tokens import feed_html, prompt_html
+from pages.common.models import classroom, get_draft, get_target, wait_notice
+from specdec_core.engine import RoundEvent
+from specdec_core.live.classroom import Cached, Ticket, request_key
 from specdec_core.live.runs import Pacer, Stream, encode_prompt, starter
 from specdec_core.live.settings import LiveSettings
+from specdec_core.live.streaming import TextFeed
 from specdec_core.live.trace import LiveTrace, RunRecord, build
 
 TOP_N = 20  # probabilities kept per row for the inspector
 PAINT_EVERY = 0.12  # seconds between repaints while streaming
 PLAYBACK_MAX_PAUSE = 0.4
+QUEUE_POLL = 0.5  # seconds between updates of a waiting request's place in the line
 TRACE_KEY = "live_trace"
+STREAM_KEY = "sd_stream"  # the streaming text's containers (st-key-sd_stream_* in assets/style.css)
 
 
 def keep(trace: LiveTrace) -> None:
@@ -36,16 +40,35 @@ def keep(trace: LiveTrace) -> None:
     st.session_state["live_slot"] = 0
 
 
-def _paint(
-    area: Any, status: Any, prompt: str, events: list[RoundEvent], text_of: Callable[[int], str], label: str
-) -> None:
-    area.html(tokens_html(prompt, live_text.spans(events), text_of))
-    sm = summarize(events)
-    status.caption(
-        strings("live")(
-            "streaming", label=label, rounds=sm.rounds, tokens=sm.tokens, rate=sm.tokens_per_second
+class _Painter:
+    """One run's view while it streams: the prompt, then each repaint appends the new tokens.
+
+    Every repaint adds one small element with the tokens since the last one (never the whole
+    text again) and rewrites the one-line caption from running totals.
+    """
+
+    def __init__(
+        self, area: Any, status: Any, prompt: str, text_of: Callable[[int], str], label: str, key: str
+    ) -> None:
+        self.feed = TextFeed(text_of)
+        self._status = status
+        self._label = label
+        self._text = area.container(key=key)  # its elements flow as one text (style.css)
+        self._text.html(prompt_html(prompt))
+
+    def add(self, event: RoundEvent) -> None:
+        self.feed.add(event)
+
+    def paint(self) -> None:
+        new = self.feed.take()
+        if new:
+            self._text.html(feed_html(new))
+        f = self.feed
+        self._status.caption(
+            strings("live")(
+                "streaming", label=self._label, rounds=f.rounds, tokens=f.tokens, rate=f.tokens_per_second
+            )
         )
-    )
 
 
 def _stream(
@@ -56,17 +79,30 @@ def _stream(
     text_of: Callable[[int], str],
     label: str,
     events: list[RoundEvent],
+    key: str,
 ) -> None:
     pacer = Pacer(PAINT_EVERY)
+    painter = _Painter(area, status, prompt, text_of, label, key)
     for event in run:
         events.append(event)
+        painter.add(event)
         if pacer.due(event.finished):
-            _paint(area, status, prompt, events, text_of, label)
+            painter.paint()
+
+
+def from_cache(hit: Cached) -> LiveTrace:
+    """A stored run, marked in its ``meta`` as replayed from the cache (the view says so)."""
+    return replace(hit.trace, meta={**hit.trace.meta, "cached": True})
 
 
 def run(job: Job, settings: LiveSettings, prompt: str) -> NoReturn:
-    """Load the models, stream the speculative run (and the baseline), hand the trace over."""
+    """Answer from the cache, or wait for the models' turn, stream both runs, hand the trace over."""
     s = strings("live")
+    room, key = classroom(), request_key(settings, prompt)
+    hit = room.lookup(key)
+    if hit is not None:  # an identical request already ran: replay it, no model needed
+        keep(from_cache(hit))
+        st.rerun()
     with job.preparing():
         target = get_target(settings.target)
         draft = get_draft(settings.target, target, settings.draft)
@@ -88,32 +124,69 @@ def run(job: Job, settings: LiveSettings, prompt: str) -> NoReturn:
         WAIT_LIMIT,
     )
     spec_done = False
+    ticket: Ticket | None = None
+    cached: Cached | None = None
 
     def stream() -> None:
-        nonlocal spec_done
-        _stream(spec_run, spec_area, spec_status, prompt, target.token_text, s["spec_short"], spec_events)
+        nonlocal spec_done, ticket, cached
+        ticket = room.enqueue(settings.max_new_tokens * (2 if settings.compare else 1))
+        while not ticket.wait_turn(QUEUE_POLL):
+            spec_status.info(
+                s("queue", position=ticket.position, seconds=ticket.wait_estimate_s),
+                icon=":material/hourglass_top:",
+            )
+        cached = room.lookup(key)  # the same request may have run while this one waited
+        if cached is not None:
+            return
+        _stream(
+            spec_run,
+            spec_area,
+            spec_status,
+            prompt,
+            target.token_text,
+            s["spec_short"],
+            spec_events,
+            f"{STREAM_KEY}_spec",
+        )
         spec_done = True
         if settings.compare:
-            _stream(base_run, base_area, base_status, prompt, target.token_text, s["base_short"], base_events)
+            _stream(
+                base_run,
+                base_area,
+                base_status,
+                prompt,
+                target.token_text,
+                s["base_short"],
+                base_events,
+                f"{STREAM_KEY}_base",
+            )
 
     def result(finished: bool) -> LiveTrace | None:  # no Streamlit call in here (see Job.run)
         spec_run.close()
         base_run.close()
-        if not spec_events:
-            return None
-        spec = RunRecord(spec_events, spec_run.wall_s, stopped=not spec_done)
-        base = RunRecord(base_events, base_run.wall_s, stopped=not finished) if base_events else None
-        return build(settings, prompt, ids, target, draft, spec, base)
+        if cached is not None:
+            ticket.release()  # type: ignore[union-attr]
+            return from_cache(cached)
+        trace = None
+        if spec_events:
+            spec = RunRecord(spec_events, spec_run.wall_s, stopped=not spec_done)
+            base = RunRecord(base_events, base_run.wall_s, stopped=not finished) if base_events else None
+            trace = build(settings, prompt, ids, target, draft, spec, base)
+        if ticket is not None:
+            room.finish(ticket, key, trace if finished else None)
+        return trace
 
     job.run(stream, result)
 
 
 def playback(trace: LiveTrace) -> NoReturn:
     """Stream a kept run again at its recorded pace (each round's pause capped)."""
-    area, status = st.empty(), st.empty()
-    shown: list[RoundEvent] = []
+    status = st.empty()
+    painter = _Painter(
+        st.container(), status, trace.prompt, trace.text, strings("live")["spec_short"], f"{STREAM_KEY}_play"
+    )
     for event in trace.speculative.events:
-        shown.append(event)
-        _paint(area, status, trace.prompt, shown, trace.text, strings("live")["spec_short"])
+        painter.add(event)
+        painter.paint()
         time.sleep(min(event.total_s, PLAYBACK_MAX_PAUSE))
     st.rerun()

@@ -8,6 +8,7 @@ import streamlit as st
 
 from pages.common.i18n import strings
 from pages.common.page import ASSETS
+from specdec_core.live.streaming import Shown
 from specdec_core.live.text import SPAN_KINDS, TokenSpan
 from specdec_core.viz import live as viz
 
@@ -28,6 +29,17 @@ def tokens_html(
     return viz.tokens_html(
         prompt, items, text_of, fig_text(), selected_round=selected_round, prompt_chars=PROMPT_TAIL
     )
+
+
+def prompt_html(prompt: str) -> str:
+    """The prompt's tail (grey) alone: the start of a streaming run's text."""
+    return viz.tokens_html(prompt, [], str, fig_text(), prompt_chars=PROMPT_TAIL)
+
+
+def feed_html(shown: Sequence[Shown]) -> str:
+    """The coloured tokens of `shown` (from a ``TextFeed``), to append to a streaming text."""
+    t = fig_text()  # viz has no default strings: the TOML is their only source
+    return f'<div class="sd-tokens">{"".join(viz.span_html(x.span, x.text, t) for x in shown)}</div>'
 
 
 #: The coloured tokens as a component that reports clicks (``assets/pick_tokens.js``); its

@@ -15,6 +15,7 @@ from typing import Any
 import streamlit as st
 
 from pages.common.i18n import strings
+from specdec_core.live.classroom import Classroom
 from specdec_core.live.model_choices import DraftSpec, ModelShelf, TargetSpec, load_draft, load_target
 from specdec_core.models.memory import process_bytes, return_freed_memory
 from specdec_core.viz.escape import md
@@ -24,6 +25,12 @@ from specdec_core.viz.escape import md
 def shelf() -> ModelShelf:
     """The process-wide shelf of loaded models."""
     return ModelShelf()
+
+
+@st.cache_resource(show_spinner=False)
+def classroom() -> Classroom:
+    """The process-wide trace cache and line for the models (specdec_core.live.classroom)."""
+    return Classroom()
 
 
 def _load(key: tuple[Any, ...], build: Callable[[Callable[[float, str], None]], Any], what: str) -> Any:
@@ -70,6 +77,7 @@ def wait_notice(slot: Any) -> Callable[[float], None]:
 
 def _unload() -> None:
     count = shelf().release()
+    classroom().forget()  # a fresh start: the next run of any request runs its models again
     return_freed_memory()
     st.session_state["_models_unloaded"] = count
 

@@ -82,7 +82,7 @@ def test_two_sessions_generate_at_once(browser: Browser, app_url: str, screensho
         a.get_by_role("button", name="Generate").click()
         expect(a.get_by_text(re.compile(r"speculative: round \d+"))).to_be_visible(timeout=RUN_TIMEOUT)
         b.get_by_role("button", name="Generate").click()
-        expect(b.get_by_text("Waiting for the model: another session is generating")).to_be_visible(
+        expect(b.get_by_text("In line for the models: 1 request(s) ahead of yours")).to_be_visible(
             timeout=TIMEOUT
         )
         _finished(a)

@@ -1,0 +1,174 @@
+"""One server, a whole class: identical requests answered from a shared trace cache, the rest queued.
+
+The engine is deterministic (same models, prompt, settings and seed → same events), so a
+run that finished is the answer to every later identical request: :class:`Classroom` keeps
+the traces of finished runs (least recently used dropped first) under a :func:`request_key`,
+and a UI shows a hit as a replay of that run, with that run's timings and the time it was
+measured. Requests that must run take a :class:`Ticket` in one first-come, first-served
+line for the models; the ticket tells its position and an estimate of the wait (from the
+seconds per token of the last runs), and a UI lets only the head of the line generate.
+Releasing a ticket (at the end of a run, on Stop, on any error) hands the models on.
+"""
+
+from __future__ import annotations
+
+import statistics
+import threading
+import time
+from collections import OrderedDict, deque
+from collections.abc import Hashable
+from dataclasses import dataclass
+from typing import Any
+
+#: Traces kept for replay, and runs remembered for the estimate.
+MAX_TRACES = 64
+HISTORY = 8
+#: Seconds per generated token assumed before any run has been measured.
+FIRST_GUESS_S_PER_TOKEN = 0.1
+
+
+def request_key(settings: Hashable, prompt: str) -> tuple[Hashable, str]:
+    """What makes two requests identical: every setting (models, sampling, γ, seed, length,
+    chat, comparison) and the prompt text."""
+    return (settings, prompt)
+
+
+@dataclass(frozen=True)
+class Cached:
+    """A finished run's trace and when it was stored."""
+
+    trace: Any
+    stored_at: float
+
+
+class Ticket:
+    """A place in the line for the models; :meth:`release` it when done (safe to call twice)."""
+
+    def __init__(self, room: Classroom, tokens: int) -> None:
+        self._room = room
+        self.tokens = tokens  # new tokens this request may generate (both runs together)
+        self.started: float | None = None  # when it reached the head of the line
+        self.released = False
+
+    @property
+    def position(self) -> int:
+        """0 at the head of the line (its turn), else how many requests are ahead of it."""
+        return self._room._position(self)
+
+    @property
+    def wait_estimate_s(self) -> float:
+        """Seconds until this ticket's turn, estimated from the requests ahead of it."""
+        return self._room._estimate(self)
+
+    def wait_turn(self, timeout: float) -> bool:
+        """Block until it is this ticket's turn (True) or `timeout` seconds pass (False)."""
+        return self._room._wait(self, timeout)
+
+    def release(self, tokens_made: int = 0, seconds: float = 0.0) -> None:
+        """Leave the line; a run that made `tokens_made` tokens in `seconds` feeds the estimate."""
+        self._room._release(self, tokens_made, seconds)
+
+
+class Classroom:
+    """The shared trace cache and the line for the models of one server process."""
+
+    def __init__(self, max_traces: int = MAX_TRACES) -> None:
+        self.max_traces = max_traces
+        self._traces: OrderedDict[Hashable, Cached] = OrderedDict()
+        self._line: list[Ticket] = []
+        self._rates: deque[float] = deque(maxlen=HISTORY)
+        self._cond = threading.Condition()
+
+    # -- the cache ---------------------------------------------------------------------------
+    def lookup(self, key: Hashable) -> Cached | None:
+        """The stored run for `key`, or None."""
+        with self._cond:
+            hit = self._traces.get(key)
+            if hit is not None:
+                self._traces.move_to_end(key)
+            return hit
+
+    def store(self, key: Hashable, trace: Any) -> None:
+        """Keep `trace` as the answer to `key` (only complete runs should be stored)."""
+        with self._cond:
+            self._traces[key] = Cached(trace, time.time())
+            self._traces.move_to_end(key)
+            while len(self._traces) > self.max_traces:
+                self._traces.popitem(last=False)
+
+    def forget(self) -> int:
+        """Drop every stored trace (e.g. after the models were unloaded); how many there were."""
+        with self._cond:
+            n = len(self._traces)
+            self._traces.clear()
+            return n
+
+    def finish(self, ticket: Ticket, key: Hashable, trace: Any | None) -> None:
+        """Release `ticket` after a run: a finished `trace` (a ``LiveTrace``; None after a Stop
+        or an error) feeds the estimate and, when both of its runs are complete, is stored."""
+        if trace is None:
+            ticket.release()
+            return
+        records = [trace.speculative] + ([trace.baseline] if trace.baseline is not None else [])
+        ticket.release(sum(len(r.tokens) for r in records), sum(r.wall_s for r in records))
+        if all(r.complete for r in records) and (trace.baseline is not None or not trace.settings.compare):
+            self.store(key, trace)
+
+    # -- the line ----------------------------------------------------------------------------
+    def enqueue(self, tokens: int) -> Ticket:
+        """A ticket at the end of the line for a request of up to `tokens` new tokens."""
+        ticket = Ticket(self, max(int(tokens), 1))
+        with self._cond:
+            self._line.append(ticket)
+            self._start_head()
+        return ticket
+
+    @property
+    def waiting(self) -> int:
+        """Requests in the line, the running one included."""
+        with self._cond:
+            return len(self._line)
+
+    @property
+    def seconds_per_token(self) -> float:
+        """Median seconds per token of the last runs (a first guess before any)."""
+        with self._cond:
+            return statistics.median(self._rates) if self._rates else FIRST_GUESS_S_PER_TOKEN
+
+    def _start_head(self) -> None:
+        if self._line and self._line[0].started is None:
+            self._line[0].started = time.monotonic()
+        self._cond.notify_all()
+
+    def _position(self, ticket: Ticket) -> int:
+        with self._cond:
+            return self._line.index(ticket) if ticket in self._line else 0
+
+    def _estimate(self, ticket: Ticket) -> float:
+        rate = self.seconds_per_token
+        with self._cond:
+            if ticket not in self._line:
+                return 0.0
+            ahead = self._line[: self._line.index(ticket)]
+            total = 0.0
+            for t in ahead:
+                need = t.tokens * rate
+                if t.started is not None:
+                    need = max(need - (time.monotonic() - t.started), 0.0)
+                total += need
+            return total
+
+    def _wait(self, ticket: Ticket, timeout: float) -> bool:
+        with self._cond:
+            return self._cond.wait_for(lambda: not self._line or self._line[0] is ticket, timeout)
+
+    def _release(self, ticket: Ticket, tokens_made: int, seconds: float) -> None:
+        with self._cond:
+            if ticket.released:
+                return
+            ticket.released = True
+            if tokens_made > 0 and seconds > 0:
+                self._rates.append(seconds / tokens_made)
+            if ticket in self._line:
+                self._line.remove(ticket)
+            self._start_head()

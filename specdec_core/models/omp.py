@@ -1,0 +1,27 @@
+"""OpenMP waiting policy for torch's CPU thread pool, chosen before torch is loaded.
+
+torch's CPU kernels run on an OpenMP pool (libgomp). By default its threads spin for a
+while after each parallel region, waiting for the next one. A decode step of a small model
+is hundreds of short regions, so on a machine where the cores are shared (a Streamlit
+server with a browser on the same laptop, other users' jobs) a spinning thread holds a core
+that the thread doing the work, the browser or the web server needs, and every region
+waits for a thread that was pushed off its core. With passive waiting the threads sleep
+instead. libgomp reads ``OMP_WAIT_POLICY`` once, when it is loaded (with torch), so
+:func:`prefer_passive_wait` must run before the first ``import torch``:
+``specdec_core.models`` calls it on import. An ``OMP_WAIT_POLICY`` already set is kept.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+WAIT_ENV = "OMP_WAIT_POLICY"
+
+
+def prefer_passive_wait() -> str | None:
+    """Set ``OMP_WAIT_POLICY=PASSIVE`` unless it is set or torch is loaded; the policy in force
+    for this process's OpenMP pool (None when torch was loaded first without one)."""
+    if WAIT_ENV not in os.environ and "torch" not in sys.modules:
+        os.environ[WAIT_ENV] = "PASSIVE"
+    return os.environ.get(WAIT_ENV)

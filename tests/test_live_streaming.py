@@ -1,0 +1,70 @@
+"""The streaming feed hands out each span once, with the text the finished view gives it."""
+
+import pytest
+
+from specdec_core.engine import autoregressive, generate, summarize
+from specdec_core.live.model_choices import toy_draft, toy_target
+from specdec_core.live.streaming import TextFeed, feed_all
+from specdec_core.live.text import readable, spans
+from specdec_core.sampling import SamplingConfig
+
+# Token texts with characters split over tokens, as byte-level tokenizers show them:
+# 猫 is e7 8c ab; 好 is e5 a5 bd.
+PIECES = ["a", "\\xe7", "\\x8c", "\\xab", " b", "\\xe5\\xa5", "\\xbd", "c", "\\xe7\\x8c\\xab", " "]
+
+
+def text_of(token: int) -> str:
+    return PIECES[token % len(PIECES)]
+
+
+@pytest.fixture(scope="module")
+def runs():
+    target, draft = toy_target(), toy_draft()
+    ids = target.encode("the cat")
+    cfg = SamplingConfig(temperature=0.9)
+    return [list(generate(target, draft, ids, cfg, 4, 60, seed)) for seed in range(4)] + [
+        list(autoregressive(target, ids, cfg, 30, 1))
+    ]
+
+
+def _finished_view(events):
+    items = spans(events)
+    return items, readable(
+        [text_of(s.token) for s in items], [s.kind not in ("rejected", "void") for s in items]
+    )
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 5])
+def test_pieces_handed_out_add_up_to_the_finished_text(runs, chunk):
+    for events in runs:
+        feed = TextFeed(text_of)
+        got = []
+        for i, e in enumerate(events):
+            feed.add(e)
+            if i % chunk == 0:
+                got += feed.take()
+        got += feed.take()
+        assert feed.take() == []  # nothing handed out twice
+        items, shown = _finished_view(events)
+        assert [g.span for g in got] == items
+        # the same text except where readable adds the still-incomplete bytes at the very end
+        last_in_text = max((i for i, s in enumerate(items) if s.kind not in ("rejected", "void")), default=-1)
+        for i, (g, want) in enumerate(zip(got, shown, strict=True)):
+            if i != last_in_text:
+                assert g.text == want, i
+
+
+def test_some_runs_split_characters_so_the_pieces_are_tested(runs):
+    assert any(g.text is None for events in runs for g in feed_all(events, text_of))
+    assert any(g.text == "猫" for events in runs for g in feed_all(events, text_of))
+
+
+def test_running_totals_equal_the_summary(runs):
+    for events in runs:
+        feed = TextFeed(text_of)
+        for e in events:
+            feed.add(e)
+        sm = summarize(events)
+        assert (feed.rounds, feed.tokens) == (sm.rounds, sm.tokens)
+        assert feed.seconds == pytest.approx(sm.seconds, abs=1e-12)
+        assert feed.tokens_per_second == pytest.approx(sm.tokens_per_second)
