@@ -1,8 +1,8 @@
 """The bundled model and its drafts on a CUDA GPU: greedy speculative output equals target-only,
 and the speedups, in float16 and bfloat16.
 
-    .venv/bin/python bench/gpu_check.py            # both precisions, 128 new tokens, 3 repeats
-    .venv/bin/python bench/gpu_check.py --quick    # 48 new tokens, 1 repeat, same keys
+    .venv/bin/python -m bench.gpu_check            # both precisions, 128 new tokens, 3 repeats
+    .venv/bin/python -m bench.gpu_check --quick    # 48 new tokens, 1 repeat, same keys
 
 Without CUDA it stops at once with exit status 2 and says so (nothing falls back to the CPU).
 For each precision the target (SmolLM2-135M-Instruct) is loaded on the GPU, and every draft
@@ -24,14 +24,9 @@ import json
 import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-import specdec_core.models  # noqa: E402,F401,I001  (before torch: sets the OpenMP policy)
-import torch  # noqa: E402
+import specdec_core.models  # noqa: F401  (torch is imported after it: it sets the OpenMP policy first)
 
 PROMPTS = {
     "copy": "Repeat the following paragraph exactly, word for word:\n\nThe lighthouse keeper climbed the "
@@ -59,6 +54,8 @@ def device_of(model: Any) -> str:
 
 
 def timed(run: Callable[[], list[int]]) -> tuple[list[int], float]:
+    import torch
+
     torch.cuda.synchronize()
     start = time.perf_counter()
     tokens = run()
@@ -113,6 +110,8 @@ def measure_prompt(
 
 
 def check_precision(dtype: str, other: str, n: int, repeats: int) -> tuple[list[dict[str, Any]], bool]:
+    import torch
+
     from specdec_core.models import LayerSkipDraft, NGramDraft, load_bundled, precision_copy
 
     target = load_bundled(dtype=dtype, device="cuda")
@@ -141,6 +140,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="48 new tokens, one repeat")
     args = parser.parse_args()
+    import torch
+
     if not torch.cuda.is_available():
         fail(
             "no CUDA GPU is available here (torch.cuda.is_available() is False; "

@@ -1,7 +1,7 @@
 """The live page against the plain engine, measured side by side, and a classroom on one server.
 
-    .venv/bin/python bench/live_page.py            # 3 interleaved pairs + the classroom check
-    .venv/bin/python bench/live_page.py --quick    # 1 pair, a smaller classroom, same keys
+    .venv/bin/python -m bench.live_page            # 3 interleaved pairs + the classroom check
+    .venv/bin/python -m bench.live_page --quick    # 1 pair, a smaller classroom, same keys
 
 Speed: the app is served by ``streamlit run`` and driven in headless Chromium (the browser
 tests' setup), with the default live settings (bundled model, n-gram draft, copy prompt,
@@ -39,7 +39,6 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = [
@@ -90,7 +89,11 @@ class Plain:
 
     def __init__(self) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, __file__, "--child"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+            [sys.executable, "-m", "bench.live_page", "--child"],
+            cwd=ROOT,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
         )
         json.loads(self.proc.stdout.readline())  # type: ignore[union-attr]
 
