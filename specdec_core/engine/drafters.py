@@ -16,8 +16,11 @@ if TYPE_CHECKING:
 class ModelDrafter:
     """A draft model with its session; feeds it the committed tokens it has not seen."""
 
-    def __init__(self, draft: LanguageModel, prompt: list[int]) -> None:
+    def __init__(self, draft: LanguageModel, prompt: list[int], target_session: object = None) -> None:
         self.session = draft.session(prompt[:-1])
+        bind = getattr(self.session, "bind_target", None)
+        if bind is not None:  # a trained head drafts from the target's features (models.head)
+            bind(target_session)
         self.pending = [prompt[-1]]
         self.base = 0
         self.fed_before = 0
@@ -66,8 +69,11 @@ class LookupDrafter:
         self.context.append(last)
 
 
-def make_drafter(draft: Draft, prompt: list[int]) -> ModelDrafter | LookupDrafter:
-    """A proposer (``propose(context, k)``) drafts by lookup; anything else is a draft model."""
+def make_drafter(
+    draft: Draft, prompt: list[int], target_session: object = None
+) -> ModelDrafter | LookupDrafter:
+    """A proposer (``propose(context, k)``) drafts by lookup; anything else is a draft model
+    (bound to `target_session` when its session asks for one)."""
     if isinstance(draft, Proposer):
         return LookupDrafter(draft, prompt)
-    return ModelDrafter(draft, prompt)
+    return ModelDrafter(draft, prompt, target_session)

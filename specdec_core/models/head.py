@@ -80,7 +80,7 @@ class HeadConfig:
 
 def fingerprint(module: nn.Module) -> float:
     """A number that changes with the target's output weights (sum of a few LM-head rows)."""
-    w = module.get_output_embeddings().weight
+    w = module.get_output_embeddings().weight.detach()
     return round(float(w[:64].double().abs().sum()), 3)
 
 
@@ -208,11 +208,12 @@ class HeadDraft:
             )
         device = module.get_output_embeddings().weight.device
         self.target = target
+        self.lock = getattr(target, "lock", None)  # reads the target's embeddings: one lock for both
         self.head = head.to(device)
         self.card = card
         self.path = path
         self.vocab_ids = vocab.to(device)
-        with torch.no_grad():
+        with torch.inference_mode():
             self.lm_rows = module.get_output_embeddings().weight[self.vocab_ids].float().clone()
         self.embed = module.get_input_embeddings()
         self.name = f"trained head ({path.stem})"
@@ -295,7 +296,7 @@ class HeadSession:
         if asked == 0:
             return torch.empty(0, self.draft.vocab_size)
         feats = feats[-1:] if last_only else feats[-asked:]
-        with torch.no_grad():
+        with torch.inference_mode():
             small = feats @ self.draft.lm_rows.T
         out = torch.full((small.shape[0], self.draft.vocab_size), -math.inf, device=small.device)
         out[:, self.draft.vocab_ids] = small
@@ -347,7 +348,7 @@ class HeadSession:
             else:
                 feats.append(None)  # the head's own guess, known once position j-1 is run
                 exact.append(False)
-        with torch.no_grad():
+        with torch.inference_mode():
             embeds = self.draft.embed(torch.tensor(ids, device=device)).float()
             out = []
             i = 0

@@ -1,0 +1,117 @@
+"""The trained-head draft (models.head) on tiny random Llamas: features, binding, exactness.
+
+The head here is random (trained heads only change how often drafts are accepted); what is
+tested is the plumbing a trained one relies on: the target session's features equal a fresh
+prefill's, the drafting session computes exactly what training's unrolled pass computes
+(the feature-uncertainty trap), greedy output is the target's own, and a head refuses a
+target it was not trained for.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from specdec_core.engine import autoregressive, generate
+from specdec_core.models import HFCausalLM
+from specdec_core.models.head import EagleHead, HeadConfig, HeadDraft, HeadMismatchError, save_head
+from specdec_core.sampling import SamplingConfig
+from train.fit import unrolled_features
+
+GREEDY = SamplingConfig(temperature=0)
+
+
+@pytest.fixture(scope="module")
+def tiny(tiny_hf_folders) -> HFCausalLM:
+    return HFCausalLM.load(tiny_hf_folders["target"], device="cpu")
+
+
+@pytest.fixture(scope="module")
+def head_file(tiny, tmp_path_factory):
+    torch.manual_seed(3)
+    head = EagleHead(HeadConfig.for_target(tiny.module, tiny.name))
+    for p in head.parameters():
+        if p.dim() == 2:
+            torch.nn.init.normal_(p, std=0.2)
+    vocab = torch.arange(0, tiny.vocab_size, 2)  # half the vocabulary: the rest is never proposed
+    path = tmp_path_factory.mktemp("head") / "tiny-head.safetensors"
+    save_head(head, vocab, path, {"steps": 0})
+    return path
+
+
+def _prefill_hidden(model: HFCausalLM, ids: list[int]) -> torch.Tensor:
+    with torch.inference_mode():
+        return model.module.model(torch.tensor([ids])).last_hidden_state[0]
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_target_session_features_equal_a_fresh_prefill_after_rollback(tiny_hf_folders, fast):
+    model = HFCausalLM.load(tiny_hf_folders["target"], device="cpu", fast=fast)
+    ids = model.encode("the quick brown fox jumps over the lazy dog")
+    s = model.session(ids[:5])
+    s.extend(ids[5:9])
+    s.truncate(7)
+    s.extend(ids[7:])
+    expected = _prefill_hidden(model, ids)
+    assert torch.allclose(s.features(0, len(ids)), expected, atol=1e-4)
+    with pytest.raises(ValueError, match="outside"):
+        s.features(0, len(ids) + 1)
+
+
+def test_drafting_session_matches_training_unrolled_pass(tiny, head_file):
+    """Depth s of the unrolled pass = what the session computes drafting s tokens ahead."""
+    draft = HeadDraft(tiny, head_file)
+    ids = tiny.encode("the quick brown fox jumps over the lazy dog and the cat")
+    f = _prefill_hidden(tiny, ids)[None]
+    emb = tiny.module.get_input_embeddings().weight[torch.tensor([ids])].detach()
+    with torch.no_grad():
+        steps = unrolled_features(draft.head, f, emb, steps=3)
+    rows = [(feat[0] @ draft.lm_rows.T) for feat in steps]
+    m = 6  # the target has fed ids[:m]; the head drafts ids[m+1], ids[m+2] after ids[m]
+    t_sess = tiny.session(ids[:m])
+    d_sess = draft.session(ids[:m])
+    d_sess.bind_target(t_sess)
+    for depth, token in enumerate(ids[m : m + 3], start=1):
+        row = d_sess.logits([token], last_only=True)[0, draft.vocab_ids]
+        assert torch.allclose(row, rows[depth - 1][m + depth - 1], atol=1e-4), depth
+
+
+def test_greedy_output_is_the_targets_and_rows_outside_the_vocabulary_are_never_proposed(tiny, head_file):
+    draft = HeadDraft(tiny, head_file)
+    ids = tiny.encode("the lazy dog")
+    base = [t for e in autoregressive(tiny, ids, GREEDY, 24, 0) for t in e.committed]
+    spec = [t for e in generate(tiny, draft, ids, GREEDY, 3, 24, 0) for t in e.committed]
+    assert spec == base
+    events = list(generate(tiny, draft, ids, SamplingConfig(temperature=1.0), 3, 24, 1))
+    drafted = [t for e in events for t in e.draft_tokens]
+    assert drafted and all(t % 2 == 0 for t in drafted)
+
+
+def test_refeeds_its_own_guesses_with_the_targets_features(tiny, head_file):
+    """After the target catches up, cache entries made from guesses are redone from features."""
+    draft = HeadDraft(tiny, head_file)
+    ids = tiny.encode("the quick brown fox jumps over the lazy dog")
+    t_sess = tiny.session(ids[:4])
+    d_sess = draft.session(ids[:4])
+    d_sess.bind_target(t_sess)
+    d_sess.logits(ids[4:8])  # 5, 6, 7 read guesses: the target has fed only 4 tokens
+    assert d_sess.exact == [True] * 5 + [False] * 3
+    t_sess.extend(ids[4:8])
+    last = d_sess.logits(ids[8:9], last_only=True)
+    assert all(d_sess.exact)
+    fresh_t = tiny.session(ids[:8])
+    fresh = draft.session(ids[:8])
+    fresh.bind_target(fresh_t)
+    assert torch.allclose(last, fresh.logits(ids[8:9], last_only=True), atol=1e-5)
+
+
+def test_refuses_a_target_it_was_not_trained_for(tiny_hf_folders, head_file):
+    other = HFCausalLM.load(tiny_hf_folders["draft"], device="cpu")  # 2 layers, other weights
+    with pytest.raises(HeadMismatchError, match="trained for"):
+        HeadDraft(other, head_file)
+
+
+def test_needs_a_bound_target(tiny, head_file):
+    s = HeadDraft(tiny, head_file).session([1, 2])
+    with pytest.raises(RuntimeError, match="bind_target"):
+        s.logits([3])
