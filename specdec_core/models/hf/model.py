@@ -347,9 +347,8 @@ class HFSession:
                 self._keep_hidden(hidden)
                 return LogitRows(hidden=hidden, head=m.fast.head, block=m.fast.block)
             extra = tree_arguments(pos, allowed, m.module.dtype)
-            out = m.module(
-                input_ids=inp, **{m._cache_kw: self._cache, "use_cache": True}, output_hidden_states=True, **extra
-            )
+            cache = {m._cache_kw: self._cache, "use_cache": True}
+            out = m.module(input_ids=inp, **cache, output_hidden_states=True, **extra)
             rows = out.logits[0].float()
             self._ids.extend(ids)
             self._keep_hidden(out.hidden_states[-1][0])
