@@ -14,6 +14,8 @@ from typing import Any
 import streamlit as st
 
 _LAST = "_url_last"
+_WRITTEN = "_url_written"  # per key, the values this session has put in the address (recent first)
+_KEEP_WRITTEN = 64
 
 
 @dataclass(frozen=True)
@@ -75,12 +77,19 @@ def restore(params: Sequence[Param]) -> list[str]:
     """Seed each control from the URL when it carries a value not yet applied, else its default.
 
     Returns the keys whose URL value could not be read (they keep their default).
+
+    A rerun carries the browser's address as it was when the rerun was asked for, which can
+    lag behind the widgets: when a slider moves several times quickly, the address may still
+    hold a value this session wrote one or two runs ago. Such an echo of our own writing is
+    not a new link, so it never overrides a widget (the next :func:`mirror` corrects the
+    address); only a value this session never wrote is.
     """
     last: dict[str, str] = st.session_state.setdefault(_LAST, {})
+    written: dict[str, list[str]] = st.session_state.setdefault(_WRITTEN, {})
     rejected: list[str] = []
     for prm in params:
         raw = st.query_params.get(prm.key)
-        if raw is not None and raw != last.get(prm.key):
+        if raw is not None and raw != last.get(prm.key) and raw not in written.get(prm.key, ()):
             last[prm.key] = raw
             try:
                 st.session_state[prm.key] = prm.parse(raw)
@@ -95,10 +104,17 @@ def restore(params: Sequence[Param]) -> list[str]:
 def mirror(params: Sequence[Param]) -> None:
     """Write the current value of each control into the URL."""
     last: dict[str, str] = st.session_state.setdefault(_LAST, {})
+    written: dict[str, list[str]] = st.session_state.setdefault(_WRITTEN, {})
     for prm in params:
         if prm.key in st.session_state:
             raw = prm.dump(st.session_state[prm.key])
             last[prm.key] = raw
+            seen = written.setdefault(prm.key, [])
+            if not seen or seen[0] != raw:
+                if raw in seen:
+                    seen.remove(raw)
+                seen.insert(0, raw)
+                del seen[_KEEP_WRITTEN:]
             if st.query_params.get(prm.key) != raw:
                 st.query_params[prm.key] = raw
 
