@@ -76,6 +76,7 @@ class LayerSkipDraft(HFCausalLM):
             name=f"{target.name} · first {k} of {total} layers",
             source=target.source,
             lock=target.lock,
+            fast=target.fast is not None,
         )
 
 
@@ -84,4 +85,5 @@ def precision_copy(target: HFCausalLM, dtype: str | torch.dtype = "bfloat16") ->
     torch_dtype = resolve_dtype(dtype)
     module = copy.deepcopy(target.module).to(torch_dtype)
     short = str(torch_dtype).removeprefix("torch.").replace("bfloat16", "bf16").replace("float16", "fp16")
-    return HFCausalLM(module, target.tokenizer, name=f"{target.name} ({short})", source=target.source)
+    name = f"{target.name} ({short})"
+    return HFCausalLM(module, target.tokenizer, name=name, source=target.source, fast=target.fast is not None)

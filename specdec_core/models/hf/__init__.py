@@ -5,6 +5,9 @@
 * :mod:`.fast` — the fast forward of plain-head models: ``FastForward``, ``LogitRows``.
 * :mod:`.kernels` — ``RowLinear``'s small-row kernels, the oneDNN switch, packed weights.
 * :mod:`.lean` — ``LeanBody``, a lean decoder body for Llama, Qwen2 and Mistral on CPU.
+* :mod:`.derived` — packed and fused weight copies, keyed on the tensors they came from.
+
+``SPECDEC_FAST=0`` (or ``HFCausalLM(..., fast=False)``) runs transformers' own forward.
 """
 
 from specdec_core.models.hf.fast import (
@@ -27,10 +30,11 @@ from specdec_core.models.hf.loading import (
     resolve_device,
     resolve_dtype,
 )
-from specdec_core.models.hf.model import HFCausalLM, HFSession
+from specdec_core.models.hf.model import FAST_ENV, HFCausalLM, HFSession, fast_enabled
 
 __all__ = [
     "DTYPES",
+    "FAST_ENV",
     "LOGIT_CONFIG_FIELDS",
     "PLAIN_HEAD_CLASSES",
     "THREADS_ENV",
@@ -43,6 +47,7 @@ __all__ = [
     "Progress",
     "RowLinear",
     "configure_torch_threads",
+    "fast_enabled",
     "packed_weight",
     "plain_head",
     "report",

@@ -8,12 +8,14 @@ forward pass) pick an exact kernel that is faster for them. Same maths, other ro
 from __future__ import annotations
 
 import contextlib
+import threading
 from collections.abc import Callable, Iterator
 
 import torch
 import torch.nn.functional as F
 
 from specdec_core.models import memory
+from specdec_core.models.hf.derived import DerivedCache
 
 
 class RowLinear(torch.nn.Linear):
@@ -29,7 +31,7 @@ class RowLinear(torch.nn.Linear):
       1 row 9.9 → 4.0 ms.
     * float32, 3 rows or more (verification blocks, prefills): oneDNN's linear on a copy of
       the weight re-laid out once for small batches (:func:`packed_weight`, made on first
-      use and kept on the weight, so twins sharing a weight share it too; it costs the
+      use and kept while the weight is unchanged, so twins sharing a weight share it too; it costs the
       weight's size in memory once more). Weights streamed from memory, 2 cores: 3072 × 576,
       5 rows 346 → 203 µs, 8 rows 458 → 263 µs (``W @ xᵀ`` → packed), 64 rows 1850 →
       1180 µs, 300 rows 6.7 → 5.0 ms (``F.linear`` → packed); the head, 5 rows 5.3 → 3.4 ms,
@@ -124,40 +126,60 @@ def row_kernel(rows: int, dtype: torch.dtype) -> Iterator[Product]:
 
 #: Batch size the packed weights are laid out for (verification blocks are 3 … 8 rows).
 PACK_BATCH = 4
-_PACKED_ATTR = "_specdec_packed"
+_PACKED = DerivedCache()
 
 
 def packed_weight(weight: torch.Tensor) -> torch.Tensor | None:
-    """`weight` (float32, CPU) re-laid out by oneDNN for small batches, made once and kept.
+    """`weight` (float32, CPU) re-laid out by oneDNN for small batches, made once and kept
+    while `weight` is unchanged (:mod:`.derived`; twins sharing a weight share it).
 
     None when this torch build lacks the oneDNN ops (or they fail), or when the copy would
     leave too little memory available (``memory.room_for``; decided once per weight);
     callers then use their other kernel.
     """
-    packed = getattr(weight, _PACKED_ATTR, None)
-    if packed is None:
-        packed = False
-        if memory.room_for(weight.numel() * weight.element_size()):
-            try:
-                with torch.inference_mode():
-                    packed = torch.ops.mkldnn._reorder_linear_weight(weight.detach(), PACK_BATCH)
-            except (AttributeError, RuntimeError):  # pragma: no cover - torch builds without oneDNN
-                packed = False
-        setattr(weight, _PACKED_ATTR, packed)
+    packed = _PACKED.get(weight, (weight,), lambda: _pack(weight))
     return packed if packed is not False else None
+
+
+def _pack(weight: torch.Tensor) -> torch.Tensor | bool:
+    if not memory.room_for(weight.numel() * weight.element_size()):
+        return False
+    try:
+        with torch.inference_mode():
+            return torch.ops.mkldnn._reorder_linear_weight(weight.detach(), PACK_BATCH)
+    except (AttributeError, RuntimeError):  # pragma: no cover - torch builds without oneDNN
+        return False
+
+
+_ONEDNN_LOCK = threading.Lock()
+#: Callers inside the switch now, and the flag before the first of them entered.
+_onednn_users = 0
+_onednn_before = True
 
 
 @contextlib.contextmanager
 def _without_onednn() -> Iterator[None]:
-    """oneDNN (mkldnn) switched off for the calls inside (process-wide; see ``RowLinear``)."""
+    """oneDNN (mkldnn) switched off for the calls inside (process-wide; see ``RowLinear``).
+
+    A reference-counted switch under a lock: the first caller in saves the flag and turns
+    it off, the last one out restores it, so overlapping runs in several threads never
+    leave oneDNN off for the process.
+    """
     get = getattr(torch._C, "_get_mkldnn_enabled", None)
     set_ = getattr(torch._C, "_set_mkldnn_enabled", None)
     if get is None or set_ is None:  # pragma: no cover - other torch builds
         yield
         return
-    before = get()
-    set_(False)
+    global _onednn_users, _onednn_before
+    with _ONEDNN_LOCK:
+        if _onednn_users == 0:
+            _onednn_before = get()
+            set_(False)
+        _onednn_users += 1
     try:
         yield
     finally:
-        set_(before)
+        with _ONEDNN_LOCK:
+            _onednn_users -= 1
+            if _onednn_users == 0:
+                set_(_onednn_before)

@@ -35,6 +35,8 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
+from specdec_core.models.hf.derived import DerivedCache
+
 #: A context manager giving the matrix product ``f(x, w) = x @ wᵀ`` for one forward pass.
 Kernel = AbstractContextManager[Callable[[torch.Tensor, torch.Tensor], torch.Tensor]]
 
@@ -46,7 +48,7 @@ LEAN_CLASSES = {
     "MistralForCausalLM": "MistralDecoderLayer",
     "Qwen2ForCausalLM": "Qwen2DecoderLayer",
 }
-_FUSED_ATTR = "_specdec_fused"
+_FUSED = DerivedCache()
 
 
 def _rope_type(config: Any) -> str | None:
@@ -109,10 +111,17 @@ def fused_bytes(module: torch.nn.Module) -> int:
     return sum(
         p.weight.numel() * p.weight.element_size()
         for layer in module.model.layers
-        if getattr(layer.self_attn.q_proj.weight, _FUSED_ATTR, None) is None
+        if _FUSED.peek(layer.self_attn.q_proj.weight, _fused_sources(layer)) is None
         for parts in _fused_groups(layer)
         for p in parts
     )
+
+
+def _fused_sources(layer: torch.nn.Module) -> list[torch.Tensor | None]:
+    """Every tensor the fused weights of `layer` are made from."""
+    (q, k, v), (gate, up) = _fused_groups(layer)
+    norms = (layer.input_layernorm.weight, layer.post_attention_layernorm.weight)
+    return [*(p.weight for p in (q, k, v, gate, up)), *(p.bias for p in (q, k, v)), *norms]
 
 
 def _fused(layer: torch.nn.Module, head_dim: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
@@ -124,31 +133,32 @@ def _fused(layer: torch.nn.Module, head_dim: int) -> tuple[torch.Tensor, torch.T
     interleaved order (dimension j and j + d/2 side by side) so that the rotary embedding
     is one complex product; q·k is unchanged, since both are permuted alike. The products
     are taken in float32 and rounded once to the model's dtype; the biases get the same
-    order and scale (the norm is not theirs) and stay float32. Kept on q's weight, so
-    every body built from the same layer (a layer-skip draft) shares them.
+    order and scale (the norm is not theirs) and stay float32. Kept for q's weight while
+    every source is unchanged (:mod:`.derived`), so every body built from the same layer (a
+    layer-skip draft) shares them, and a model converted in place gets new ones.
     """
+    return _FUSED.get(layer.self_attn.q_proj.weight, _fused_sources(layer), lambda: _fuse(layer, head_dim))
+
+
+def _fuse(layer: torch.nn.Module, head_dim: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
     (q, k, v), (gate, up) = _fused_groups(layer)
-    got = getattr(q.weight, _FUSED_ATTR, None)
-    if got is None:
-        d = head_dim
-        order = torch.stack([torch.arange(d // 2), torch.arange(d // 2) + d // 2], dim=1).reshape(-1)
+    d = head_dim
+    order = torch.stack([torch.arange(d // 2), torch.arange(d // 2) + d // 2], dim=1).reshape(-1)
 
-        def interleaved(w: torch.Tensor) -> torch.Tensor:
-            return w.float().view(-1, d, *w.shape[1:])[:, order].reshape(w.shape)
+    def interleaved(w: torch.Tensor) -> torch.Tensor:
+        return w.float().view(-1, d, *w.shape[1:])[:, order].reshape(w.shape)
 
-        dtype = q.weight.dtype
-        with torch.no_grad():  # in place where possible: fewer float32 temporaries
-            qkv = torch.cat([interleaved(q.weight), interleaved(k.weight), v.weight.float()])
-            qkv[: q.weight.shape[0]].div_(math.sqrt(d))
-            qkv.mul_(layer.input_layernorm.weight.float())
-            gate_up = torch.cat([gate.weight.float(), up.weight.float()])
-            gate_up.mul_(layer.post_attention_layernorm.weight.float())
-            bias = None
-            if q.bias is not None:
-                bias = torch.cat([interleaved(q.bias) / math.sqrt(d), interleaved(k.bias), v.bias.float()])
-        got = (qkv.to(dtype).contiguous(), gate_up.to(dtype).contiguous(), bias)
-        setattr(q.weight, _FUSED_ATTR, got)
-    return got
+    dtype = q.weight.dtype
+    with torch.no_grad():  # in place where possible: fewer float32 temporaries
+        qkv = torch.cat([interleaved(q.weight), interleaved(k.weight), v.weight.float()])
+        qkv[: q.weight.shape[0]].div_(math.sqrt(d))
+        qkv.mul_(layer.input_layernorm.weight.float())
+        gate_up = torch.cat([gate.weight.float(), up.weight.float()])
+        gate_up.mul_(layer.post_attention_layernorm.weight.float())
+        bias = None
+        if q.bias is not None:
+            bias = torch.cat([interleaved(q.bias) / math.sqrt(d), interleaved(k.bias), v.bias.float()])
+    return qkv.to(dtype).contiguous(), gate_up.to(dtype).contiguous(), bias
 
 
 class LeanCache:
