@@ -8,6 +8,7 @@
     python -m train fit --minutes 50        # train the head (resumable checkpoints)
     python -m train evaluate                # greedy acceptance and α at T = 0.7, held-out prompts
     python -m train export                  # assets/head/ (safetensors + model card numbers)
+    python -m train early-exit              # α of untrained exits per depth (for the lesson)
 
 Every stage is seeded and resumes from what the previous run left. See train/README.md.
 """
@@ -42,6 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     e.add_argument("--tokens", type=int, default=96, help="new tokens per prompt")
     e.add_argument("--weights", default=None, help="a head file (default: the latest checkpoint)")
     sub.add_parser("export")
+    sub.add_parser("early-exit")
     for p in sub.choices.values():
         p.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's)")
     args = parser.parse_args(argv)
@@ -74,6 +76,10 @@ def main(argv: list[str] | None = None) -> int:
         from train import evaluate
 
         evaluate.run(n_prompts=args.prompts, n_tokens=args.tokens, weights=args.weights)
+    elif args.stage == "early-exit":
+        from train import early_exit
+
+        early_exit.run()
     elif args.stage == "export":
         from train import export
 

@@ -24,16 +24,16 @@ from specdec_core.models.markov import rows_from_weights
 Progress = Callable[[float, str], None]
 
 TARGETS: tuple[str, ...] = ("bundled", "toy", "custom")
-HF_DRAFTS: tuple[str, ...] = ("ngram", "bf16", "layerskip", "custom")
+HF_DRAFTS: tuple[str, ...] = ("ngram", "bf16", "layerskip", "head", "custom")
 TOY_DRAFTS: tuple[str, ...] = ("toy_draft", "ngram", "custom")
-DRAFTS: tuple[str, ...] = ("ngram", "bf16", "layerskip", "toy_draft", "custom")
+DRAFTS: tuple[str, ...] = ("ngram", "bf16", "layerskip", "head", "toy_draft", "custom")
 
 
 class ChoiceError(ValueError):
     """A draft that cannot go with the chosen target, or a custom choice left empty.
 
     ``code`` names the case for a translated message: "no_target_source", "no_draft_source",
-    "toy_draft", "needs_transformer" or "unknown".
+    "toy_draft", "needs_transformer", "head_mismatch" or "unknown".
     """
 
     def __init__(self, message: str, code: str = "unknown") -> None:
@@ -191,6 +191,18 @@ def load_draft(target: Any, spec: DraftSpec, progress: Progress | None = None) -
                 progress(0.0, f"Copying {target.name} to bfloat16…")
             return precision_copy(target, "bfloat16")
         return LayerSkipDraft(target, spec.k)
+    if spec.kind == "head":
+        from specdec_core.models import HFCausalLM
+        from specdec_core.models.head import HeadDraft, HeadMismatchError
+
+        if not isinstance(target, HFCausalLM):
+            raise ChoiceError(
+                "The trained head drafts from a transformer target's features.", "needs_transformer"
+            )
+        try:
+            return HeadDraft(target)
+        except (HeadMismatchError, FileNotFoundError) as exc:
+            raise ChoiceError(str(exc), "head_mismatch") from exc
     if spec.kind == "custom":
         from specdec_core.models import HFCausalLM, check_compatible
 
