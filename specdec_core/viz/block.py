@@ -23,6 +23,7 @@ from plotly.subplots import make_subplots
 
 from specdec_core.course.block import BlockRound
 from specdec_core.viz import palette
+from specdec_core.viz.memo import figure_cache
 from specdec_core.viz.palette import (
     ACCEPTED,
     BONUS,
@@ -138,6 +139,7 @@ def _legend_entry(fig: go.Figure, name: str, colour: str, **where: int) -> None:
     )
 
 
+@figure_cache
 def round_figure(rnd: BlockRound, labels: Sequence[str], text: Mapping[str, str]) -> go.Figure:
     """The slots of one round: outcome boxes on top, p and q at each draft below.
 
@@ -256,6 +258,7 @@ def round_figure(rnd: BlockRound, labels: Sequence[str], text: Mapping[str, str]
     return fig
 
 
+@figure_cache
 def rows_figure(rnd: BlockRound, labels: Sequence[str], text: Mapping[str, str]) -> go.Figure:
     """Heatmaps of the K draft rows q_i and the K+1 target rows p_i of one round.
 
@@ -379,6 +382,7 @@ def _cell(
     cells.append((box, _label(x, y, label, font, 15)))
 
 
+@figure_cache
 def cache_figure(
     rnd: BlockRound,
     labels: Sequence[str],

@@ -21,6 +21,7 @@ import plotly.graph_objects as go
 
 from specdec_core.theory import VerifyCost, best_gamma, expected_tokens, speedup
 from specdec_core.viz import palette
+from specdec_core.viz.memo import figure_cache
 from specdec_core.viz.palette import (
     ACCEPTED,
     BONUS,
@@ -92,6 +93,7 @@ def _verify(verify_cost: VerifyCost, gamma: int) -> float:
     return float(verify_cost(gamma)) if callable(verify_cost) else float(verify_cost)
 
 
+@figure_cache
 def verify_cost_figure(
     beta: float,
     max_gamma: int,
@@ -158,6 +160,7 @@ def _blues(n: int) -> list[str]:
     return palette.shades(palette.ALPHA_LIGHT, palette.ALPHA_DARK, n)
 
 
+@figure_cache
 def expected_tokens_figure(
     alphas: Sequence[float],
     max_gamma: int,
@@ -239,6 +242,7 @@ def _round_data(alpha: float, gammas: np.ndarray, cost_ratio: float, verify_cost
     )
 
 
+@figure_cache
 def speedup_gamma_figure(
     alpha: float,
     cost_ratio: float,
@@ -307,6 +311,7 @@ def speedup_gamma_figure(
     return fig
 
 
+@figure_cache
 def speedup_alpha_figure(
     gamma: int,
     cost_ratio: float,

@@ -15,6 +15,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from specdec_core.viz import palette
+from specdec_core.viz.memo import figure_cache
 from specdec_core.viz.strings import pick
 
 _HALF = 0.21  # offset of the two bars of a pair from the token's position
@@ -91,6 +92,7 @@ def _layout(fig: go.Figure, yaxis: str, height: int) -> go.Figure:
     return fig
 
 
+@figure_cache
 def overlap_bars(
     labels: Sequence[str],
     overlap: Sequence[float] | np.ndarray,
@@ -167,6 +169,7 @@ def overlap_bars(
     return _layout(fig, t["yaxis"], height)
 
 
+@figure_cache
 def conservation_bar(
     labels: Sequence[str],
     surplus: Sequence[float] | np.ndarray,
@@ -227,6 +230,7 @@ def conservation_bar(
     return fig
 
 
+@figure_cache
 def residual_bars(
     labels: Sequence[str],
     residual: Sequence[float] | np.ndarray,
@@ -244,6 +248,7 @@ def residual_bars(
     return _layout(fig, t["yaxis"], height)
 
 
+@figure_cache
 def emitted_bars(
     labels: Sequence[str],
     direct: Sequence[float] | np.ndarray,
@@ -277,6 +282,7 @@ def emitted_bars(
     return _layout(fig, t["yaxis"], height)
 
 
+@figure_cache
 def law_comparison(
     labels: Sequence[str],
     target: Sequence[float] | np.ndarray,
@@ -306,6 +312,7 @@ def law_comparison(
     return _layout(fig, t["yaxis"], height)
 
 
+@figure_cache
 def alpha_temperature(
     temperatures: Sequence[float] | np.ndarray,
     alpha: Sequence[float] | np.ndarray,

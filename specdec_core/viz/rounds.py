@@ -15,6 +15,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from specdec_core.course.block import BlockRound
+from specdec_core.viz.memo import figure_cache
 from specdec_core.viz.palette import (
     ACCEPTED,
     BONUS,
@@ -35,6 +36,7 @@ KEYS: dict[str, tuple[str, ...]] = {
 }
 
 
+@figure_cache
 def rounds_figure(rounds: Sequence[BlockRound], text: Mapping[str, str]) -> go.Figure:
     """Tokens each round committed: accepted drafts (green) plus its corrected or bonus token."""
     t = pick(text, KEYS, "rounds_figure")
@@ -65,6 +67,7 @@ def rounds_figure(rounds: Sequence[BlockRound], text: Mapping[str, str]) -> go.F
     return fig
 
 
+@figure_cache
 def tokens_histogram(
     counts: Sequence[int] | np.ndarray,
     law: Sequence[float] | np.ndarray,

@@ -15,6 +15,7 @@ from plotly.subplots import make_subplots
 from specdec_core.course.sampling_lab import TemperatureSweep
 from specdec_core.sampling import SamplingConfig, SamplingTrace
 from specdec_core.viz.escape import html_all
+from specdec_core.viz.memo import figure_cache
 from specdec_core.viz.palette import (
     BEFORE,
     FONT,
@@ -88,6 +89,7 @@ def _stage_title(name: str, step: int, config: SamplingConfig, kept: float, cut:
     return t[f"stage_{name}"].format(step=step, k=config.top_k, p=config.top_p, kept=kept, scale=1.0 / kept)
 
 
+@figure_cache
 def stages_figure(
     trace: SamplingTrace,
     config: SamplingConfig,
@@ -205,6 +207,7 @@ def stages_figure(
     return fig
 
 
+@figure_cache
 def sweep_figure(
     sweep: TemperatureSweep,
     labels: Sequence[str],

@@ -17,6 +17,7 @@ from specdec_core.course.tree import Tally, TreeLayout, TreeView, layout, leaf_s
 from specdec_core.verify import TreeNode
 from specdec_core.viz import palette
 from specdec_core.viz.labels import display_label
+from specdec_core.viz.memo import figure_cache
 from specdec_core.viz.strings import pick
 
 _SETS = ("set_deficit", "set_surplus", "set_equal", "set_mixed")
@@ -288,6 +289,7 @@ def _add_legend(fig: go.Figure, dr: _Drawing) -> None:
             fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", line=line, name=dr.t[f"edge_{kind}"]))
 
 
+@figure_cache
 def tree_figure(
     view: TreeView,
     highlight: Sequence[int] = (),
@@ -336,6 +338,7 @@ def tree_figure(
     return fig
 
 
+@figure_cache
 def leaf_sum_figure(view: TreeView, text: Mapping[str, str]) -> go.Figure:
     """Per token, its direct leaf stacked on its redrawn leaves, against a marker at p(x)."""
     t = pick(text, KEYS, "leaf_sum_figure")
@@ -383,6 +386,7 @@ def leaf_sum_figure(view: TreeView, text: Mapping[str, str]) -> go.Figure:
     return fig
 
 
+@figure_cache
 def tally_figure(view: TreeView, tally: Tally, text: Mapping[str, str]) -> go.Figure:
     """Shares of sampled paths per token, next to p(x) with a ±2 standard-error whisker."""
     t = pick(text, KEYS, "tally_figure")

@@ -25,6 +25,7 @@ import plotly.graph_objects as go
 from specdec_core.candidates import CandidateTree
 from specdec_core.viz import palette
 from specdec_core.viz.labels import display_label
+from specdec_core.viz.memo import figure_cache
 from specdec_core.viz.strings import pick
 
 FADED = palette.NEUTRAL
@@ -73,6 +74,7 @@ def _rows_by_leaves(parents: Sequence[int]) -> list[float]:
     return [-y for y in ys]
 
 
+@figure_cache
 def draft_tree_figure(
     labels: Sequence[str],
     parents: Sequence[int],
@@ -165,6 +167,7 @@ def draft_tree_figure(
     return fig
 
 
+@figure_cache
 def mask_figure(
     mask: np.ndarray, labels: Sequence[str], position_ids: Sequence[int], text: Mapping[str, str]
 ) -> go.Figure:
@@ -205,6 +208,7 @@ def mask_figure(
     return fig
 
 
+@figure_cache
 def cache_figure(
     prefix_length: int, labels: Sequence[str], kept_slots: Sequence[int], text: Mapping[str, str]
 ) -> go.Figure:
@@ -254,6 +258,7 @@ def cache_figure(
     return fig
 
 
+@figure_cache
 def acceptance_figure(curves: Mapping[str, np.ndarray], text: Mapping[str, str]) -> go.Figure:
     """Exact P(accept) for k = 0 … K; `curves` maps "with" / "without" to its values."""
     t = pick(text, KEYS, "acceptance_figure")
@@ -282,6 +287,7 @@ def acceptance_figure(curves: Mapping[str, np.ndarray], text: Mapping[str, str])
     return fig
 
 
+@figure_cache
 def shapes_figure(
     names: Sequence[str], expected: Sequence[float], chain_index: int, text: Mapping[str, str]
 ) -> go.Figure:
@@ -303,6 +309,7 @@ _NODE_COLOURS = {"root": palette.WHITE, "proposal": palette.DRAFT, "accept": pal
                  "reject": palette.REJECTED, "resample": palette.DEFICIT}  # fmt: skip
 
 
+@figure_cache
 def candidate_tree_figure(view: CandidateTree, text: Mapping[str, str]) -> go.Figure:
     """The k-candidate probability tree of one position: a sunburst, each wedge its path mass."""
     t = pick(text, KEYS, "candidate_tree_figure")

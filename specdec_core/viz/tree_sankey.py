@@ -15,6 +15,7 @@ import plotly.graph_objects as go
 
 from specdec_core.course.tree import MassFlows, TreeView, mass_flows
 from specdec_core.viz import palette
+from specdec_core.viz.memo import figure_cache
 from specdec_core.viz.strings import pick
 from specdec_core.viz.tree import KEYS as TREE_KEYS
 from specdec_core.viz.tree import group_names, num, set_colours
@@ -32,6 +33,7 @@ KEYS: dict[str, tuple[str, ...]] = {
 }
 
 
+@figure_cache
 def sankey_figure(view: TreeView, text: Mapping[str, str]) -> go.Figure:
     """All probability from proposals (left, sizes q) to emitted tokens (right, sizes p).
 
