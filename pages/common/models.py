@@ -39,13 +39,13 @@ def _load(key: tuple[Any, ...], build: Callable[[Callable[[float, str], None]], 
         return models.get(key, lambda: None)
     s = strings("live")
     note = st.empty()
-    bar = st.progress(0.0, text=s("models.loading", what=what))
+    bar = st.progress(0.0, text=s("models.loading", what=md(what)))  # a model id is the user's text
 
     def progress(fraction: float, message: str) -> None:
-        bar.progress(min(max(fraction, 0.0), 1.0), text=message)
+        bar.progress(min(max(fraction, 0.0), 1.0), text=md(message))
 
     def waiting() -> None:
-        note.info(s("models.loading_elsewhere", what=what))
+        note.info(s("models.loading_elsewhere", what=md(what)))
 
     try:
         return models.get(key, lambda: build(progress), waiting)
