@@ -5,7 +5,6 @@ sessions at once. Toy pair only (no real model), so these run in seconds.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
@@ -43,7 +42,7 @@ def _errors(page: Page):
 
 
 def _set_prompt(page: Page, text: str) -> None:
-    box = page.get_by_label("Prompt")
+    box = page.get_by_role("textbox", name="Prompt", exact=True)
     box.fill(text)
     box.press("ControlOrMeta+Enter")  # commit the text area's value
     _settled(page)
@@ -65,8 +64,10 @@ def test_missing_model_then_another_target_generates(page: Page, app_url: str):
     _open(page, f"{app_url}/live?live_target=custom&live_max=16")
     page.get_by_role("button", name="Generate").click()
     expect(_errors(page)).to_contain_text("custom target", timeout=TIMEOUT)
-    page.get_by_test_id("stSelectbox").filter(has_text="Target model").click()
-    page.get_by_role("option", name=re.compile("Toy")).click()
+    box = page.get_by_role("combobox", name="Target model")
+    box.click()
+    box.fill("Toy")
+    page.keyboard.press("Enter")
     _settled(page)
     page.get_by_role("button", name="Generate").click()
     expect(page.get_by_role("heading", name="Rounds and statistics")).to_be_visible(timeout=TIMEOUT)
@@ -91,7 +92,7 @@ def test_bad_trace_then_a_good_trace_replays_and_shows_tokens_literally(
     main = page.get_by_test_id("stMain")
     # the inspector's lines: payload tokens as their literal text, never bold, a link or maths
     expect(main).to_contain_text("**zq1**")
-    for selector in ("strong:text-is('zq1')", "a[href='h:x']", "b:text-is('zq6')", ".katex"):
+    for selector in ("strong:text-is('zq1')", "a[href='h:x']", "b:text-is('zq6')", ".katex:has-text('zq3')"):
         assert main.locator(selector).count() == 0, selector
     assert not page.get_by_test_id("stException").count()
 
