@@ -28,6 +28,12 @@ The last line is one JSON object:
   by ``specdec_core.theory`` from its measured acceptance rate α and cost ratios: per round
   r, expected_tokens(α, γ_r) tokens for the measured draft + verify time of that round,
   against the baseline's measured time per token (prefill excluded on both sides);
+* ``tree_gain_chat``: the bf16 copy's best chain time / its best tree time on the chat prompt
+  (``generate(..., tree=...)``; the shapes in :data:`TREES_BF16`, the best one named in the
+  table), ``tree_tau_ratio_chat`` that tree's tokens per round / that chain's, and
+  ``tree_gain_copy`` the same time ratio for the n-gram draft on the copy prompt
+  (:data:`TREES_NGRAM`); the break-even line compares the τ ratio with the cost ratio of a
+  tree round to a chain round (more verification rows cost real time on a CPU);
 * ``cold_load_s`` (empty cache: de-quantise, save, load), ``warm_load_s``, ``rss_mb``
   (resident memory once the target is loaded and has run one forward pass; the weights
   are memory-mapped, so they only count once touched).
@@ -74,6 +80,17 @@ PROMPTS = {
 }
 GAMMA_NGRAM = 10  # transformers' own prompt-lookup examples use 10
 GAMMA_BF16 = 4
+#: Tree shapes (b_1, …, b_D) raced against the chains of the same draft.
+TREES_BF16: tuple[tuple[int, ...], ...] = ((2, 1, 1, 1), (2, 2, 1, 1), (2, 1, 1, 1, 1, 1))
+TREES_NGRAM: tuple[tuple[int, ...], ...] = ((2, *(1,) * 9), (3, *(1,) * 5))
+
+
+def shape_name(shape: tuple[int, ...]) -> str:
+    """(3, 1, 1, 1, 1, 1) → "3-1×5"."""
+    head, rest = shape[0], shape[1:]
+    if rest and all(b == 1 for b in rest):
+        return f"{head}-1×{len(rest)}"
+    return "-".join(str(b) for b in shape)
 
 
 @dataclass
@@ -185,6 +202,27 @@ def predicted_speedup(spec: list[RoundEvent], unit: float) -> tuple[float, float
     return tokens * unit / cost, alpha
 
 
+def forward_costs(
+    target: object, ids: list[int], sizes: tuple[int, ...], repeats: int = 7
+) -> dict[int, float]:
+    """Median seconds of one target forward over `sizes` new tokens after `ids` (interleaved)."""
+    sess = target.session(ids)
+    base = sess.length
+    times: dict[int, list[float]] = {k: [] for k in sizes}
+    for _ in range(repeats):
+        for k in sizes:
+            start = time.perf_counter()
+            sess.lazy_logits((ids * k)[:k]).row(0)
+            times[k].append(time.perf_counter() - start)
+            sess.truncate(base)
+    return {k: sorted(v)[len(v) // 2] for k, v in times.items()}
+
+
+def _best(contenders: dict[str, Contender], *prefixes: str) -> Contender:
+    """The fastest contender whose name starts with one of `prefixes`."""
+    return min((c for name, c in contenders.items() if name.startswith(prefixes)), key=lambda c: c.best)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer tokens and repeats (under 3 minutes)")
@@ -222,6 +260,9 @@ def main(argv: list[str] | None = None) -> int:
     def spec(prompt: str, draft: object, gamma: int, adaptive: bool | str) -> Callable:
         return ours(lambda: generate(target, draft, ids[prompt], GREEDY, gamma, n, 0, adaptive))
 
+    def tree(prompt: str, draft: object, shape: tuple[int, ...]) -> Callable:
+        return ours(lambda: generate(target, draft, ids[prompt], GREEDY, max_new_tokens=n, tree=shape))
+
     cases = {
         "copy": [
             Contender("target only (ours)", ours(lambda: autoregressive(target, ids["copy"], GREEDY, n))),
@@ -232,6 +273,7 @@ def main(argv: list[str] | None = None) -> int:
             Contender(f"HF prompt lookup, γ={GAMMA_NGRAM}",
                       hf_generate(target.module, ids["copy"], n, prompt_lookup_num_tokens=GAMMA_NGRAM)),
             Contender("HF target only", hf_generate(target.module, ids["copy"], n)),
+            *(Contender(f"n-gram, tree {shape_name(t)}", tree("copy", ngram, t)) for t in TREES_NGRAM),
         ],
         "chat": [
             Contender("target only (ours)", ours(lambda: autoregressive(target, ids["chat"], GREEDY, n))),
@@ -242,6 +284,8 @@ def main(argv: list[str] | None = None) -> int:
             Contender(f"HF assisted bf16, γ={GAMMA_BF16}",
                       hf_generate(target.module, ids["chat"], n, assistant_model=bf16.module)),
             Contender("HF target only", hf_generate(target.module, ids["chat"], n)),
+            *(Contender(f"bf16 copy, tree {shape_name(t)}", tree("chat", bf16, t)) for t in TREES_BF16),
+            *(Contender(f"n-gram, tree {shape_name(t)}", tree("chat", ngram, t)) for t in TREES_NGRAM),
         ],
     }  # fmt: skip
     for label, contenders in cases.items():
@@ -249,7 +293,7 @@ def main(argv: list[str] | None = None) -> int:
 
     print(f"SmolLM2-135M-Instruct, {n} new tokens, greedy, best of {repeats} interleaved runs, "
           f"torch threads {torch.get_num_threads()}")  # fmt: skip
-    print(f"{'prompt':6} {'contender':28} {'best s':>8} {'completed runs (s)':>24} {'abandoned':>9} "
+    print(f"{'prompt':6} {'contender':30} {'best s':>8} {'completed runs (s)':>24} {'abandoned':>9} "
           f"{'speedup':>8} {'α':>5} {'tok/round':>9} {'same tokens':>11}")  # fmt: skip
     for prompt, contenders in cases.items():
         base = contenders[0]
@@ -261,7 +305,7 @@ def main(argv: list[str] | None = None) -> int:
                 tpr = f"{s.tokens_per_round:.2f}"
             same = c.tokens[: len(base.tokens)] == base.tokens
             runs = " ".join(f"{t:.2f}" for t in c.times)
-            print(f"{prompt:6} {c.name:28} {c.best:8.2f} {runs:>24} {c.abandoned:9d} "
+            print(f"{prompt:6} {c.name:30} {c.best:8.2f} {runs:>24} {c.abandoned:9d} "
                   f"{base.best / c.best:8.2f} {alpha:>5} {tpr:>9} {'yes' if same else 'NO':>11}")  # fmt: skip
 
     copy, chat = {c.name: c for c in cases["copy"]}, {c.name: c for c in cases["chat"]}
@@ -287,6 +331,29 @@ def main(argv: list[str] | None = None) -> int:
     print(f"loads: cold {cold:.1f} s, warm {warm:.2f} s; RSS after loading the target {memory:.0f} MB, "
           f"peak {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB; "
           f"bench took {time.perf_counter() - started:.0f} s")  # fmt: skip
+    bf16_chain, bf16_tree = (
+        _best(chat, "bf16 copy, γ", "bf16 copy, a", "bf16 copy, h"),
+        _best(chat, "bf16 copy, tree"),
+    )
+    ngram_chain, ngram_tree = _best(copy, "n-gram, γ", "n-gram, a", "n-gram, h"), _best(copy, "n-gram, tree")
+    tau_chain, tau_tree = (summarize(c.events).tokens_per_round for c in (bf16_chain, bf16_tree))
+    round_chain, round_tree = (
+        summarize(c.events).seconds / summarize(c.events).rounds for c in (bf16_chain, bf16_tree)
+    )
+    nodes = sum(e.extra.get("tree_nodes", 0) for e in bf16_tree.events) / len(bf16_tree.events)
+    verify = {
+        c.name: summarize(c.events).verify_s / summarize(c.events).rounds for c in (bf16_chain, bf16_tree)
+    }
+    print(f"trees (chat, bf16 copy): best chain {bf16_chain.name} τ = {tau_chain:.2f}, best tree "
+          f"{bf16_tree.name} ({nodes:.1f} nodes) τ = {tau_tree:.2f}; τ ratio {tau_tree / tau_chain:.2f} "
+          "against a "
+          f"round-cost ratio (break-even) {round_tree / round_chain:.2f}; verify per round "
+          + ", ".join(f"{k} {v * 1000:.0f} ms" for k, v in verify.items())
+          + f"; target decode step {unit * 1000:.0f} ms")  # fmt: skip
+    print(f"trees (copy, n-gram): best chain {ngram_chain.name}, best tree {ngram_tree.name}")
+    costs = forward_costs(target, ids["chat"], (1, 5, 9, 13, 17, 25))
+    print("target forward (body + first head block) by tokens scored: "
+          + ", ".join(f"{k}: {v * 1000:.1f} ms ({v / costs[1]:.2f}×)" for k, v in costs.items()))  # fmt: skip
     result = {
         "ngram_copy": round(base_copy.best / copy["n-gram, adaptive γ"].best, 3),
         "ngram_chat": round(base_chat.best / chat["n-gram, adaptive γ"].best, 3),
@@ -296,6 +363,9 @@ def main(argv: list[str] | None = None) -> int:
         "cold_load_s": None if cold != cold else round(cold, 2),  # null with --no-cold
         "warm_load_s": round(warm, 2),
         "rss_mb": round(memory, 1),
+        "tree_gain_chat": round(bf16_chain.best / bf16_tree.best, 3),
+        "tree_gain_copy": round(ngram_chain.best / ngram_tree.best, 3),
+        "tree_tau_ratio_chat": round(tau_tree / tau_chain, 3),
     }
     print(json.dumps(result))
     return 0
