@@ -19,6 +19,8 @@ from math import prod
 
 import numpy as np
 
+from specdec_core.verify import inverse_cdf
+
 
 def check_branching(branching: Sequence[int]) -> tuple[int, ...]:
     """`branching` (b_1, …, b_D) as whole numbers ≥ 1, D ≥ 1; ValueError otherwise."""
@@ -142,8 +144,7 @@ def distinct_children(q: np.ndarray, b: int, rng: np.random.Generator) -> list[i
         total = float(rest.sum())
         if total <= 0:
             break
-        cdf = np.cumsum(rest)
-        x = int(np.searchsorted(cdf, rng.random() * cdf[-1], side="right"))
+        x = int(inverse_cdf(rest, rng.random()))
         out.append(x)
         rest[x] = 0.0
     return out

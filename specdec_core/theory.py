@@ -78,17 +78,32 @@ def speedup(
 
 
 def best_gamma(
-    alpha: float,
+    alpha: float | np.ndarray,
     cost_ratio: float,
     verify_cost: VerifyCost = 1.0,
     max_gamma: int = 32,
-) -> int:
-    """The γ in 1 … max_gamma with the highest predicted speedup (smallest γ on a tie)."""
-    gammas = range(1, _check_gamma(max_gamma) + 1)
-    if not gammas:
-        raise ValueError("max_gamma must be at least 1.")
-    values = [float(speedup(alpha, g, cost_ratio, verify_cost)) for g in gammas]
-    return gammas[int(np.argmax(values))]
+    min_gamma: int = 1,
+) -> int | np.ndarray:
+    """The γ in min_gamma … max_gamma with the highest predicted speedup: the smallest γ
+    whose speedup is within 1e-12 of the best (so rounding never lengthens the draft).
+
+    An array of α gives the best γ of each.
+    """
+    low = max(_check_gamma(min_gamma), 1)
+    gammas = np.arange(low, _check_gamma(max_gamma) + 1)
+    if gammas.size == 0:
+        raise ValueError(f"max_gamma must be at least {low}.")
+    values = np.array(
+        [np.asarray(speedup(alpha, int(g), cost_ratio, verify_cost), dtype=np.float64) for g in gammas]
+    )
+    best = gammas[np.argmax(values >= values.max(axis=0) - 1e-12, axis=0)]
+    return int(best) if np.ndim(alpha) == 0 else best
+
+
+def measured_alpha(accepted: float, examined: float) -> float | None:
+    """The per-draft acceptance estimate α = accepted / examined (None before any draft was
+    examined): an examined draft was either accepted or the round's one rejection."""
+    return accepted / examined if examined > 0 else None
 
 
 def linear_verify_cost(per_token: float) -> Callable[[int], float]:

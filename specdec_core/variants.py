@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from specdec_core.checks import as_distribution, same_length
-from specdec_core.verify import Dist, acceptance_probs, decompose, output_distribution
+from specdec_core.verify import Dist, acceptance_probs, decompose, inverse_cdf, output_distribution
 
 VARIANTS: tuple[str, ...] = ("exact", "resample_from_p", "argmax_match", "draft_mismatch")
 
@@ -70,8 +70,7 @@ def emitted_law(p: Dist, q: Dist, variant: str = "exact", q_actual: Dist | None 
 
 
 def _draws(dist: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
-    cdf = np.cumsum(dist)
-    return np.searchsorted(cdf, rng.random(n) * cdf[-1], side="right")
+    return inverse_cdf(dist, rng.random(n))
 
 
 def simulate(

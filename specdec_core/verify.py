@@ -119,10 +119,16 @@ def output_distribution(p: Dist, q: Dist) -> np.ndarray:
     return accepted + rejected * d.residual
 
 
+def inverse_cdf(dist: np.ndarray, u: float | np.ndarray) -> np.intp | np.ndarray:
+    """The index (or indices) that uniform draw(s) `u` in [0, 1) pick from a float64
+    distribution (weights need not sum to 1); a zero-probability entry is never picked."""
+    cdf = np.cumsum(dist)
+    return np.searchsorted(cdf, u * cdf[-1], side="right")
+
+
 def sample(dist: np.ndarray, rng: np.random.Generator) -> int:
     """Inverse-CDF draw from a float64 distribution; a zero-probability entry is never drawn."""
-    cdf = np.cumsum(dist)
-    return int(np.searchsorted(cdf, rng.random() * cdf[-1], side="right"))
+    return int(inverse_cdf(dist, rng.random()))
 
 
 def _step(p: np.ndarray, q: np.ndarray, x: int, rng: np.random.Generator) -> tuple[bool, int, float]:

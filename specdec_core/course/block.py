@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from specdec_core import theory
 from specdec_core.models.markov import MarkovChainLM, MarkovSession, rows_from_weights
 from specdec_core.sampling import SamplingConfig, apply
 from specdec_core.theory import expected_tokens, tokens_per_round_law
@@ -271,9 +272,7 @@ def earlier_text(demo: BlockDemo) -> tuple[list[int], list[str]]:
 def measured_alpha(rounds: Sequence[BlockRound]) -> float | None:
     """Accepted drafts / drafts examined (None before any round): the estimate of α."""
     examined = sum(r.accepted + (r.rejected is not None) for r in rounds)
-    if examined == 0:
-        return None
-    return sum(r.accepted for r in rounds) / examined
+    return theory.measured_alpha(sum(r.accepted for r in rounds), examined)
 
 
 def tokens_per_round_counts(rounds: Sequence[BlockRound], k: int) -> np.ndarray:

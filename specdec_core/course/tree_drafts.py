@@ -46,6 +46,7 @@ from specdec_core.draft_tree import (
 )
 from specdec_core.models.markov import MarkovChainLM, MarkovSession
 from specdec_core.sampling import SamplingConfig, apply
+from specdec_core.verify import sample
 
 #: The one-position example of the multi-candidate probability tree (the seed's A/B/C pair).
 EXAMPLE_TOKENS = ("A", "B", "C")
@@ -182,7 +183,7 @@ class TreeDemo:
         while True:
             kids = layout.children(node)
             if not kids:
-                bonus = int(np.argmax(p_rows[node])) if self.greedy else _sample(p_rows[node], self.rng)
+                bonus = int(np.argmax(p_rows[node])) if self.greedy else sample(p_rows[node], self.rng)
                 committed.append(bonus)
                 kinds.append("bonus")
                 break
@@ -230,11 +231,6 @@ class TreeDemo:
         )
         self.rounds.append(rnd)
         return rnd
-
-
-def _sample(dist: np.ndarray, rng: np.random.Generator) -> int:
-    cdf = np.cumsum(dist)
-    return int(np.searchsorted(cdf, rng.random() * cdf[-1], side="right"))
 
 
 @cache

@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from specdec_core import theory
+
 #: Token kinds: the three of speculative decoding, and "target" for a target-only step.
 KINDS: tuple[str, ...] = ("accepted", "corrected", "bonus", "target")
 
@@ -177,8 +179,7 @@ class RunSummary:
     @property
     def alpha(self) -> float | None:
         """Per-draft acceptance estimate: accepted / (accepted + rejections); None if none examined."""
-        examined = self.accepted + self.rejections
-        return self.accepted / examined if examined else None
+        return theory.measured_alpha(self.accepted, self.accepted + self.rejections)
 
     @property
     def acceptance_rate(self) -> float:

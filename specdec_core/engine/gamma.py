@@ -169,11 +169,8 @@ class TheoryGamma:
         self.accepted = keep * self.accepted + accepted
         self.rejections = keep * self.rejections + (1.0 if rejected else 0.0)
         alpha = self.alpha
-        best, best_value = self.min_gamma, -1.0
-        for g in range(max(self.min_gamma, 1), self.max_gamma + 1):
-            value = float(theory.speedup(alpha, g, self.cost_ratio, self.verify_cost))
-            if value > best_value + 1e-12:
-                best, best_value = g, value
+        best = theory.best_gamma(alpha, self.cost_ratio, self.verify_cost, self.max_gamma, self.min_gamma)
+        best_value = float(theory.speedup(alpha, best, self.cost_ratio, self.verify_cost))
         margin = self.off_margin if self.cost_ratio > 0 else 0.0  # a lookup restarts for free
         if self.min_gamma == 0 and best_value < 1.0 - margin:
             best = 0

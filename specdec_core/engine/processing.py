@@ -88,10 +88,11 @@ def process_rows(logits: torch.Tensor | np.ndarray, config: SamplingConfig) -> n
 def _top_p_cut(probs: np.ndarray, top_p: float, min_keep: int) -> np.ndarray:
     """``sampling._top_p_remove``, skipping the full sort when the window decides for sure.
 
-    top-p removes a token when the ascending cumulative mass at the end of its tie group is
-    ≤ 1 - top_p. If the mass outside the window is clearly below that line, every outside
-    token is removed, and the window's own sums decide the rest unless one lands within
-    rounding distance of the line; then the exact reference runs. Tokens at probability 0
+    top-p sorts ascending (stable: among equal tokens the highest index comes last) and
+    removes a token when the cumulative mass up to it is ≤ 1 - top_p. If the mass outside
+    the window is clearly below that line, every outside token is removed, and the
+    window's own sums decide the rest unless one lands within rounding distance of the
+    line; then the exact reference runs. Tokens at probability 0
     add exactly 0.0 to every sum, so they are set aside first (they count as removed, which
     the caller's ``cut &= probs > 0`` makes irrelevant).
     """
@@ -111,15 +112,12 @@ def _top_p_cut(probs: np.ndarray, top_p: float, min_keep: int) -> np.ndarray:
     outside = float(probs.sum() - vals.sum())
     if np.count_nonzero(probs >= edge) != w or outside > line - _SUM_MARGIN:
         return _top_p_remove(probs, top_p, min_keep)
-    order = np.lexsort((-top, vals))  # ascending; among equals the lowest index last
+    order = np.lexsort((top, vals))  # ascending; among equals the highest index last
     idx, sorted_vals = top[order], vals[order]
     cum = outside + np.cumsum(sorted_vals)
-    starts = np.r_[True, sorted_vals[1:] != sorted_vals[:-1]]
-    ends = np.flatnonzero(np.r_[starts[1:], True])
-    group_cum = cum[ends[np.cumsum(starts) - 1]]
-    if np.any(np.abs(group_cum - line) <= _SUM_MARGIN):
+    if np.any(np.abs(cum - line) <= _SUM_MARGIN):
         return _top_p_remove(probs, top_p, min_keep)
-    remove_sorted = group_cum <= line
+    remove_sorted = cum <= line
     remove_sorted[w - min_keep :] = False
     remove = np.ones(n, dtype=bool)
     remove[idx] = remove_sorted

@@ -16,7 +16,7 @@ from html import escape
 import numpy as np
 import plotly.graph_objects as go
 
-from specdec_core.theory import VerifyCost, speedup
+from specdec_core.theory import VerifyCost, best_gamma, speedup
 from specdec_core.viz import palette
 from specdec_core.viz.palette import ACCEPTED, DRAFT, REJECTED, base_layout
 from specdec_core.viz.strings import pick
@@ -65,7 +65,7 @@ def speedup_heatmap(
     alphas = np.linspace(0.0, 1.0, 101)
     gammas = np.arange(1, max_gamma + 1)
     z = np.array([speedup(alphas, int(g), cost_ratio, verify_cost) for g in gammas])
-    best = gammas[np.argmax(z, axis=0)]  # first maximum: the smallest γ on a tie, like best_gamma
+    best = best_gamma(alphas, cost_ratio, verify_cost, max_gamma)
     fig = go.Figure()
     hover = "α = %{x:.2f}, γ = %{y}: %{customdata:.2f}×<extra></extra>"
     fig.add_trace(_speedup_heatmap(alphas, gammas, z, hover, t["speedup_colour"]))
