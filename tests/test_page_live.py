@@ -170,6 +170,7 @@ def test_loaded_models_are_listed_and_can_be_unloaded():
     """The panel lists the pair a run loaded; Unload empties the process's shelf, and the
     next run loads its pair again."""
     from pages.common.models import shelf
+    from specdec_core.viz.escape import md
 
     at = open_page("live", state=TOY)
     _generate(at)
@@ -178,7 +179,7 @@ def test_loaded_models_are_listed_and_can_be_unloaded():
     panel = next(e for e in at.expander if e.label.startswith("Models in memory"))
     assert panel.label == f"Models in memory ({len(names)})"
     listed = " ".join(m.value for m in panel.markdown)
-    assert all(name in listed for name in names)
+    assert all(md(name) in listed for name in names)  # names are shown as literal Markdown
     assert any("MB of memory" in c.value for c in panel.caption)
     at.button(key="models_unload").click()
     rerun(at)

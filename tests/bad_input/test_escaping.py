@@ -15,6 +15,7 @@ import pytest
 
 from specdec_core.course import pairs
 from specdec_core.course.sampling_lab import format_logit_table
+from specdec_core.live.text import readable, token_bytes
 from specdec_core.viz import escape
 from specdec_core.viz import live as live_viz
 from specdec_core.viz.labels import short_label
@@ -154,3 +155,10 @@ def test_race_results_show_draft_names_literally():
         assert any(shows_literally(s, p) for p in PAYLOADS), s
     for spec in _charts(shown):
         assert "<b>zq6</b>" not in spec
+
+
+def test_a_token_that_reads_backslash_x41_stays_so():
+    """Only the byte escapes backslashreplace writes (\\x80–\\xff, lower case) are bytes."""
+    assert token_bytes("\\x41") == b"\\x41" and token_bytes("\\xE4") == b"\\xE4"
+    assert token_bytes("\\xe4\\xb8\\xad") == "中".encode()
+    assert readable(["\\x41", "\\xe4\\xb8", "\\xad"], [True, True, True]) == ["\\x41", None, "中"]
