@@ -5,6 +5,7 @@ sessions at once. Toy pair only (no real model), so these run in seconds.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
@@ -152,3 +153,30 @@ def test_link_follows_fast_slider_moves_in_several_sessions(browser: Browser, ap
     finally:
         for c in contexts:
             c.close()
+
+
+def test_bad_logits_link_then_a_slider_works(page: Page, app_url: str):
+    _open(page, f"{app_url}/sampling_lab?logits=a:nan,b:1,c:2")
+    main = page.get_by_test_id("stMain")
+    expect(main.get_by_test_id("stAlertContentWarning").first).to_contain_text("logits", timeout=TIMEOUT)
+    slider = page.get_by_role("slider", name=re.compile("top-k"))
+    slider.focus()
+    slider.press("ArrowRight")  # k: 0 (off) -> 1
+    metric = page.get_by_test_id("stMetric").filter(has_text="Sampleable tokens").first
+    expect(metric.get_by_test_id("stMetricValue")).to_have_text("1", timeout=TIMEOUT)
+    assert "k=1" in page.url and not page.get_by_test_id("stException").count()
+
+
+def test_bad_race_depths_then_the_toy_pair_races(page: Page, app_url: str):
+    _open(page, f"{app_url}/race?race_depths=abc&race_max=16")
+    page.get_by_role("button", name="Run the race").click()
+    expect(_errors(page)).to_contain_text("is not a list of layer counts", timeout=TIMEOUT)
+    box = page.get_by_role("combobox", name="Target model")
+    box.click()
+    box.fill("Toy")
+    page.keyboard.press("Enter")
+    _settled(page)
+    page.get_by_role("button", name="Run the race").click()
+    expect(page.get_by_test_id("stDataFrame").first).to_be_visible(timeout=TIMEOUT)
+    _settled(page)
+    expect(_errors(page)).to_have_count(0)
