@@ -119,3 +119,26 @@ def test_upload_limit_agrees_with_the_server_config():
 
     config = tomllib.loads(Path(ROOT / ".streamlit" / "config.toml").read_text())
     assert config["server"]["maxUploadSize"] == MAX_UPLOAD_MB
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_limits_are_stated_where_the_input_is(lang):
+    """Each limit of specdec_core/live/limits.py is shown by the input it bounds."""
+    from specdec_core.live import limits
+
+    live = open_page("live", lang)
+    assert f"{limits.MAX_PROMPT_CHARS:,}" in live.text_area(key="live_prompt").help
+    assert live.slider(key="live_max").max == limits.MAX_NEW_TOKENS
+    assert str(limits.MAX_NEW_TOKENS) in live.slider(key="live_max").help
+    uploader = [u for u in live.get("file_uploader") if "live_upload" in u.proto.id]
+    assert uploader and uploader[0].proto.max_upload_size_mb == limits.MAX_UPLOAD_MB
+    assert f"{limits.MAX_UPLOAD_MB} MB" in uploader[0].proto.help
+    race = open_page("race", lang)
+    assert race.slider(key="race_max").max == limits.MAX_RACE_NEW_TOKENS
+    assert f"{limits.MAX_PROMPT_CHARS:,}" in race.text_area(key="race_prompt").help
+    overlap = open_page("overlap", lang)
+    assert any(str(limits.MAX_PAIR_ROWS) in c.value for c in overlap.caption)
+    lab = open_page("sampling_lab", lang)
+    assert any(
+        f"{limits.MIN_LOGIT_ROWS}" in c.value and f"{limits.MAX_LOGIT_ROWS}" in c.value for c in lab.caption
+    )
