@@ -16,6 +16,10 @@ checked to produce the same tokens as target-only greedy decoding.
 
 The last line is one JSON object:
 
+* ``head_chat``: the same ratio for the shipped trained head (assets/head/) on the chat
+  prompt, and ``head_alpha`` its greedy acceptance rate there (the head never saw this
+  prompt: its held-out split and training prompts exclude the bench's subjects, see
+  train/prompts.py);
 * ``ngram_copy`` / ``ngram_chat`` / ``bf16_chat``: target-only time / speculative time
   (our engine both sides, default settings: adaptive γ) on a "repeat this paragraph"
   prompt and on an open chat prompt;
@@ -60,6 +64,7 @@ import torch
 from specdec_core import theory
 from specdec_core.engine import RoundEvent, autoregressive, generate, summarize
 from specdec_core.models import NGramDraft, load_bundled, precision_copy
+from specdec_core.models.head import DEFAULT_WEIGHTS, HeadDraft
 from specdec_core.sampling import SamplingConfig
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -80,6 +85,7 @@ PROMPTS = {
 }
 GAMMA_NGRAM = 10  # transformers' own prompt-lookup examples use 10
 GAMMA_BF16 = 4
+GAMMA_HEAD = 4  # the trained head's starting γ (adaptive from there)
 #: Tree shapes (b_1, …, b_D) raced against the chains of the same draft.
 TREES_BF16: tuple[tuple[int, ...], ...] = ((2, 1, 1, 1), (2, 2, 1, 1), (2, 1, 1, 1, 1, 1))
 TREES_NGRAM: tuple[tuple[int, ...], ...] = ((2, *(1,) * 9), (3, *(1,) * 5))
@@ -256,6 +262,10 @@ def main(argv: list[str] | None = None) -> int:
     ids = {k: target.encode(v, chat=True) for k, v in PROMPTS.items()}
     ngram = NGramDraft.for_model(target)
     ngram_hf_like = NGramDraft.for_model(target, max_ngram=2, min_ngram=1)  # transformers' n-gram sizes
+    head = HeadDraft(target) if DEFAULT_WEIGHTS.is_file() else None  # the shipped trained head (assets/head/)
+    head_cases = lambda prompt: [] if head is None else [  # noqa: E731
+        Contender("trained head, adaptive γ", spec(prompt, head, GAMMA_HEAD, True))
+    ]
 
     def spec(prompt: str, draft: object, gamma: int, adaptive: bool | str) -> Callable:
         return ours(lambda: generate(target, draft, ids[prompt], GREEDY, gamma, n, 0, adaptive))
@@ -268,6 +278,7 @@ def main(argv: list[str] | None = None) -> int:
             Contender("target only (ours)", ours(lambda: autoregressive(target, ids["copy"], GREEDY, n))),
             Contender("n-gram, adaptive γ", spec("copy", ngram, GAMMA_NGRAM, True)),
             Contender("n-gram, heuristic γ", spec("copy", ngram, GAMMA_NGRAM, "heuristic")),
+            *head_cases("copy"),
             Contender(f"n-gram, γ={GAMMA_NGRAM}", spec("copy", ngram, GAMMA_NGRAM, False)),
             Contender(f"n-gram (n=2..1), γ={GAMMA_NGRAM}", spec("copy", ngram_hf_like, GAMMA_NGRAM, False)),
             Contender(f"HF prompt lookup, γ={GAMMA_NGRAM}",
@@ -279,6 +290,7 @@ def main(argv: list[str] | None = None) -> int:
             Contender("target only (ours)", ours(lambda: autoregressive(target, ids["chat"], GREEDY, n))),
             Contender("n-gram, adaptive γ", spec("chat", ngram, GAMMA_NGRAM, True)),
             Contender("bf16 copy, adaptive γ", spec("chat", bf16, GAMMA_BF16, True)),
+            *head_cases("chat"),
             Contender("bf16 copy, heuristic γ", spec("chat", bf16, GAMMA_BF16, "heuristic")),
             Contender(f"bf16 copy, γ={GAMMA_BF16}", spec("chat", bf16, GAMMA_BF16, False)),
             Contender(f"HF assisted bf16, γ={GAMMA_BF16}",
@@ -354,10 +366,13 @@ def main(argv: list[str] | None = None) -> int:
     costs = forward_costs(target, ids["chat"], (1, 5, 9, 13, 17, 25))
     print("target forward (body + first head block) by tokens scored: "
           + ", ".join(f"{k}: {v * 1000:.1f} ms ({v / costs[1]:.2f}×)" for k, v in costs.items()))  # fmt: skip
+    head_run = chat.get("trained head, adaptive γ")
     result = {
         "ngram_copy": round(base_copy.best / copy["n-gram, adaptive γ"].best, 3),
         "ngram_chat": round(base_chat.best / chat["n-gram, adaptive γ"].best, 3),
         "bf16_chat": round(base_chat.best / chat["bf16 copy, adaptive γ"].best, 3),
+        "head_chat": None if head_run is None else round(base_chat.best / head_run.best, 3),
+        "head_alpha": None if head_run is None else round(summarize(head_run.events).alpha or 0.0, 3),
         "vs_hf": round(max(vs_hf_ngram, vs_hf_bf16), 3),
         "efficiency": round(measured / predicted, 3),
         "cold_load_s": None if cold != cold else round(cold, 2),  # null with --no-cold

@@ -28,6 +28,7 @@ PAGES: tuple[PageInfo, ...] = (
     PageInfo("block", "speculative", ":material/view_week:"),
     PageInfo("tree_drafts", "speculative", ":material/schema:"),
     PageInfo("cost", "speculative", ":material/speed:"),
+    PageInfo("self_spec", "speculative", ":material/psychology:"),
     PageInfo("live", "live", ":material/bolt:"),
     PageInfo("race", "live", ":material/sports_score:"),
     PageInfo("about", "about", ":material/info:"),

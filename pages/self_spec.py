@@ -1,0 +1,89 @@
+"""Lesson: self-speculation — early exit, LayerSkip, Medusa, EAGLE, MTP, and the shipped head."""
+
+import streamlit as st
+
+from pages.common.page import start
+from pages.common.quiz import quiz
+from specdec_core.course.self_spec import draft_rows, early_exit, head_card
+from specdec_core.viz import self_spec as viz
+
+s, text = start("self_spec")
+fig_text = s["fig"]
+exits = early_exit()
+card = head_card()
+
+text.show("intro")
+text.show("early_exit")
+if exits is None:
+    st.info(s["early_exit_missing"])
+else:
+    head_first = card.greedy_by_depth[0] if card is not None and card.greedy_by_depth else None
+    st.plotly_chart(
+        viz.early_exit_figure(
+            exits.depths, exits.greedy, exits.alpha_t1, exits.alpha_t07, head_first, fig_text
+        ),
+        theme=None,
+    )
+    st.caption(s("early_exit_caption", positions=exits.positions, source=exits.source))
+text.show("early_exit_after")
+text.show("layerskip")
+text.show("medusa")
+text.show("eagle")
+text.show("mtp")
+text.show("distillation")
+text.show("shipped")
+
+if card is None:
+    st.info(s["head_missing"])
+else:
+    none = s["m_none"]
+    m = st.columns(4)
+    m[0].metric(s["m_alpha"], f"{card.greedy_gamma4:.2f}", help=s["m_alpha_help"])
+    m[1].metric(s["m_alpha07"], f"{card.alpha_gamma4:.2f}", help=s["m_alpha07_help"])
+    m[2].metric(
+        s["m_cost"], f"{card.cost_ratio:.3f}" if card.cost_ratio is not None else none, help=s["m_cost_help"]
+    )
+    m[3].metric(
+        s["m_bench"],
+        f"{card.bench_chat:.2f}×" if card.bench_chat is not None else none,
+        help=s["m_bench_help"],
+    )
+    st.caption(
+        s(
+            "training_note",
+            parameters=card.parameters / 1e6,
+            steps=card.steps,
+            minutes=card.train_minutes,
+            positions=card.train_positions,
+        )
+    )
+    if card.greedy_by_depth:
+        st.plotly_chart(
+            viz.head_depth_figure(card.greedy_by_depth, card.alpha_by_depth, fig_text), theme=None
+        )
+        st.caption(
+            s(
+                "head_depth_caption",
+                greedy_positions=card.greedy_positions,
+                sampled_positions=card.sampled_positions,
+                accepted=card.accepted_per_round,
+            )
+        )
+    rows = draft_rows()
+    names = s["names"]
+    st.plotly_chart(
+        viz.drafts_figure(
+            [names[r.key] for r in rows],
+            [r.alpha for r in rows],
+            [r.cost for r in rows],
+            [r.predicted for r in rows],
+            names["head"],
+            fig_text,
+        ),
+        theme=None,
+    )
+    st.caption(s["drafts_caption"])
+
+text.show("worked")
+text.show("sources")
+quiz(s)

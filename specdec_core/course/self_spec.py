@@ -1,0 +1,128 @@
+"""Data behind the self-speculation lesson: measured early exits, the shipped head, other drafts.
+
+* ``assets/head/early_exit.json`` (``python -m train early-exit``): per depth k of
+  SmolLM2-135M, how often an untrained exit after k layers (final norm + LM head) picks the
+  full model's token, and its α = Σ min(p, q) at T = 1 and T = 0.7;
+* ``assets/head/card.json`` (``python -m train export``): the shipped head's training
+  figures and held-out acceptance per drafting depth, its step cost and bench speedup;
+* the cost lesson's measured drafts (``assets/presets/cost.json``) for comparison.
+
+Each comparison row also carries the speedup the i.i.d. theory predicts at the best γ with
+the cost lesson's measured verification cost, so the page only shows numbers.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from specdec_core.course.cost import cost_data
+from specdec_core.theory import best_gamma, linear_verify_cost, speedup
+
+HEAD_DIR = Path(__file__).resolve().parents[2] / "assets" / "head"
+EARLY_EXIT_FILE = HEAD_DIR / "early_exit.json"
+CARD_FILE = HEAD_DIR / "card.json"
+MAX_GAMMA = 12
+
+
+@dataclass(frozen=True)
+class EarlyExit:
+    """α of an untrained exit after each depth, measured on held-out text."""
+
+    depths: tuple[int, ...]
+    greedy: tuple[float, ...]
+    alpha_t1: tuple[float, ...]
+    alpha_t07: tuple[float, ...]
+    positions: int
+    source: str
+
+
+@dataclass(frozen=True)
+class HeadCard:
+    """The shipped head's figures (see assets/head/MODEL_CARD.md)."""
+
+    parameters: int
+    train_positions: int
+    steps: int
+    train_minutes: float
+    greedy_by_depth: tuple[float, ...]
+    alpha_by_depth: tuple[float, ...]
+    greedy_gamma4: float
+    alpha_gamma4: float
+    accepted_per_round: float
+    greedy_positions: int
+    sampled_positions: int
+    cost_ratio: float | None
+    bench_chat: float | None
+    bench_alpha: float | None
+
+
+@dataclass(frozen=True)
+class DraftRow:
+    """One draft in the comparison: α, step cost c, and the theory's best γ and speedup."""
+
+    key: str
+    alpha: float
+    cost: float
+    gamma: int
+    predicted: float
+
+
+@cache
+def early_exit() -> EarlyExit | None:
+    """The early-exit measurement, or None when it has not been run."""
+    if not EARLY_EXIT_FILE.is_file():
+        return None
+    d = json.loads(EARLY_EXIT_FILE.read_text(encoding="utf-8"))
+    return EarlyExit(
+        tuple(d["depths"]),
+        tuple(d["greedy"]),
+        tuple(d["alpha_t1"]),
+        tuple(d["alpha_t07"]),
+        int(d["positions"]),
+        str(d["source"]),
+    )
+
+
+@cache
+def head_card() -> HeadCard | None:
+    """The shipped head's card, or None when no head is shipped."""
+    if not CARD_FILE.is_file():
+        return None
+    d = json.loads(CARD_FILE.read_text(encoding="utf-8"))
+    ev = d.get("evaluation") or {}
+    bench = d.get("bench") or {}
+    return HeadCard(
+        parameters=int(d["parameters"]),
+        train_positions=int(d["train_positions"]),
+        steps=int(d["steps"]),
+        train_minutes=float(d["train_minutes"]),
+        greedy_by_depth=tuple(ev.get("greedy_acceptance_by_depth", ())),
+        alpha_by_depth=tuple(ev.get("alpha_t07_by_depth", ())),
+        greedy_gamma4=float(ev.get("greedy_acceptance_gamma4", 0.0)),
+        alpha_gamma4=float(ev.get("alpha_t07_gamma4", 0.0)),
+        accepted_per_round=float(ev.get("accepted_per_round_gamma4", 0.0)),
+        greedy_positions=int(ev.get("greedy_positions", 0)),
+        sampled_positions=int(ev.get("sampled_positions", 0)),
+        cost_ratio=d.get("cost_ratio"),
+        bench_chat=bench.get("head_chat"),
+        bench_alpha=bench.get("head_alpha"),
+    )
+
+
+def draft_rows() -> list[DraftRow]:
+    """The cost lesson's measured drafts and the shipped head, best γ and predicted speedup."""
+    data = cost_data()
+    verify = linear_verify_cost(data.measured_beta)
+    rows = [(key, a, c) for key, (a, c) in data.measured_drafts.items()]
+    card = head_card()
+    if card is not None and card.cost_ratio is not None:
+        alpha = card.bench_alpha if card.bench_alpha is not None else card.greedy_gamma4
+        rows.append(("head", float(alpha), float(card.cost_ratio)))
+    out = []
+    for key, a, c in rows:
+        g = int(best_gamma(a, c, verify, MAX_GAMMA))
+        out.append(DraftRow(key, a, c, g, float(speedup(a, g, c, verify))))
+    return out

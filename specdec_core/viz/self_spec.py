@@ -1,0 +1,116 @@
+"""Figures of the self-speculation lesson, from :mod:`specdec_core.course.self_spec` data.
+
+* :func:`early_exit_figure` — α of an untrained exit after k layers, by depth, with the
+  trained head's acceptance at its first drafting depth as a reference line;
+* :func:`head_depth_figure` — the trained head's acceptance at drafting depth 1, 2, …;
+* :func:`drafts_figure` — each measured draft's α against its step cost c, coloured by the
+  speedup the theory predicts at its best γ.
+
+Strings come in a ``text`` mapping (the page's ``[fig]`` table; keys in :data:`KEYS`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import plotly.graph_objects as go
+
+from specdec_core.viz.palette import ACCEPTED, BONUS, DRAFT, REJECTED, TARGET, base_layout
+from specdec_core.viz.strings import pick
+
+KEYS: dict[str, tuple[str, ...]] = {
+    "early_exit_figure": ("greedy", "alpha_t1", "alpha_t07", "head_line", "depth_axis", "alpha_axis"),
+    "head_depth_figure": ("head_greedy", "head_alpha", "drafting_depth_axis", "alpha_axis"),
+    "drafts_figure": ("cost_axis", "alpha_axis", "predicted", "hover_draft"),
+}
+
+
+def early_exit_figure(
+    depths: Sequence[int],
+    greedy: Sequence[float],
+    alpha_t1: Sequence[float],
+    alpha_t07: Sequence[float],
+    head_alpha: float | None,
+    text: Mapping[str, str],
+) -> go.Figure:
+    """Acceptance of an exit after k layers (no training) for k = 1 … L."""
+    t = pick(text, KEYS, "early_exit_figure")
+    fig = go.Figure()
+    for values, name, color, dash in (
+        (greedy, t["greedy"], TARGET, "solid"),
+        (alpha_t1, t["alpha_t1"], DRAFT, "dot"),
+        (alpha_t07, t["alpha_t07"], BONUS, "dash"),
+    ):
+        fig.add_trace(
+            go.Scatter(
+                x=list(depths),
+                y=list(values),
+                name=name,
+                mode="lines+markers",
+                line={"color": color, "width": 3, "dash": dash},
+            )
+        )
+    if head_alpha is not None:
+        fig.add_hline(
+            y=head_alpha,
+            line={"color": ACCEPTED, "width": 2, "dash": "dash"},
+            annotation_text=t["head_line"].format(alpha=head_alpha),
+            annotation_position="top left",
+        )
+    fig.update_layout(**base_layout(height=380))
+    fig.update_xaxes(title=t["depth_axis"], range=[0.5, max(depths) + 0.5] if depths else None)
+    fig.update_yaxes(title=t["alpha_axis"], range=[0, 1.02])
+    return fig
+
+
+def head_depth_figure(greedy: Sequence[float], alpha: Sequence[float], text: Mapping[str, str]) -> go.Figure:
+    """The trained head's acceptance by drafting depth (1 = the token after the target's)."""
+    t = pick(text, KEYS, "head_depth_figure")
+    fig = go.Figure()
+    for values, name, color in ((greedy, t["head_greedy"], ACCEPTED), (alpha, t["head_alpha"], BONUS)):
+        if values:
+            fig.add_trace(
+                go.Bar(
+                    x=list(range(1, len(values) + 1)),
+                    y=list(values),
+                    name=name,
+                    marker_color=color,
+                    text=[f"{v:.2f}" for v in values],
+                    textposition="outside",
+                )
+            )
+    fig.update_layout(**base_layout(height=340, barmode="group"))
+    fig.update_xaxes(title=t["drafting_depth_axis"], dtick=1)
+    fig.update_yaxes(title=t["alpha_axis"], range=[0, 1.05])
+    return fig
+
+
+def drafts_figure(
+    names: Sequence[str],
+    alphas: Sequence[float],
+    costs: Sequence[float],
+    predicted: Sequence[float],
+    highlight: str | None,
+    text: Mapping[str, str],
+) -> go.Figure:
+    """α against step cost per draft; marker colour: predicted speedup at the best γ (red < 1×)."""
+    t = pick(text, KEYS, "drafts_figure")
+    colors = [ACCEPTED if p >= 1.0 else REJECTED for p in predicted]
+    sizes = [22 if n == highlight else 14 for n in names]
+    fig = go.Figure(
+        go.Scatter(
+            x=list(costs),
+            y=list(alphas),
+            mode="markers+text",
+            text=list(names),
+            textposition="top center",
+            marker={"color": colors, "size": sizes, "line": {"color": "#333", "width": 1}},
+            customdata=[[f"{p:.2f}"] for p in predicted],
+            hovertemplate=t["hover_draft"] + "<extra></extra>",
+            name=t["predicted"],
+        )
+    )
+    fig.update_layout(**base_layout(height=400, showlegend=False))
+    fig.update_xaxes(title=t["cost_axis"], range=[-0.05, 1.0])
+    fig.update_yaxes(title=t["alpha_axis"], range=[-0.05, 1.08])
+    return fig
