@@ -34,6 +34,7 @@ from specdec_core.live.model_choices import HF_DRAFTS, TARGETS, TOY_DRAFTS, Draf
 from specdec_core.live.presets import PRESETS
 from specdec_core.live.race import (
     BASELINE,
+    TREE_SUFFIX,
     Race,
     RaceResult,
     RaceSettings,
@@ -153,9 +154,12 @@ def _entries() -> list[tuple[str, DraftSpec]]:
         raise ValueError(s("bad_depths", raw=ss["race_depths"])) from None
 
 
-def _name(key: str) -> str:
+def _name(key: str, tree: tuple[int, ...] = ()) -> str:
     if key == BASELINE:
         return s["baseline"]
+    if key.endswith(TREE_SUFFIX):
+        shape = "-".join(str(b) for b in tree)
+        return s("tree_name", draft=_name(key.removesuffix(TREE_SUFFIX)), shape=shape)
     depth = layerskip_depth(key)
     return s[f"short.{key}"] if depth is None else s("layerskip_name", k=depth)
 
@@ -189,13 +193,16 @@ def _run() -> NoReturn:
         for key, event in runs:
             if pacer.due(event.finished):
                 produced = event.position + len(event.committed)
-                bar.progress(race.progress(key, produced), text=s("progress", name=_name(key), n=produced))
+                bar.progress(
+                    race.progress(key, produced),
+                    text=s("progress", name=_name(key, settings.tree), n=produced),
+                )
 
     def result(finished: bool) -> RaceResult | None:  # no Streamlit call in here (see Job.run)
         runs.close()  # type: ignore[attr-defined]
         if not race.records:
             return None
-        names = {k: _name(k) for k in race.keys}
+        names = {k: _name(k, settings.tree) for k in race.keys}
         records = dict(race.records)
         return RaceResult(
             task, prompt, str(target.name), spec.kind, names, settings, records, stopped=not finished

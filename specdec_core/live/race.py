@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from functools import cached_property
 from typing import Any
 
@@ -31,6 +31,8 @@ from specdec_core.live.trace import RunRecord
 from specdec_core.theory import mean_expected_tokens
 
 BASELINE = "baseline"
+#: Suffix of a race key whose run is the draft's tree variant (``RaceSettings.tree``).
+TREE_SUFFIX = "~tree"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -67,8 +69,17 @@ class Race:
         self.repeat = 0
 
     @property
+    def runs(self) -> list[tuple[str, Any, DecodeSettings]]:
+        """(key, draft, settings) of every run after the baseline: with a tree shape set, each
+        draft races as a chain under its key and as that tree under ``<key>~tree``."""
+        if not self.settings.tree:
+            return [(k, d, self.settings) for k, d in self.drafts]
+        chain = replace(self.settings, tree=())
+        return [run for k, d in self.drafts for run in ((k, d, chain), (k + TREE_SUFFIX, d, self.settings))]
+
+    @property
     def keys(self) -> list[str]:
-        return [BASELINE, *(k for k, _ in self.drafts)]
+        return [BASELINE, *(k for k, _, _ in self.runs)]
 
     def progress(self, key: str, produced: int) -> float:
         """Share of the race done when run `key`'s current repetition has `produced` tokens."""
@@ -82,10 +93,10 @@ class Race:
         A seeded run repeats exactly (same events), only its timings change; keeping the
         fastest repetition is the usual way to time code on a machine other work shares.
         """
-        for key, draft in [(BASELINE, None), *self.drafts]:
+        for key, draft, settings in [(BASELINE, None, self.settings), *self.runs]:
             for repeat in range(self.settings.repeats):
                 self.repeat = repeat
-                start = starter(self.target, draft, self.prompt_ids, self.settings, top_n=0)
+                start = starter(self.target, draft, self.prompt_ids, settings, top_n=0)
                 stream = Stream(start, self.on_wait, self.timeout)
                 events: list[RoundEvent] = []
                 try:
