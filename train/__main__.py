@@ -9,6 +9,7 @@
     python -m train evaluate                # greedy acceptance and α at T = 0.7, held-out prompts
     python -m train export                  # assets/head/ (safetensors + model card numbers)
     python -m train early-exit              # α of untrained exits per depth (for the lesson)
+    python -m train card --bench LOG        # record bench/speedup.py's head figures in the card
 
 Every stage is seeded and resumes from what the previous run left. See train/README.md.
 """
@@ -44,6 +45,8 @@ def main(argv: list[str] | None = None) -> int:
     e.add_argument("--weights", default=None, help="a head file (default: the latest checkpoint)")
     sub.add_parser("export")
     sub.add_parser("early-exit")
+    c = sub.add_parser("card")
+    c.add_argument("--bench", required=True, help="a saved output of bench/speedup.py")
     for p in sub.choices.values():
         p.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's)")
     args = parser.parse_args(argv)
@@ -76,6 +79,10 @@ def main(argv: list[str] | None = None) -> int:
         from train import evaluate
 
         evaluate.run(n_prompts=args.prompts, n_tokens=args.tokens, weights=args.weights)
+    elif args.stage == "card":
+        from train import export
+
+        export.record_bench(args.bench)
     elif args.stage == "early-exit":
         from train import early_exit
 

@@ -1,0 +1,33 @@
+"""The head's prompt set: held-out prompts share no topic with training, and none names the bench's subjects."""
+
+import re
+
+import pytest
+
+from bench.speedup import PROMPTS
+from train import prompts
+
+
+def test_splits_are_disjoint_and_varied():
+    train, held = prompts.build("train"), prompts.build("held_out")
+    assert {p.kind for p in train} == {p.kind for p in held} == {"chat", "explain", "list", "copy", "code", "zh"}
+    assert not {p.text for p in train} & {p.text for p in held}
+    for p in held:
+        assert not any(re.search(rf"\b{re.escape(t.lower())}\b", p.text.lower()) for t in prompts.TRAIN_TOPICS)
+    assert prompts.build("train") == train  # seeded
+
+
+def test_no_prompt_is_or_mentions_a_benchmark_prompt():
+    words = {w.strip(".,:").lower() for w in prompts.BENCH_WORDS}
+    for p in prompts.build("train") + prompts.build("held_out"):
+        assert p.text not in PROMPTS.values()
+        assert not any(w in p.text.lower() for w in words)
+    assert all(any(w in v.lower() for w in words) for v in PROMPTS.values())  # the check can fire
+
+
+def test_the_check_rejects_a_leak():
+    leak = prompts.Prompt("Explain octopuses in simple terms.", "explain", "train")
+    with pytest.raises(ValueError, match="other split"):
+        prompts.check_disjoint([leak])
+    with pytest.raises(ValueError, match="benchmark"):
+        prompts.check_disjoint([prompts.Prompt("Write about a robot.", "chat", "train")])
