@@ -21,7 +21,7 @@ from pages.common.i18n import strings
 from specdec_core.live.model_choices import ChoiceError
 from specdec_core.live.runs import Handoff, PromptError
 from specdec_core.models import ModelBusyError
-from specdec_core.viz.escape import md
+from specdec_core.viz.escape import md, server_paths_hidden
 
 WAIT_LIMIT = 600.0  # seconds to wait for another session's generation, or for a stopped run
 
@@ -129,7 +129,7 @@ class Job:
         except ModelBusyError:
             error = s("busy_timeout", seconds=int(WAIT_LIMIT))
         except ValueError as exc:
-            error = s("run_error", message=md(exc))
+            error = s("run_error", message=md(server_paths_hidden(exc)))
         finally:
             job.finish(result(finished), error)
         st.rerun()
@@ -151,4 +151,4 @@ def model_error_text(exc: Exception) -> str:
     code = getattr(exc, "code", None) if isinstance(exc, ChoiceError) else None
     for cls in type(exc).__mro__:
         code = code or _MODEL_ERRORS.get(cls.__name__)
-    return s(f"model_errors.{code or 'other'}", detail=md(exc))
+    return s(f"model_errors.{code or 'other'}", detail=md(server_paths_hidden(exc)))

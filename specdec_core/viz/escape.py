@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import html
 import re
+import sys
 from collections.abc import Iterable
+from pathlib import Path
 
 _PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")  # every ASCII punctuation character
 
@@ -41,3 +43,28 @@ def html_text(text: object, quote: bool = True) -> str:
 def html_all(texts: Iterable[object]) -> list[str]:
     """:func:`html_text` of each item (plotly tick labels, hover data)."""
     return [html_text(t) for t in texts]
+
+
+_PATH = re.compile(r"(?:/[\w.+@~-]+){2,}/?")
+_SERVER_DIRS = (
+    sys.prefix,
+    str(Path(__file__).resolve().parents[2]),
+    "site-packages",
+    "dist-packages",
+    "/.cache/",
+    "/usr/lib/",
+)
+
+
+def server_paths_hidden(text: object) -> str:
+    """`text` (an error message) with paths inside the server's own installation, caches and
+    the app's folder cut to their last part (``…/config.json``): a learner needs the file's
+    name, not where the server keeps it. Paths elsewhere (a folder the user typed) stay."""
+
+    def cut(m: re.Match[str]) -> str:
+        path = m.group(0)
+        if any(d in path for d in _SERVER_DIRS):
+            return "…/" + path.rstrip("/").rsplit("/", 1)[-1]
+        return path
+
+    return _PATH.sub(cut, str(text))

@@ -13,6 +13,7 @@ requires a usable page: no exception, no traceback or server path in anything sh
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -278,6 +279,7 @@ MODEL_CASES = [
     model("broken-config", "cannot_load", "zh", extra=("config",), live_target_src="{broken}"),
     model("no-config", "cannot_load", live_target_src="{noconf}"),
     model("no-such-folder", "not_available", live_target_src="/no/such/folder"),
+    model("server-folder", "cannot_load", "zh", extra=("…/lib",), live_target_src=f"{sys.prefix}/lib"),
     model("not-cached-id", "not_available", "zh", live_target_src="nobody/not-cached-anywhere"),
     model("dot-dot-path", "not_available", live_target_src="../../etc/passwd"),
     model("markdown-id", "not_available", live_target_src="[x](http://e.vil)"),

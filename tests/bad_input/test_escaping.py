@@ -162,3 +162,16 @@ def test_a_token_that_reads_backslash_x41_stays_so():
     assert token_bytes("\\x41") == b"\\x41" and token_bytes("\\xE4") == b"\\xE4"
     assert token_bytes("\\xe4\\xb8\\xad") == "中".encode()
     assert readable(["\\x41", "\\xe4\\xb8", "\\xad"], [True, True, True]) == ["\\x41", None, "中"]
+
+
+def test_server_paths_are_cut_to_their_file_name():
+    import sys
+
+    from specdec_core.viz.escape import server_paths_hidden
+
+    message = (
+        f"no file {sys.prefix}/lib/python3/site-packages/transformers/x.py; see /home/u/model/config.json"
+    )
+    assert server_paths_hidden(message) == "no file …/x.py; see /home/u/model/config.json"
+    assert server_paths_hidden("/root/.cache/huggingface/hub/models--a/config.json") == "…/config.json"
+    assert server_paths_hidden("The folder '/etc' has no weights.") == "The folder '/etc' has no weights."
