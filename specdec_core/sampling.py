@@ -222,7 +222,8 @@ def _top_p_remove(probs: np.ndarray, top_p: float, min_keep: int) -> np.ndarray:
     return remove
 
 
-def _one_hot(size: int, index: int) -> np.ndarray:
+def one_hot(size: int, index: int) -> np.ndarray:
+    """The distribution with all its mass on `index` (float64, `size` entries)."""
     out = np.zeros(size)
     out[index] = 1.0
     return out
@@ -236,7 +237,7 @@ def apply(logits: Sequence[float] | np.ndarray, config: SamplingConfig) -> Sampl
     removed = [np.zeros(z.size, dtype=bool)]
     kept = [1.0]
     if config.is_greedy_switch:
-        hot = _one_hot(z.size, int(np.argmax(z)))
+        hot = one_hot(z.size, int(np.argmax(z)))
         for name in config.order:
             stages.append((name, hot))
             removed.append(np.zeros(z.size, dtype=bool))

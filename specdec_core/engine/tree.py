@@ -36,6 +36,7 @@ from specdec_core.engine.processing import argmax_rows, float64_rows
 from specdec_core.engine.rows import EagerRows, RowSource, RunMaths
 from specdec_core.models.base import Draft, LanguageModel, Proposer
 from specdec_core.models.locking import hold
+from specdec_core.sampling import one_hot
 from specdec_core.verify import sample
 
 
@@ -204,9 +205,7 @@ class Walk:
 
 
 def _one_hots(vocab: int, tokens: list[int]) -> np.ndarray:
-    rows = np.zeros((len(tokens), vocab))
-    rows[np.arange(len(tokens)), tokens] = 1.0
-    return rows
+    return np.stack([one_hot(vocab, t) for t in tokens]) if tokens else np.zeros((0, vocab))
 
 
 def verify_tree(rows: RowSource, tree: Tree, run: RunMaths, vocab: int, point_mass: bool) -> Walk:

@@ -18,7 +18,7 @@ import numpy as np
 
 from specdec_core.engine.processing import greedy_choices, verify_greedy
 from specdec_core.engine.rows import RowSource, RunMaths
-from specdec_core.sampling import _one_hot
+from specdec_core.sampling import one_hot
 from specdec_core.verify import BlockResult, verify_block, verify_rows
 
 
@@ -44,7 +44,7 @@ def verify_round(
     """Verify `drafts` (q rows `qs`, None meaning one-hot at the draft) against `rows`."""
     if run.greedy and not run.reference:
         return verify_greedy_round(rows, drafts, run)
-    q_rows = [q if q is not None else _one_hot(vocab, x) for q, x in zip(qs, drafts, strict=True)]
+    q_rows = [q if q is not None else one_hot(vocab, x) for q, x in zip(qs, drafts, strict=True)]
     if run.reference:
         return verify_reference_round(rows, drafts, q_rows, run, vocab)
     return verify_sampled_round(rows, drafts, q_rows, run)
