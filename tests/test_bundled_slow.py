@@ -120,3 +120,23 @@ def test_the_fast_forward_gives_the_models_own_logits(bundled_model):
     # a prefill: the lean body's fused products and oneDNN's blocked sums add in another
     # order over 30 layers (|logit| up to ~30; measured at most 1.4e-4)
     np.testing.assert_allclose(target.session([]).extend(ids), own, atol=2.5e-4)
+
+
+def test_fast_false_gives_the_same_greedy_tokens_as_the_fast_forward(bundled_model):
+    """SPECDEC_FAST=0 / fast=False: transformers' own forward, the same greedy text (up to a near-tie)."""
+    from specdec_core.models import HFCausalLM
+
+    fast = bundled_model
+    plain = HFCausalLM(fast.module, fast.tokenizer, name="plain", fast=False)
+    assert plain.fast is None and fast.fast is not None
+    for prompt in ("fact", "code"):
+        ids = fast.encode(PROMPTS[prompt], chat=True)
+        expected = [t for e in autoregressive(fast, ids, GREEDY, NEW_TOKENS) for t in e.committed]
+        own = [t for e in autoregressive(plain, ids, GREEDY, NEW_TOKENS) for t in e.committed]
+        speculative = [
+            t
+            for e in generate(plain, NGramDraft.for_model(plain), ids, GREEDY, 4, NEW_TOKENS, 0)
+            for t in e.committed
+        ]
+        assert assert_same_greedy_output(fast, ids, expected, own) >= 8
+        assert assert_same_greedy_output(plain, ids, own, speculative) >= 8

@@ -19,12 +19,10 @@ from typing import Any, Protocol, runtime_checkable
 from specdec_core import theory
 from specdec_core.models.base import Draft, LanguageModel
 
-#: Verification of γ+1 tokens in target steps: 1 + VERIFY_JUMP + VERIFY_PER_TOKEN·γ (γ ≥ 1).
-#: Measured on 2 CPU cores with SmolLM2-135M (float32, the engine's fast kernels; every
-#: row's logits read; median ratio to the one-token steps around it): γ = 1, 2, 4, 8, 12,
-#: 16 cost 1.04, 1.37, 1.33, 1.68, 1.78, 2.15 steps; least squares gives 1.10 + 0.064·γ.
-#: Once a decode step only reads the weights once, a batched forward is no longer free on
-#: a CPU: each extra token adds real arithmetic.
+#: Verification of γ+1 tokens in target steps: 1 + VERIFY_JUMP + VERIFY_PER_TOKEN·γ (γ ≥ 1),
+#: a least-squares fit to the measured costs (bench/RESULTS.md, "Verification cost"). Once
+#: a decode step only reads the weights once, a batched forward is no longer free on a
+#: CPU: each extra token adds real arithmetic.
 VERIFY_JUMP = 0.10
 VERIFY_PER_TOKEN = 0.064
 
@@ -93,9 +91,8 @@ class TheoryGamma:
     switched-off draft again later. The window is counted in drafts rather than rounds so
     that a short γ does not shorten it: with a per-round memory one early rejection of a
     bf16 copy (α ≈ 0.97) left α̂ resting on a handful of drafts, γ fell to 1 for several
-    rounds and recovered slowly, since short rounds bring little evidence (bf16 copy,
-    4 prompts × 2 runs, 128 greedy tokens: mean decode speedup 1.07 per round, 1.12 with 5
-    drafts per `memory`, 1.07 with 10; n-gram drafts unchanged within noise).
+    rounds and recovered slowly, since short rounds bring little evidence (the measured
+    choice of 5 drafts per `memory`: bench/RESULTS.md, "Adaptive γ").
     A round where the draft proposed nothing although γ > 0 (an n-gram without a match)
     changes nothing: without that rule, long stretches without a match would reset α̂ to
     the prior, and the next chance match would be drafted 16 tokens long.
@@ -105,13 +102,10 @@ class TheoryGamma:
     A model draft (cost_ratio > 0) is switched off (γ = 0) only when its best γ is
     predicted to lose more than `off_margin` against plain target steps: switching back on
     is not free (it must first read every token committed meanwhile), and an estimate near the break-even
-    point would otherwise flip the draft on and off. Measured with the bf16 copy on a chat
-    prompt (α ≈ 0.96, break-even α ≈ 0.88): no margin 0.92–0.96×, a 0.05 margin
-    1.02× (fixed γ = 3: 1.08×). For the same reason a switched-off model draft forgets
-    more slowly (`idle_memory` per idle round instead of `memory`), so it is probed about
-    every 20 rounds rather than every 5: a first-10-layers draft that is never right
-    (α ≈ 0) runs at 0.88–0.90 of target-only speed instead of 0.83–0.85 (the rest is its
-    prompt prefill, its first round and the catch-up of each probe).
+    point would otherwise flip the draft on and off. For the same reason a switched-off
+    model draft forgets more slowly (`idle_memory` per idle round instead of `memory`), so
+    it is probed about every 20 rounds rather than every 5, which costs a draft that is
+    never right less (both measured: bench/RESULTS.md, "Adaptive γ").
     """
 
     def __init__(
@@ -189,12 +183,9 @@ def default_verify_cost(gamma: int) -> float:
 UNKNOWN_COST_RATIO = 0.25
 
 
-#: Fixed cost of one decoder layer in a decode step, as the bytes of weights it would take
-#: as long to read. Fitted on 2 CPU cores with the lean Llama body (SmolLM2-135M decode
-#: steps, medians of 60 interleaved: float32 22.1 ms, bfloat16 14.2, first 8 layers 8.5,
-#: first 24 layers 18.2 ms ≈ 0.029 ms per MB read + 0.21 ms per layer of small operations
-#: and Python); it gives 0.63, 0.37 and 0.83 for the three drafts (measured 0.62–0.64,
-#: 0.39, 0.83).
+#: Fixed cost of one decoder layer in a decode step (small operations and Python), as the
+#: bytes of weights it would take as long to read; fitted to SmolLM2 decode steps of the
+#: lean body (bench/RESULTS.md, "Draft cost").
 LAYER_OVERHEAD_BYTES = 7 * 2**20
 
 

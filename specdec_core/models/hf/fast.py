@@ -158,10 +158,9 @@ class LogitRows:
     following ones, up to `block` rows in one head call (all rows when None) and never a
     row already there. Verification reads left to right and stops at the first rejection,
     so rows past the block that holds it are never computed (nor processed). Blocks
-    rather than single rows because a head call costs about the same for 1 … 8 rows
-    (it is bound by reading the head's weight: SmolLM2 on 2 cores, 4.0 ms for 1 row,
-    3.4 ms for 5, 4.0 ms for 8 with ``RowLinear``'s kernels); computing the first row
-    alone would pay only when it is rejected more often than not. ``computed``
+    rather than single rows because a head call costs about the same for 1 … 8 rows (it
+    is bound by reading the head's weight; bench/RESULTS.md, "Row kernels"): computing the
+    first row alone would pay only when it is rejected more often than not. ``computed``
     counts the rows computed so far; ``seconds`` the time spent computing them.
     """
 

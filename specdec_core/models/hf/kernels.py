@@ -21,26 +21,20 @@ from specdec_core.models.hf.derived import DerivedCache
 class RowLinear(torch.nn.Linear):
     """``nn.Linear`` sharing another's weight, with faster CPU kernels for a few rows.
 
-    Same maths, other matmul kernels (results differ only by float rounding):
+    Same maths, other matmul kernels (results differ only by float rounding; the measured
+    gains are in bench/RESULTS.md, "Row kernels"):
 
     * float32, 1 or 2 rows: ``(W @ xᵀ)ᵀ``. torch's CPU ``F.linear`` (``x @ Wᵀ``) runs a
       slow small-M path, while a tall matrix times a thin one runs an efficient gemm; one
       row is duplicated into two, since a single column falls back to the slow
-      matrix-vector kernel. Measured on 2 CPU cores (2 threads), SmolLM2-135M shapes:
-      1536 × 576 weight, 1 row 318 → 142 µs, 2 rows 597 → 104 µs; the 49152 × 576 head,
-      1 row 9.9 → 4.0 ms.
+      matrix-vector kernel.
     * float32, 3 rows or more (verification blocks, prefills): oneDNN's linear on a copy of
       the weight re-laid out once for small batches (:func:`packed_weight`, made on first
-      use and kept while the weight is unchanged, so twins sharing a weight share it too; it costs the
-      weight's size in memory once more). Weights streamed from memory, 2 cores: 3072 × 576,
-      5 rows 346 → 203 µs, 8 rows 458 → 263 µs (``W @ xᵀ`` → packed), 64 rows 1850 →
-      1180 µs, 300 rows 6.7 → 5.0 ms (``F.linear`` → packed); the head, 5 rows 5.3 → 3.4 ms,
-      8 rows 8.6 → 4.0 ms. A whole SmolLM2 verification of 5 tokens: 1.7 → 1.3 single
-      steps, 17 tokens 3.0 → 2.1. Without these oneDNN ops: ``W @ xᵀ`` up to ``max_rows``
-      rows, ``F.linear`` above.
+      use and kept while the weight is unchanged, so twins sharing a weight share it; it
+      costs the weight's size in memory once more). Without these oneDNN ops: ``W @ xᵀ``
+      up to ``max_rows`` rows, ``F.linear`` above.
     * bfloat16, one or two rows: torch's native kernel instead of oneDNN's, which re-lays
-      out the weight on every call (1536 × 576: 1 row 134 → 68 µs, 2 rows 144 → 117 µs,
-      3 rows already 139 vs 153; a whole bf16 SmolLM2 decode step 38 → 20 ms). Two rows
+      out the weight on every call (from 3 rows on oneDNN is as fast). Two rows
       are a draft's usual first step of a round: the last draft and the bonus token.
       oneDNN is switched off only around that call, but the switch is process-wide: a
       bf16 matmul in another thread at that moment may take the native kernel too (an
@@ -110,8 +104,8 @@ def row_kernel(rows: int, dtype: torch.dtype) -> Iterator[Product]:
     `dtype` (the one place that choice is made; :func:`row_linear` uses it per call).
 
     The lean body takes it once for a whole forward pass, so the choice (and the oneDNN
-    switch of the bfloat16 case) is made once instead of in every product, which saves
-    about 1 ms of a 15 ms bfloat16 SmolLM2 decode step. The switch then lasts the whole
+    switch of the bfloat16 case) is made once instead of in every product (a measurable
+    part of a bfloat16 decode step, see bench/RESULTS.md). The switch then lasts the whole
     forward pass; like ``RowLinear``'s, it is process-wide (a product in another thread
     meanwhile may take another exact kernel; last-bit rounding may differ).
     """

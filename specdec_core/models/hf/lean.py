@@ -7,13 +7,10 @@ operations: q, k and v come from one matrix product and gate and up from another
 the RMS-norm weights and the attention scale folded into those matrices; the rotary
 embedding of q and k is one complex product; attention is one
 ``scaled_dot_product_attention`` call in float32 over a key/value buffer that grows by
-doubling. Measured on 2 CPU cores with SmolLM2-135M (same process, medians of 60 steps):
-a decode step takes 22 ms in float32 and 14 ms in bfloat16, against 33.5 and 22.4 ms on
-transformers' body (28.2 and 17.8 ms with the first version of this body, without the
-folding and the complex rotation). float32 logits equal transformers' up to rounding
-(at most 1.2e-4 after 30 layers on three prompts, logits up to ~42); in bfloat16 the
-folded weights round differently from transformers' bf16 model, but the logits lie as
-close to the float32 model's as that model's do.
+doubling (decode-step times: bench/RESULTS.md, "Lean body"). float32 logits equal
+transformers' up to rounding; in bfloat16 the folded weights round differently from
+transformers' bf16 model, but the logits lie as close to the float32 model's as that
+model's do (both tested).
 
 Only models whose layers are exactly this maths qualify (:func:`lean_eligible`):
 ``LlamaForCausalLM``, ``Qwen2ForCausalLM`` and ``MistralForCausalLM`` with the default
