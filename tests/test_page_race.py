@@ -5,6 +5,7 @@ import json
 import pytest
 
 from specdec_core.live.race import BASELINE, result_json
+from specdec_core.viz.escape import md
 from tests.apptest_helpers import open_page, rerun
 
 TOY = {"race_target": "toy", "race_max": 40}
@@ -40,7 +41,7 @@ def test_race_on_the_toy_pair_fills_the_table_from_the_runs():
     assert any("every draft produced exactly the target-only text" in c.value for c in at.caption)
     best = max(rows, key=lambda r: r.decode_speedup)
     verdict = at.success if best.decode_speedup >= 1 else at.warning  # "fastest" vs "nobody beat the target"
-    assert any(result.names[best.key] in m.value for m in verdict)
+    assert any(md(result.names[best.key]) in m.value for m in verdict)  # names shown as literal Markdown
     assert len(at.get("plotly_chart")) == 2
     data = json.loads(result_json(result))
     assert set(data["runs"]) == {BASELINE, "toy_draft", "ngram"}
