@@ -16,7 +16,7 @@ import torch
 
 from train import paths, prompts
 
-POSITIONS = 160
+POSITIONS = 96
 
 
 def run() -> None:
