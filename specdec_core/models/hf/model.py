@@ -242,13 +242,16 @@ class HFSession:
         end = len(self._ids)
         start = end - hidden.shape[0]
         buf = self._hidden
-        if buf is None or buf.shape[0] < end:
-            size = max(end, 64, 2 * (0 if buf is None else buf.shape[0]))
-            grown = torch.empty(size, hidden.shape[-1], dtype=torch.float32, device=hidden.device)
-            if buf is not None:
-                grown[:start] = buf[:start]
-            self._hidden = buf = grown
-        buf[start:end] = hidden
+        # Inference mode either way: the buffer may have been made inside it (engine) and be
+        # written outside it (a plain forward), which torch refuses for in-place updates.
+        with torch.inference_mode():
+            if buf is None or buf.shape[0] < end:
+                size = max(end, 64, 2 * (0 if buf is None else buf.shape[0]))
+                grown = torch.empty(size, hidden.shape[-1], dtype=torch.float32, device=hidden.device)
+                if buf is not None:
+                    grown[:start] = buf[:start]
+                self._hidden = buf = grown
+            buf[start:end] = hidden
 
     def features(self, start: int, stop: int) -> torch.Tensor:
         """Final hidden states (stop − start, hidden) at positions start … stop − 1 of the text fed:
