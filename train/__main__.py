@@ -43,6 +43,8 @@ def main(argv: list[str] | None = None) -> int:
     e.add_argument("--prompts", type=int, default=24, help="held-out prompts to run")
     e.add_argument("--tokens", type=int, default=96, help="new tokens per prompt")
     e.add_argument("--weights", default=None, help="a head file (default: the latest checkpoint)")
+    e.add_argument("--split", default="held_out", choices=("held_out", "corpus"))
+    e.add_argument("--first-shard", type=int, default=0, help="skip the shards before this one")
     sub.add_parser("export")
     sub.add_parser("early-exit")
     c = sub.add_parser("card")
@@ -78,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     elif args.stage == "evaluate":
         from train import evaluate
 
-        evaluate.run(n_prompts=args.prompts, n_tokens=args.tokens, weights=args.weights)
+        evaluate.run(args.prompts, args.tokens, args.weights, args.split, args.first_shard)
     elif args.stage == "card":
         from train import export
 

@@ -5,10 +5,13 @@ prefilled once for the target's features; the head then runs training's unrolled
 evaluation mode, which is exactly what a drafting head computes s tokens ahead (tested in
 tests/test_head.py). Per depth s:
 
-* greedy acceptance a_s: how often the head's argmax is the target's (greedy answers);
+* greedy acceptance a_s: how often the head's argmax is the target's along the text;
   a greedy round of γ drafts then accepts E = a_1 + a_1 a_2 + … tokens on average;
-* α_s at T = 0.7: Σ min(p, q) of the temperature-processed target and head laws
-  (sampled answers), the probability a drafted token is accepted.
+* α_s at T = 0.7: Σ min(p, q) of the temperature-processed target and head laws, the
+  probability a drafted token is accepted.
+
+Both along every answer position (greedy and sampled shards alike). ``--split corpus
+--first-shard N`` evaluates on corpus shards the training run did not load instead.
 
 The end-to-end check is bench/speedup.py (``head_alpha``, ``head_chat``) on its own prompt.
 """
@@ -25,14 +28,20 @@ from train.fit import target_parts, unrolled_features
 DEPTHS = 5
 
 
-def run(n_prompts: int = 24, n_tokens: int = 96, weights: str | None = None) -> dict:
+def run(
+    n_prompts: int = 24,
+    n_tokens: int = 96,
+    weights: str | None = None,
+    split: str = "held_out",
+    first_shard: int = 0,
+) -> dict:
     from specdec_core.models import load_bundled
     from specdec_core.models.head import EagleHead, HeadConfig, load_head
 
     target = load_bundled()
     module = target.module
-    if not features.feature_dir("held_out").exists() or not features.load("held_out"):
-        features.run("held_out")
+    if split == "held_out" and (not features.feature_dir(split).exists() or not features.load(split)):
+        features.run(split)
     vocab, embed, lm_rows = target_parts(module)
     if weights:
         head, vocab, _ = load_head(weights)
@@ -47,10 +56,9 @@ def run(n_prompts: int = 24, n_tokens: int = 96, weights: str | None = None) -> 
     greedy_n = torch.zeros(DEPTHS)
     alpha_sum = torch.zeros(DEPTHS)
     alpha_n = torch.zeros(DEPTHS)
-    shards = json_flags()
     seen = 0
     with torch.inference_mode():
-        for shard, sampled in zip(features.load("held_out"), shards, strict=True):
+        for shard in features.load(split)[first_shard:]:
             off = 0
             for start, length in zip(shard["answer_start"], shard["length"], strict=True):
                 if seen >= n_prompts:
@@ -67,14 +75,12 @@ def run(n_prompts: int = 24, n_tokens: int = 96, weights: str | None = None) -> 
                 for s, feat in enumerate(feats):
                     rows = slice(first + s, n)  # chains that start inside the answer
                     z = feat[0, rows] @ lm_rows.T
-                    if not sampled:
-                        greedy_hits[s] += (vocab[z.argmax(-1)] == top[rows]).sum()
-                        greedy_n[s] += z.shape[0]
-                    else:
-                        p = torch.softmax((f[0, rows] @ full_w.T) / 0.7, -1)
-                        q = torch.softmax(z / 0.7, -1)
-                        alpha_sum[s] += torch.minimum(p[:, vocab], q).sum()
-                        alpha_n[s] += z.shape[0]
+                    greedy_hits[s] += (vocab[z.argmax(-1)] == top[rows]).sum()
+                    greedy_n[s] += z.shape[0]
+                    p = torch.softmax((f[0, rows] @ full_w.T) / 0.7, -1)
+                    q = torch.softmax(z / 0.7, -1)
+                    alpha_sum[s] += torch.minimum(p[:, vocab], q).sum()
+                    alpha_n[s] += z.shape[0]
     a = (greedy_hits / greedy_n.clamp(min=1)).tolist()
     al = (alpha_sum / alpha_n.clamp(min=1)).tolist()
     expected, run_ = 0.0, 1.0
@@ -82,6 +88,7 @@ def run(n_prompts: int = 24, n_tokens: int = 96, weights: str | None = None) -> 
         run_ *= x
         expected += run_
     result = {
+        "split": split if not first_shard else f"{split} from shard {first_shard}",
         "prompts": seen,
         "greedy_positions": int(greedy_n[0]),
         "sampled_positions": int(alpha_n[0]),
@@ -95,11 +102,3 @@ def run(n_prompts: int = 24, n_tokens: int = 96, weights: str | None = None) -> 
     (paths.WORK / "eval.json").write_text(json.dumps(result, indent=1))
     print(json.dumps(result), flush=True)
     return result
-
-
-def json_flags() -> list[bool]:
-    """Whether each held-out shard was sampled (T = 0.7) rather than greedy."""
-    return [
-        bool(json.loads(p.read_text())["sampled"])
-        for p in sorted((paths.GENERATED / "held_out").glob("shard_*.json"))
-    ]

@@ -48,6 +48,7 @@ def run() -> None:
     card["size_mb"] = round(DEFAULT_WEIGHTS.stat().st_size / 1e6, 2)
     save_head(head, saved["vocab"], DEFAULT_WEIGHTS, card)
     old.write_text(json.dumps(card, indent=1))
+    (paths.ASSET / "MODEL_CARD.md").write_text(model_card(card), encoding="utf-8")
     print(f"wrote {DEFAULT_WEIGHTS} ({card['size_mb']} MB): {json.dumps(card)}", flush=True)
 
 
@@ -89,3 +90,50 @@ def record_bench(log: str) -> None:
     }
     card_file.write_text(json.dumps(card, indent=1))
     print(json.dumps(card["bench"]), flush=True)
+
+
+def model_card(card: dict) -> str:
+    """MODEL_CARD.md from the card's numbers (rewritten by every export)."""
+    ev = card.get("evaluation") or {}
+    bench = card.get("bench") or {}
+    depth = ", ".join(f"{x:.2f}" for x in ev.get("greedy_acceptance_by_depth", []))
+    alpha = ", ".join(f"{x:.2f}" for x in ev.get("alpha_t07_by_depth", []))
+    return f"""# Draft head for {card["target"]}
+
+An EAGLE-style draft head (specdec_core/models/head.py): one Llama decoder layer over
+[RMSNorm(target feature f_j); RMSNorm(embedding of x_(j+1))], scored by the target's frozen
+LM head restricted to its {card["vocabulary"]} most frequent answer tokens. {card["parameters"] / 1e6:.2f} M
+parameters, float16, {card.get("size_mb", "?")} MB. Loads only on the target it was trained for.
+
+## Data
+- The target's own answers (batched generation, greedy and T = 0.7) to the training split of
+  train/prompts.py ({card["train_prompts"]} prompts: chat, explanation, lists, copying, code, Chinese),
+  as far as generation got, plus local text framed as answers (train/corpus.py: the course's
+  lessons, installed packages' descriptions, standard-library code);
+- labels: the target's full next-token distribution at every position (prefill mode).
+- Used for this head: {card["train_sequences"]} sequences, {card["train_positions"]} positions.
+- Held out: the held-out split's topics never appear in training; no prompt mentions the
+  subjects of bench/speedup.py's prompts (checked by train/prompts.py and tests).
+
+## Training
+{card["steps"]} steps ({card["positions_seen"]} positions seen, {card["unrolled_steps"]} unrolled
+drafting steps each), {card["train_minutes"]} min on a shared 2-core CPU, after a closed-form
+least-squares start.
+
+## Held-out acceptance (python -m train evaluate)
+- greedy acceptance by drafting depth 1…: {depth or "not measured"}
+- α at T = 0.7 by depth: {alpha or "not measured"}
+- greedy rounds of γ = 4: {ev.get("accepted_per_round_gamma4", "?")} drafts accepted per round,
+  acceptance rate {ev.get("greedy_acceptance_gamma4", "?")}
+- head step / target step on this machine: {card.get("cost_ratio", "?")}
+- bench/speedup.py: head_chat {bench.get("head_chat", "not run")},
+  head_alpha {bench.get("head_alpha", "not run")}
+
+## Reproduce
+    python -m train generate --split train
+    python -m train generate --split held_out --batch 16 --limit 32 --max-new-tokens 128
+    python -m train corpus && python -m train features --split corpus
+    python -m train features --split train
+    python -m train fit --minutes 27 --threads 1 && python -m train evaluate && python -m train export
+(each stage resumes where it stopped; train/data/ holds the generated text this head used).
+"""

@@ -12,7 +12,8 @@ chain's start (j − s + 1) and its own entries of the chain after it. Only posi
 last prompt token on (the answer) count.
 
 Seeded (data order and initialisation), time-budgeted and resumable: a checkpoint with the
-optimiser state is written every ``SAVE_EVERY`` steps and at the end; a rerun continues it.
+optimiser state is written every ``SAVE_EVERY`` steps and at the end (also when a file named
+``stop`` appears in the work folder); a rerun continues it.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ MAX_LEN = 320
 LR = 1e-3
 WARMUP = 40
 TOTAL_STEPS = 1200  # the cosine schedule's length (a run may stop earlier on its time budget)
-SAVE_EVERY = 25
+SAVE_EVERY = 5
 
 
 def checkpoint_path():
@@ -252,7 +253,7 @@ def run(minutes: float = 50.0, max_steps: int | None = None) -> None:
         step = state["step"]
         if max_steps is not None and step >= max_steps:
             break
-        if time.perf_counter() - started > 60 * minutes:
+        if time.perf_counter() - started > 60 * minutes or (paths.WORK / "stop").exists():
             break
         epoch, within = divmod(step, per_epoch)
         idx = data.batches(epoch)[within]
