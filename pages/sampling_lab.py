@@ -27,7 +27,14 @@ from specdec_core.course.sampling_lab import (
     temperature_sweep,
 )
 from specdec_core.live.limits import MAX_LOGIT_ROWS, MIN_LOGIT_ROWS
-from specdec_core.sampling import TRANSFORMS, Reason, SamplingConfig, apply, greedy_equivalence
+from specdec_core.sampling import (
+    TRANSFORMS,
+    Reason,
+    SamplingConfig,
+    apply,
+    greedy_equivalence,
+    same_as_greedy,
+)
 from specdec_core.viz.escape import md
 from specdec_core.viz.sampling import prob_label, stages_figure, sweep_figure
 
@@ -228,7 +235,7 @@ except ValueError as exc:
 
 summary = outcome(logits, trace)
 with results:
-    verdict = "yes" if same else "no"
+    verdict = "yes" if same_as_greedy(same, reason) else "no"
     st.html(
         f'<div class="sd-verdict {verdict}"><strong>{s[f"verdict_{verdict}"]}</strong> '
         f"{reason_html(reason, rows)}</div>"

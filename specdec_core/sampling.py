@@ -265,13 +265,19 @@ def apply(logits: Sequence[float] | np.ndarray, config: SamplingConfig) -> Sampl
     return SamplingTrace(stages, removed, kept)
 
 
-def greedy_equivalence(logits: Sequence[float] | np.ndarray, config: SamplingConfig) -> tuple[bool, Reason]:
-    """Whether sampling with `config` always returns greedy's token, and why (or why not).
+def same_as_greedy(collapsed: bool, reason: Reason) -> bool:
+    """Whether a :func:`greedy_equivalence` verdict means "always greedy's own token": one
+    token left, and not the tied token a small top-p keeps instead of greedy's."""
+    return collapsed and reason.code != "top_p_tie_split"
 
-    True exactly when the final support is one token *and* it is greedy's (lowest-index
-    argmax). The one case where those differ is a tie at the top split by top-p (see the
-    module docstring): then the result is False with code ``top_p_tie_split`` — the output
-    is deterministic, but a different token from greedy's.
+
+def greedy_equivalence(logits: Sequence[float] | np.ndarray, config: SamplingConfig) -> tuple[bool, Reason]:
+    """Whether sampling with `config` collapses to one token, and why (or why not).
+
+    True exactly when the final support is one token (DESIGN.md's contract). That token is
+    greedy's (lowest-index argmax) except in one case: a tie at the top split by top-p (see
+    the module docstring). Then the reason's code is ``top_p_tie_split``: the output is
+    deterministic but a different token from greedy's (:func:`same_as_greedy` tells).
     """
     z = validate_logits(logits)
     top = int(np.argmax(z))
@@ -297,7 +303,7 @@ def greedy_equivalence(logits: Sequence[float] | np.ndarray, config: SamplingCon
         p_max = float(before.max())
         if token != top:  # top-p split a tie at the top: one token, but not greedy's
             tied = _list(np.flatnonzero(before == p_max))
-            return False, Reason(
+            return True, Reason(
                 "top_p_tie_split", tied=tied, top_p=config.top_p, p_max=p_max, token=token, greedy=top
             )
         return True, Reason("top_p_threshold", top_p=config.top_p, p_max=p_max, token=token)

@@ -12,7 +12,7 @@ from transformers.generation.logits_process import (
     TopPLogitsWarper,
 )
 
-from specdec_core.sampling import SamplingConfig, apply, greedy, greedy_equivalence
+from specdec_core.sampling import SamplingConfig, apply, greedy, greedy_equivalence, same_as_greedy
 
 PEAKED = [2.0, 1.0, 0.5, 0.5, -1.0]
 
@@ -101,7 +101,8 @@ def test_a_small_top_p_splits_a_tie_like_transformers_but_not_like_greedy():
         theirs = _transformers_probs(np.array(tied), cfg)
         assert list(np.flatnonzero(theirs)) == [1]
         same, reason = greedy_equivalence(tied, cfg)
-        assert not same and reason.code == "top_p_tie_split"
+        assert same and reason.code == "top_p_tie_split"  # one token: deterministic …
+        assert not same_as_greedy(same, reason)  # … but not greedy's
         assert reason.params["token"] == 1 and reason.params["greedy"] == 0 == greedy(tied)
     # Three tied at the top, top-k = 1 first (keeps all three), then top-p: the last one stays.
     cfg = SamplingConfig(top_k=1, top_p=0.2)
