@@ -24,15 +24,15 @@ def run() -> None:
     head = EagleHead(HeadConfig.for_target(target.module, target.name))
     head.load_state_dict(saved["head"])
     state = saved["state"]
-    data = fit.Data()
+    data = state.get("data") or fit.Data().summary()
     evaluation = paths.WORK / "eval.json"
     card = {
         "target": target.name,
         "parameters": sum(p.numel() for p in head.parameters()),
         "vocabulary": len(saved["vocab"]),
-        "train_sequences": len(data.seqs),
-        "train_positions": data.tokens,
-        "train_answer_tokens": data.answer_tokens,
+        "train_sequences": data["sequences"],  # what the training run loaded
+        "train_positions": data["positions"],
+        "train_answer_tokens": data["answer_tokens"],
         "train_prompts": len(prompts.build("train")),
         "steps": state["step"],
         "positions_seen": state["positions"],
@@ -111,7 +111,8 @@ parameters, float16, {card.get("size_mb", "?")} MB. Loads only on the target it 
   as far as generation got, plus local text framed as answers (train/corpus.py: the course's
   lessons, installed packages' descriptions, standard-library code);
 - labels: the target's full next-token distribution at every position (prefill mode).
-- Used for this head: {card["train_sequences"]} sequences, {card["train_positions"]} positions.
+- Used for this head: {card["train_sequences"]} sequences, {card["train_positions"]} positions
+  ({len(list((paths.GENERATED / "train").glob("shard_*.json")))} shards of generated answers existed when it was exported).
 - Held out: the held-out split's topics never appear in training; no prompt mentions the
   subjects of bench/speedup.py's prompts (checked by train/prompts.py and tests).
 

@@ -57,6 +57,9 @@ class Data:
         self.tokens = sum(len(s[1]) for s in self.seqs)
         self.answer_tokens = sum(len(s[1]) - s[3] for s in self.seqs)
 
+    def summary(self) -> dict[str, int]:
+        return {"sequences": len(self.seqs), "positions": self.tokens, "answer_tokens": self.answer_tokens}
+
     def batches(self, epoch: int) -> list[list[int]]:
         rng = np.random.default_rng(paths.SEED * 7919 + epoch)
         order = rng.permutation(len(self.seqs))
@@ -241,6 +244,7 @@ def run(minutes: float = 50.0, max_steps: int | None = None) -> None:
         opt.load_state_dict(saved["opt"])
         state = saved["state"]
         print(f"resuming at step {state['step']} ({state['seconds'] / 60:.1f} min trained)", flush=True)
+    state["data"] = data.summary()
     print(
         f"{len(data.seqs)} sequences, {data.tokens} positions ({data.answer_tokens} answer tokens); "
         f"{sum(p.numel() for p in head.parameters()) / 1e6:.2f} M parameters",
