@@ -112,7 +112,8 @@ parameters, float16, {card.get("size_mb", "?")} MB. Loads only on the target it 
   lessons, installed packages' descriptions, standard-library code);
 - labels: the target's full next-token distribution at every position (prefill mode).
 - Used for this head: {card["train_sequences"]} sequences, {card["train_positions"]} positions
-  ({len(list((paths.GENERATED / "train").glob("shard_*.json")))} shards of generated answers existed when it was exported).
+  ({len(list((paths.GENERATED / "train").glob("shard_*.json")))} shards of generated answers existed
+  when it was exported).
 - Held out: the held-out split's topics never appear in training; no prompt mentions the
   subjects of bench/speedup.py's prompts (checked by train/prompts.py and tests).
 

@@ -1,0 +1,70 @@
+"""The self-speculation lesson under AppTest (both languages), and its figure builders.
+
+The page reads the shipped measurements in assets/head/ (early exits per depth, the head's
+card); the tests compare what it shows with those files and with the theory.
+"""
+
+import json
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from specdec_core.course.self_spec import CARD_FILE, EARLY_EXIT_FILE, draft_rows, early_exit, head_card
+from specdec_core.theory import best_gamma, linear_verify_cost, speedup
+from specdec_core.viz import self_spec as viz
+from tests.apptest_helpers import ROOT, open_page
+
+TITLES = {"en": "Self-speculation", "zh": "自投机"}
+
+
+def _strings(lang: str) -> dict:
+    return tomllib.loads(Path(ROOT, "lessons", lang, "self_spec.toml").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_page_loads_with_the_shipped_measurements(lang):
+    at = open_page("self_spec", lang)
+    assert at.title[0].value == TITLES[lang]
+    assert not at.warning and not at.error and not at.info
+    assert len(at.get("plotly_chart")) == 3  # early exits, the head by depth, the drafts map
+    card = json.loads(CARD_FILE.read_text(encoding="utf-8"))
+    values = [m.value for m in at.metric]
+    assert values[0] == f"{card['evaluation']['greedy_acceptance_gamma4']:.2f}"
+    assert values[2] == f"{card['cost_ratio']:.3f}"
+    assert len(at.radio) == len(_strings(lang)["quiz"])
+    text = " ".join(m.value for m in at.markdown)
+    assert "DeepSeek" in text and "EAGLE" in text and "LayerSkip" in text and "Medusa" in text
+
+
+def test_early_exit_data_is_the_measurement_and_rises_to_the_full_model():
+    exits = early_exit()
+    raw = json.loads(EARLY_EXIT_FILE.read_text(encoding="utf-8"))
+    assert exits.depths == tuple(range(1, 31)) and exits.greedy == tuple(raw["greedy"])
+    assert exits.greedy[-1] == 1.0 and exits.alpha_t07[-1] == pytest.approx(1.0, abs=1e-3)
+    assert max(exits.greedy[:8]) < 0.3 < exits.greedy[-2]  # shallow exits fail, the last layers agree
+
+
+def test_draft_rows_carry_the_theorys_best_gamma_and_speedup():
+    rows = {r.key: r for r in draft_rows()}
+    assert "head" in rows and "bf16" in rows
+    verify = linear_verify_cost(0.075)
+    for r in rows.values():
+        assert r.gamma == best_gamma(r.alpha, r.cost, verify, 12)
+        assert r.predicted == pytest.approx(float(speedup(r.alpha, r.gamma, r.cost, verify)))
+    assert rows["layers8"].predicted < 1.0 < rows["ngram_copy_high"].predicted
+    assert rows["head"].cost == pytest.approx(head_card().cost_ratio)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_figures_build_with_each_languages_strings(lang):
+    fig_text = _strings(lang)["fig"]
+    exits = early_exit()
+    fig = viz.early_exit_figure(exits.depths, exits.greedy, exits.alpha_t1, exits.alpha_t07, 0.4, fig_text)
+    assert [len(t.x) for t in fig.data] == [30, 30, 30]
+    fig = viz.head_depth_figure([0.5, 0.3], [0.4, 0.2], fig_text)
+    assert [list(t.y) for t in fig.data] == [[0.5, 0.3], [0.4, 0.2]]
+    fig = viz.drafts_figure(["a", "b"], [0.9, 0.1], [0.0, 0.5], [2.0, 0.5], "a", fig_text)
+    assert list(fig.data[0].marker.color) == ["#2E9E5B", "#D64545"]  # faster / slower than the target
+    with pytest.raises(KeyError, match="figure strings"):
+        viz.early_exit_figure((1,), (0.1,), (0.1,), (0.1,), None, {})
