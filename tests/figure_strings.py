@@ -28,6 +28,7 @@ TABLES: dict[str, tuple[str, str]] = {
     "sampling_lab": ("sampling_lab", "chart"),
     "tree": ("tree", "chart"),
     "tree_drafts": ("tree_drafts", "fig"),
+    "self_spec": ("self_spec", "fig"),
     "live": ("live", "fig"),
     "live.histogram": ("live", "fig_hist"),
     "race": ("race", "fig"),
