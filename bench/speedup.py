@@ -263,9 +263,11 @@ def main(argv: list[str] | None = None) -> int:
     ngram = NGramDraft.for_model(target)
     ngram_hf_like = NGramDraft.for_model(target, max_ngram=2, min_ngram=1)  # transformers' n-gram sizes
     head = HeadDraft(target) if DEFAULT_WEIGHTS.is_file() else None  # the shipped trained head (assets/head/)
-    head_cases = lambda prompt: [] if head is None else [  # noqa: E731
-        Contender("trained head, adaptive γ", spec(prompt, head, GAMMA_HEAD, True))
-    ]
+
+    def head_cases(prompt: str) -> list[Contender]:
+        if head is None:
+            return []
+        return [Contender("trained head, adaptive γ", spec(prompt, head, GAMMA_HEAD, True))]
 
     def spec(prompt: str, draft: object, gamma: int, adaptive: bool | str) -> Callable:
         return ours(lambda: generate(target, draft, ids[prompt], GREEDY, gamma, n, 0, adaptive))
