@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 
 import plotly.graph_objects as go
 
-from specdec_core.viz.palette import ACCEPTED, BONUS, DRAFT, REJECTED, TARGET, base_layout
+from specdec_core.viz.palette import ACCEPTED, BONUS, DRAFT, INK, REJECTED, TARGET, base_layout
 from specdec_core.viz.strings import pick
 
 KEYS: dict[str, tuple[str, ...]] = {
@@ -104,7 +104,7 @@ def drafts_figure(
             mode="markers+text",
             text=list(names),
             textposition="top center",
-            marker={"color": colors, "size": sizes, "line": {"color": "#333", "width": 1}},
+            marker={"color": colors, "size": sizes, "line": {"color": INK, "width": 1}},
             customdata=[[f"{p:.2f}"] for p in predicted],
             hovertemplate=t["hover_draft"] + "<extra></extra>",
             name=t["predicted"],
