@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import json
 import subprocess
 import sys
@@ -17,28 +16,7 @@ from specdec_core.models import MarkovChainLM, ModelBusyError, NGramDraft
 from specdec_core.sampling import SamplingConfig, apply
 from specdec_core.stats import chisquare
 from specdec_core.verify import BlockResult, sample
-
-#: Significance level of every statistical test here (fixed seeds: the outcome is fixed too).
-ALPHA = 1e-3
-V = 4
-TARGET = MarkovChainLM.random(V, seed=11, concentration=0.8)
-DRAFT = TARGET.blend(MarkovChainLM.random(V, seed=12, concentration=0.8), 0.7)
-START = 0
-#: Runs per law test: with 64 outcomes this detects both broken rules below at p < 1e-70.
-RUNS = 3000
-
-
-def joint_law(cfg: SamplingConfig, n: int = 3) -> np.ndarray:
-    """Exact law of the first n emitted tokens: products of the processed target rows."""
-    rows = [apply(TARGET.next_logits(t), cfg).probs for t in range(V)]
-    law = np.zeros(V**n)
-    for i, seq in enumerate(itertools.product(range(V), repeat=n)):
-        prob, prev = 1.0, START
-        for tok in seq:
-            prob *= rows[prev][tok]
-            prev = tok
-        law[i] = prob
-    return law
+from tests.markov_pair import ALPHA, DRAFT, RUNS, START, TARGET, V, joint_law
 
 
 def sequence_counts(cfg: SamplingConfig, gamma: int, runs: int, n: int = 3) -> np.ndarray:

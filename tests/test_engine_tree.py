@@ -12,27 +12,9 @@ import specdec_core.engine.tree as engine_tree
 from specdec_core.candidates import CandidateResult
 from specdec_core.engine import RoundEvent, autoregressive, generate
 from specdec_core.models import MarkovChainLM, NGramDraft
-from specdec_core.sampling import SamplingConfig, apply
+from specdec_core.sampling import SamplingConfig
 from specdec_core.stats import chisquare
-
-ALPHA = 1e-3
-V = 4
-TARGET = MarkovChainLM.random(V, seed=11, concentration=0.8)
-DRAFT = TARGET.blend(MarkovChainLM.random(V, seed=12, concentration=0.8), 0.7)
-START = 0
-RUNS = 3000
-
-
-def joint_law(cfg: SamplingConfig, n: int = 3) -> np.ndarray:
-    rows = [apply(TARGET.next_logits(t), cfg).probs for t in range(V)]
-    law = np.zeros(V**n)
-    for i, seq in enumerate(itertools.product(range(V), repeat=n)):
-        prob, prev = 1.0, START
-        for tok in seq:
-            prob *= rows[prev][tok]
-            prev = tok
-        law[i] = prob
-    return law
+from tests.markov_pair import ALPHA, DRAFT, RUNS, START, TARGET, V, joint_law
 
 
 def counts_of(draft, prompt, cfg, shape, runs=RUNS, n=3) -> np.ndarray:
