@@ -35,3 +35,11 @@ def assert_same_greedy_output(
             return i
     assert len(expected) == len(got), f"lengths differ: {len(expected)} vs {len(got)}"
     return n
+
+
+#: The prompts of the real-model greedy-equality tests (chains and trees).
+PROMPTS = {
+    "fact": "What is the capital of France? Answer in two sentences.",
+    "chat": "Hi! Can you suggest a fun weekend activity for a family with two kids?",
+    "code": "Write a Python function that returns the n-th Fibonacci number.",
+}

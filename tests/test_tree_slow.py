@@ -12,16 +12,11 @@ import pytest
 from specdec_core.engine import autoregressive, generate, summarize
 from specdec_core.models import NGramDraft, precision_copy
 from specdec_core.sampling import SamplingConfig
-from tests.greedy_check import assert_same_greedy_output
+from tests.greedy_check import PROMPTS, assert_same_greedy_output
 
 pytestmark = pytest.mark.slow
 
 GREEDY = SamplingConfig(temperature=0)
-PROMPTS = {
-    "fact": "What is the capital of France? Answer in two sentences.",
-    "chat": "Hi! Can you suggest a fun weekend activity for a family with two kids?",
-    "code": "Write a Python function that returns the n-th Fibonacci number.",
-}
 NEW_TOKENS = 32
 
 
