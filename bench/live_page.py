@@ -38,19 +38,10 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+from tests.browser.conftest import ARGS, CHROMIUM  # the browser tests' Chromium setup
+
 ROOT = Path(__file__).resolve().parents[1]
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--window-size=1280,900",
-]
 LIVE_QUERY = "live"  # the default settings: bundled + n-gram, copy prompt, greedy, compare on
 RUN_TIMEOUT_MS = 600_000
 
