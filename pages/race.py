@@ -20,15 +20,19 @@ from pages.common.model_form import (
     decoding_params,
     decoding_values,
     follow_preset,
+    layer_bound,
     preset_text,
     set_prompt,
+    source_input,
+    target_choices,
     target_spec,
 )
-from pages.common.models import get_draft, get_target, loaded_models_panel, wait_notice
+from pages.common.models import access, get_draft, get_target, loaded_models_panel, wait_notice
 from pages.common.page import start
 from pages.common.quiz import quiz
 from pages.common.race_view import by_task, show
 from pages.common.urlstate import bool_param, choice_param, int_param, mirror, restore, text_param
+from specdec_core.live.access import drafts
 from specdec_core.live.limits import MAX_PROMPT_CHARS, MAX_RACE_NEW_TOKENS, MAX_SOURCE_CHARS
 from specdec_core.live.model_choices import HF_DRAFTS, TARGETS, TOY_DRAFTS, DraftSpec
 from specdec_core.live.presets import PRESETS
@@ -70,7 +74,9 @@ job = Job("race")
 
 
 def _choices() -> tuple[str, ...]:
-    return TOY_CHOICES if st.session_state["race_target"] == "toy" else HF_CHOICES
+    if st.session_state["race_target"] == "toy":
+        return TOY_CHOICES
+    return tuple(k for k in HF_CHOICES if k in drafts(access(), "bundled"))  # custom: only if offered
 
 
 def _target_changed() -> None:
@@ -78,6 +84,7 @@ def _target_changed() -> None:
     set_prompt("race")
 
 
+targets = target_choices("race")
 if "race_drafts" not in st.session_state or not set(st.session_state["race_drafts"]) <= set(_choices()):
     st.session_state["race_drafts"] = list(_choices()[:3])
 follow_preset("race")
@@ -90,18 +97,13 @@ with st.container(border=True):
     c1, c2, c3 = st.columns([1.1, 1.6, 1])
     target_kind = c1.selectbox(
         s["target"],
-        TARGETS,
+        targets,
         format_func=lambda k: ls[f"targets.{k}"],
         key="race_target",
         on_change=_target_changed,
     )
     if target_kind == "custom":
-        c1.text_input(
-            s["source"],
-            key="race_target_src",
-            placeholder=ls["source_placeholder"],
-            max_chars=MAX_SOURCE_CHARS,
-        )
+        source_input(c1, "race_target_src", s["source"], ls["source_help"])
     chosen = c2.multiselect(
         s["drafts_label"],
         _choices(),
@@ -110,14 +112,11 @@ with st.container(border=True):
         help=s["drafts_help"],
     )
     if "layerskip" in chosen:
-        c2.text_input(s["depths"], key="race_depths", help=s["depths_help"])
+        layers = layer_bound("race")
+        depths_help = s["depths_help"] + ("" if layers is None else " " + s("depths_bound", n=layers))
+        c2.text_input(s["depths"], key="race_depths", help=depths_help)
     if "custom" in chosen:
-        c2.text_input(
-            s["draft_source"],
-            key="race_draft_src",
-            placeholder=ls["source_placeholder"],
-            max_chars=MAX_SOURCE_CHARS,
-        )
+        source_input(c2, "race_draft_src", s["draft_source"], ls["source_help"])
     c3.radio(
         s["preset"],
         PRESETS,
@@ -149,9 +148,14 @@ mirror(PARAMS)
 def _entries() -> list[tuple[str, DraftSpec]]:
     ss = st.session_state
     try:
-        return race_entries(ss["race_drafts"], ss["race_depths"], ss["race_draft_src"])
+        entries = race_entries(ss["race_drafts"], ss["race_depths"], ss["race_draft_src"])
     except ValueError:  # only the depths can be wrong
         raise ValueError(s("bad_depths", raw=ss["race_depths"])) from None
+    layers = layer_bound("race")
+    deepest = max((d.k for _, d in entries if d.kind == "layerskip"), default=0)
+    if layers is not None and deepest > layers:  # refused before any model loads
+        raise ValueError(s("too_deep", k=deepest, n=layers))
+    return entries
 
 
 def _name(key: str, tree: tuple[int, ...] = ()) -> str:

@@ -18,20 +18,24 @@ from pages.common.model_form import (
     chat_on,
     decoding_controls,
     decoding_values,
+    depth_input,
     follow_preset,
     set_prompt,
+    source_input,
+    target_choices,
     target_spec,
 )
-from pages.common.models import loaded_models_panel
-from specdec_core.live.limits import MAX_NEW_TOKENS, MAX_PROMPT_CHARS, MAX_SOURCE_CHARS, MAX_UPLOAD_MB
-from specdec_core.live.model_choices import TARGETS, TOY_WORDS, DraftSpec, drafts_for
+from pages.common.models import access, loaded_models_panel
+from specdec_core.live.access import drafts
+from specdec_core.live.limits import MAX_NEW_TOKENS, MAX_PROMPT_CHARS, MAX_UPLOAD_MB
+from specdec_core.live.model_choices import TOY_WORDS, DraftSpec
 from specdec_core.live.presets import PRESETS
 from specdec_core.live.settings import LiveSettings
 
 
 def _fit_draft() -> None:
     """Keep a draft that goes with the chosen target."""
-    options = drafts_for(st.session_state["live_target"])
+    options = drafts(access(), st.session_state["live_target"])
     if st.session_state["live_draft"] not in options:
         st.session_state["live_draft"] = options[0]
 
@@ -71,31 +75,20 @@ def _choice(
 def controls(job: Job) -> None:
     """The control panel (a draft that fits the target first, and a prompt that follows its preset)."""
     s = strings("live")
+    targets = target_choices("live")
     _fit_draft()
     follow_preset("live")
     with st.container(border=True):
         st.markdown(f"**{s['controls']}**")
         c1, c2, c3 = st.columns([1.2, 1.2, 1])
-        target_kind = _choice(c1, "target", TARGETS, _target_changed)
+        target_kind = _choice(c1, "target", targets, _target_changed)
         if target_kind == "custom":
-            c1.text_input(
-                s["source"],
-                key="live_target_src",
-                placeholder=s["source_placeholder"],
-                help=s["source_help"],
-                max_chars=MAX_SOURCE_CHARS,
-            )
-        draft_kind = _choice(c2, "draft", drafts_for(target_kind))
+            source_input(c1, "live_target_src", s["source"], s["source_help"])
+        draft_kind = _choice(c2, "draft", drafts(access(), target_kind))
         if draft_kind == "layerskip":
-            c2.number_input(s["k"], min_value=1, max_value=256, step=1, key="live_k", help=s["k_help"])
+            depth_input(c2, "live_k", "live")
         if draft_kind == "custom":
-            c2.text_input(
-                s["draft_source"],
-                key="live_draft_src",
-                placeholder=s["source_placeholder"],
-                help=s["source_help"],
-                max_chars=MAX_SOURCE_CHARS,
-            )
+            source_input(c2, "live_draft_src", s["draft_source"], s["source_help"])
         _choice(c3, "preset", PRESETS, set_prompt, ("live",))
         c3.toggle(s["chat"], key="live_chat", disabled=target_kind == "toy", help=s["chat_help"])
         st.text_area(

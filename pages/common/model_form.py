@@ -3,7 +3,9 @@
 The prompt box starts from a preset, and an unedited preset prompt follows the language and
 the target (the toy pair has its own words); γ, adaptive γ and the temperature are the same
 widgets on both pages, with their URL parameters and their values as settings fields; the
-target's spec and the chat switch are read back from the form. Labels come from
+target's spec and the chat switch are read back from the form. The targets offered, where a
+custom model comes from and the layer-skip depth's bound follow the server's rules and the
+chosen target (specdec_core.live.access, model_choices.target_layers). Labels come from
 lessons/<lang>/live.toml.
 """
 
@@ -15,10 +17,17 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from pages.common.i18n import current_lang, strings
+from pages.common.models import access, shelf
 from pages.common.urlstate import Param, bool_param, choice_param, float_param, int_param
-from specdec_core.live.model_choices import TargetSpec
+from specdec_core.live.access import source_allowed
+from specdec_core.live.limits import MAX_SOURCE_CHARS
+from specdec_core.live.model_choices import TargetSpec, target_key, target_layers
 from specdec_core.live.presets import preset_prompt
 from specdec_core.live.settings import TREE_SHAPES, parse_shape, shape_nodes
+from specdec_core.viz.escape import md
+
+#: The layer-skip depth's bound when the target's layer count cannot be read.
+MAX_LAYERS = 256
 
 
 def preset_text(prefix: str) -> str:
@@ -89,3 +98,53 @@ def target_spec(prefix: str) -> TargetSpec:
 def chat_on(prefix: str) -> bool:
     """Whether to wrap the prompt in the chat template (never for the toy pair)."""
     return bool(st.session_state[f"{prefix}_chat"]) and st.session_state[f"{prefix}_target"] != "toy"
+
+
+def target_choices(prefix: str) -> tuple[str, ...]:
+    """The target kinds this server offers; a chosen kind it does not offer falls back to the first."""
+    options = access().targets
+    if st.session_state.get(f"{prefix}_target") not in options:
+        st.session_state[f"{prefix}_target"] = options[0]
+    return options
+
+
+def source_input(col: DeltaGenerator, key: str, label: str, help_text: str) -> None:
+    """Where a custom model comes from: a free text box, or in classroom mode a choice among
+    the teacher's models (a value from anywhere else, a link for one, is replaced)."""
+    s = strings("live")
+    sources = access().sources
+    if access().free_sources:
+        col.text_input(
+            label, key=key, placeholder=s["source_placeholder"], help=help_text, max_chars=MAX_SOURCE_CHARS
+        )
+        return
+    if st.session_state.get(key) not in sources:
+        st.session_state[key] = sources[0] if sources else ""
+    col.selectbox(s["classroom_source"], sources, key=key, help=s["classroom_source_help"])
+
+
+def layer_bound(prefix: str) -> int | None:
+    """How many layers the chosen target has (the model's own count once loaded, else its
+    config; nothing is loaded for this), None when unknown."""
+    spec = target_spec(prefix)
+    if spec.kind == "custom" and not source_allowed(access(), spec.source):
+        return None  # a path the server does not offer is never looked at
+    return target_layers(spec, shelf().peek(target_key(spec)))
+
+
+def depth_input(col: DeltaGenerator, key: str, prefix: str) -> None:
+    """The layer-skip depth k, bounded by the target's layer count in the widget itself."""
+    s = strings("live")
+    layers = layer_bound(prefix)
+    top = layers or MAX_LAYERS
+    if int(st.session_state.get(key, 1)) > top:
+        st.session_state[key] = top
+    help_text = s["k_help"]
+    if layers is not None:
+        help_text += " " + s("k_bound", n=layers, model=md(_target_label(prefix)))
+    col.number_input(s["k"], min_value=1, max_value=top, step=1, key=key, help=help_text)
+
+
+def _target_label(prefix: str) -> str:
+    spec = target_spec(prefix)
+    return spec.source if spec.kind == "custom" else strings("live")[f"targets.{spec.kind}"]

@@ -4,19 +4,19 @@ Targets: the bundled SmolLM2-135M-Instruct (real, the default), a toy word-level
 pair (instant, exact, no download) and any Hugging Face id or local folder. Drafts for a
 transformer target: n-gram prompt lookup, a bf16 copy, its own first k layers, or a custom
 model; for the toy target: the toy draft chain or n-gram. A choice is a small frozen spec,
-so it can key a cache; :class:`ModelShelf` builds each model once per process and lets a
-second caller wait for a load already in progress.
+so it can key a cache (:func:`target_key`, :func:`draft_key`); ``ModelShelf``
+(specdec_core/live/shelf.py) builds each model once per process.
 """
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable, Hashable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from specdec_core.live.shelf import ModelShelf  # noqa: F401 (it lived here first; importers keep the name)
 from specdec_core.models import MarkovChainLM, ModelLock, NGramDraft
 from specdec_core.models.markov import rows_from_weights
 
@@ -56,6 +56,32 @@ class DraftSpec:
     kind: str
     k: int = 0
     source: str = ""
+
+
+def target_key(spec: TargetSpec) -> tuple[str, TargetSpec]:
+    """The shelf key of a target."""
+    return ("target", spec)
+
+
+def draft_key(target: TargetSpec, spec: DraftSpec) -> tuple[str, TargetSpec, DraftSpec]:
+    """The shelf key of a draft built for a target (its parent on the shelf: :func:`target_key`)."""
+    return ("draft", target, spec)
+
+
+def target_layers(spec: TargetSpec, loaded: Any = None) -> int | None:
+    """How many layers the target of `spec` has, so a layer-skip depth can be bounded before
+    anything loads: the `loaded` model's own count when given, else its config (no weights
+    read); None for the toy chain or when it cannot be told."""
+    count = getattr(loaded, "num_layers", None)
+    if isinstance(count, int) and count > 0:
+        return count
+    from specdec_core.models import layer_count
+
+    if spec.kind == "bundled":
+        return layer_count.bundled_layers()
+    if spec.kind == "custom":
+        return layer_count.source_layers(spec.source)
+    return None
 
 
 def drafts_for(target_kind: str) -> tuple[str, ...]:
@@ -215,60 +241,3 @@ def load_draft(target: Any, spec: DraftSpec, progress: Progress | None = None) -
         check_compatible(target, draft)
         return draft
     raise ChoiceError(f"Unknown draft {spec.kind!r}; choose one of {', '.join(DRAFTS)}.")
-
-
-_MISSING = object()
-
-
-class ModelShelf:
-    """Models built once per process, by key; concurrent callers of one key share one build.
-
-    A failed build is not kept, so the next call tries again (e.g. after a folder is fixed).
-    """
-
-    def __init__(self) -> None:
-        self._models: dict[Hashable, Any] = {}
-        self._locks: dict[Hashable, threading.Lock] = {}
-        self._guard = threading.Lock()
-
-    def cached(self, key: Hashable) -> bool:
-        """True when the model of `key` is built already."""
-        return key in self._models
-
-    def get(self, key: Hashable, build: Callable[[], Any], on_wait: Callable[[], None] | None = None) -> Any:
-        """The model of `key`, building it with `build()` unless it exists.
-
-        When another thread is building the same key, `on_wait()` is called once and this
-        call blocks until that build ends (then uses its model, or builds if it failed).
-        """
-        model = self._models.get(key, _MISSING)
-        if model is not _MISSING:
-            return model
-        with self._guard:
-            lock = self._locks.setdefault(key, threading.Lock())
-        if not lock.acquire(blocking=False):
-            if on_wait is not None:
-                on_wait()
-            lock.acquire()
-        try:
-            model = self._models.get(key, _MISSING)
-            if model is _MISSING:
-                model = self._models[key] = build()
-            return model
-        finally:
-            lock.release()
-
-    def loaded(self) -> list[Any]:
-        """The models built so far, oldest first."""
-        return list(self._models.values())
-
-    def release(self) -> int:
-        """Forget every built model, so its memory can be freed; returns how many there were.
-
-        A generation that is running keeps the models it holds until it ends; the next
-        ``get`` builds a model again.
-        """
-        with self._guard:
-            count = len(self._models)
-            self._models.clear()
-        return count

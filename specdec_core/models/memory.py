@@ -1,5 +1,6 @@
 """Is there room for an optional copy of some weights? (the fast kernels' extra memory)
-And how much memory does this process hold? (shown beside the loaded models)
+How much memory does this process hold? (shown beside the loaded models) And which loaded
+models go first when a shared server holds too many? (:func:`lru_evictions`)
 
 The packed weights of ``hf.kernels.RowLinear`` and the fused ones of ``hf.lean.LeanBody`` are copies
 that only buy speed. Loading a big custom model must never fail because of them, so each
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import ctypes
 import gc
+from collections.abc import Collection, Hashable, Mapping, Sequence
 from pathlib import Path
 
 #: Fraction of the machine's memory left available after an optional copy (at least 1 GiB).
@@ -66,3 +68,49 @@ def return_freed_memory() -> bool:
     except (OSError, AttributeError):
         return False
     return True
+
+
+def lru_evictions(
+    order: Sequence[Hashable],
+    limit: int | None,
+    held: Collection[Hashable] = (),
+    parents: Mapping[Hashable, Hashable] | None = None,
+) -> list[Hashable]:
+    """The keys to unload so that at most `limit` models stay: least recently used first.
+
+    `order` lists the loaded keys, least recently used first. A key in `held` (a run holds
+    it, or the teacher pinned it) is never chosen, nor is the parent of a kept key (a draft
+    built from a target keeps that target's weights alive anyway); unloading a parent takes
+    its children (`parents` maps a child to its parent) with it. When too much is held to
+    reach `limit`, as much as may go goes and the rest waits for a later call. None: no bound.
+    """
+    if limit is None:
+        return []
+    parents = dict(parents or {})
+    children: dict[Hashable, list[Hashable]] = {}
+    for child, parent in parents.items():
+        children.setdefault(parent, []).append(child)
+
+    def family(key: Hashable) -> list[Hashable]:
+        out, todo = [], [key]
+        while todo:
+            k = todo.pop()
+            if k in live and k not in out:
+                out.append(k)
+                todo += children.get(k, [])
+        return out
+
+    live = list(order)
+    evicted: list[Hashable] = []
+    for key in list(order):
+        if len(live) <= max(int(limit), 0):
+            break
+        if key not in live:
+            continue
+        group = family(key)
+        if any(k in held for k in group):
+            continue
+        for k in group:
+            live.remove(k)
+        evicted += group
+    return evicted

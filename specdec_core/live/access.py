@@ -1,0 +1,196 @@
+"""Classroom mode: what learners on a server a class shares may load and do.
+
+Whoever starts the server switches it on with environment variables (README, "A server for a
+class"):
+
+- ``SPECDEC_CLASSROOM=1`` — classroom mode.
+- ``SPECDEC_PRELOAD`` — the models offered, loaded when the server starts, comma-separated:
+  ``bundled``, ``toy``, or a model folder / Hugging Face id already on the machine (a custom
+  model). Default ``bundled,toy``. Learners choose among these and type no model source.
+- ``SPECDEC_TEACHER_PASSCODE`` — the passcode that process-wide actions (unloading every
+  model) ask for; without it those actions are hidden.
+- ``SPECDEC_MAX_MODELS`` — how many models stay loaded at most (least recently used go
+  first); in either mode, default :data:`DEFAULT_MAX_MODELS`.
+
+Decisions here only compare strings the teacher typed at start: a learner's text is never
+looked up on disk, so no answer tells whether an arbitrary server path exists. Outside
+classroom mode every check allows what the app allowed before.
+"""
+
+from __future__ import annotations
+
+import hmac
+import os
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from specdec_core.live.model_choices import (
+    TARGETS,
+    ChoiceError,
+    DraftSpec,
+    TargetSpec,
+    drafts_for,
+    load_target,
+    target_key,
+)
+from specdec_core.live.shelf import ModelShelf
+
+CLASSROOM_ENV = "SPECDEC_CLASSROOM"
+PRELOAD_ENV = "SPECDEC_PRELOAD"
+PASSCODE_ENV = "SPECDEC_TEACHER_PASSCODE"
+MAX_MODELS_ENV = "SPECDEC_MAX_MODELS"
+DEFAULT_PRELOAD = "bundled,toy"
+#: Models kept loaded at most (a target, its drafts: the bundled model and a bf16 copy are
+#: about 0.8 GB together; n-gram and layer-skip drafts hold no weights of their own).
+DEFAULT_MAX_MODELS = 6
+_ON = {"1", "true", "yes", "on"}
+
+
+@dataclass(frozen=True)
+class Access:
+    """The server's rules: `classroom` on or off, the `preload` targets (classroom only), the
+    teacher's `passcode` ("" when none is set) and `max_models` (None: no bound)."""
+
+    classroom: bool = False
+    preload: tuple[TargetSpec, ...] = ()
+    passcode: str = ""
+    max_models: int | None = DEFAULT_MAX_MODELS
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        """The custom model sources the teacher offers (classroom mode), in their order."""
+        return tuple(t.source for t in self.preload if t.kind == "custom")
+
+    @property
+    def targets(self) -> tuple[str, ...]:
+        """The target kinds offered: all of them, or in classroom mode the preloaded kinds."""
+        if not self.classroom:
+            return TARGETS
+        return tuple(k for k in TARGETS if any(t.kind == k for t in self.preload))
+
+    @property
+    def free_sources(self) -> bool:
+        """Whether a user may type any model id or folder (outside classroom mode only)."""
+        return not self.classroom
+
+    @property
+    def unload(self) -> str:
+        """How the unload button works: "open" (anyone), "passcode" (the teacher's), "hidden"."""
+        if not self.classroom:
+            return "open"
+        return "passcode" if self.passcode else "hidden"
+
+
+def parse_preload(raw: str) -> tuple[TargetSpec, ...]:
+    """``bundled,toy,/srv/models/x`` → target specs, in order, duplicates dropped."""
+    out: list[TargetSpec] = []
+    for item in raw.split(","):
+        item = item.strip()
+        if not item:
+            continue
+        spec = TargetSpec(item) if item in ("bundled", "toy") else TargetSpec("custom", item)
+        if spec not in out:
+            out.append(spec)
+    return tuple(out)
+
+
+def _max_models(raw: str | None) -> int | None:
+    """``SPECDEC_MAX_MODELS``: a whole number ≥ 1; 0 or "none" for no bound; else the default."""
+    if raw is None or not raw.strip():
+        return DEFAULT_MAX_MODELS
+    text = raw.strip().lower()
+    if text in ("0", "none", "off"):
+        return None
+    try:
+        return max(int(text), 1)
+    except ValueError:  # a typo at start must not break every page: the default bound holds
+        return DEFAULT_MAX_MODELS
+
+
+def from_env(env: Mapping[str, str] | None = None) -> Access:
+    """The rules the server was started with (`env`: default ``os.environ``)."""
+    env = os.environ if env is None else env
+    on = env.get(CLASSROOM_ENV, "").strip().lower() in _ON
+    preload = parse_preload(env.get(PRELOAD_ENV) or DEFAULT_PRELOAD) if on else ()
+    return Access(
+        classroom=on,
+        preload=preload,
+        passcode=env.get(PASSCODE_ENV, "") if on else "",
+        max_models=_max_models(env.get(MAX_MODELS_ENV)),
+    )
+
+
+def passcode_ok(access: Access, given: str) -> bool:
+    """Whether `given` is the teacher's passcode (constant-time compare); always False when no
+    passcode is set, so an empty guess never passes."""
+    if not access.passcode:
+        return False
+    return hmac.compare_digest(given.encode("utf-8"), access.passcode.encode("utf-8"))
+
+
+def may_unload(access: Access, given: str = "") -> bool:
+    """Whether an unload asked with passcode `given` may go ahead."""
+    return access.unload == "open" or (access.unload == "passcode" and passcode_ok(access, given))
+
+
+def source_allowed(access: Access, source: str) -> bool:
+    """Whether a custom model `source` may be loaded: any outside classroom mode, else only one
+    the teacher listed (an exact string match: nothing is looked up on disk)."""
+    return access.free_sources or source.strip() in access.sources
+
+
+_REFUSED = "In this classroom only the teacher's models are offered: pick one of the list."
+
+
+def check_target(access: Access, spec: TargetSpec) -> None:
+    """Raise ``ChoiceError("not_allowed")`` for a target this server does not offer."""
+    if spec.kind not in access.targets or (spec.kind == "custom" and not source_allowed(access, spec.source)):
+        raise ChoiceError(_REFUSED, "not_allowed")
+
+
+def check_draft(access: Access, spec: DraftSpec) -> None:
+    """Raise ``ChoiceError("not_allowed")`` for a custom draft the teacher did not list."""
+    if spec.kind == "custom" and not source_allowed(access, spec.source):
+        raise ChoiceError(_REFUSED, "not_allowed")
+
+
+def drafts(access: Access, target_kind: str) -> tuple[str, ...]:
+    """The draft kinds offered with a target kind (a custom draft only from the teacher's list)."""
+    options = drafts_for(target_kind)
+    if access.classroom and not access.sources:
+        return tuple(k for k in options if k != "custom")
+    return options
+
+
+class Preloader:
+    """Loads the teacher's models onto the shelf, pinned, in a background thread (once).
+
+    :attr:`done` counts the models handled so far, :attr:`failed` maps a spec that could not
+    load to the reason (the teacher's own list, so the reason may name the folder).
+    """
+
+    def __init__(self, access: Access, shelf: ModelShelf) -> None:
+        self.specs = access.preload
+        self.done = 0
+        self.failed: dict[TargetSpec, str] = {}
+        self._thread = threading.Thread(target=self._run, args=(shelf,), name="specdec-preload", daemon=True)
+        self._thread.start()
+
+    def _run(self, shelf: ModelShelf) -> None:
+        for spec in self.specs:
+            try:
+                shelf.get(target_key(spec), lambda spec=spec: load_target(spec), pin=True)
+            except (ValueError, OSError) as exc:  # a missing or broken model the teacher listed
+                self.failed[spec] = str(exc)
+            self.done += 1
+
+    @property
+    def finished(self) -> bool:
+        """Whether every listed model was tried."""
+        return self.done >= len(self.specs)
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until the preload ends (True) or `timeout` seconds pass (False)."""
+        self._thread.join(timeout)
+        return not self._thread.is_alive()
