@@ -94,7 +94,7 @@ def lru_evictions(
     def family(key: Hashable) -> list[Hashable]:
         out, todo = [], [key]
         while todo:
-            k = todo.pop()
+            k = todo.pop(0)
             if k in live and k not in out:
                 out.append(k)
                 todo += children.get(k, [])
