@@ -10,10 +10,10 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from specdec_core.course.sampling_lab import TemperatureSweep
 from specdec_core.sampling import SamplingConfig, SamplingTrace
+from specdec_core.viz import spec
 from specdec_core.viz.escape import html_all
 from specdec_core.viz.memo import figure_cache
 from specdec_core.viz.palette import (
@@ -115,28 +115,28 @@ def stages_figure(
         else _stage_title(trace.stages[i][0], step, config, trace.kept_mass[i], trace.removed[i].any(), t)
         for step, i in enumerate(rows, start=1)
     ]
-    fig = make_subplots(
-        rows=len(rows), cols=1, shared_xaxes=True, vertical_spacing=0.3 / len(rows), subplot_titles=titles
-    )
+    axes = spec.subplot_axes(len(rows), 1, shared_xaxes=True, vertical_spacing=0.3 / len(rows))
     names = html_all(labels)
-    bars: list[go.Bar] = []
-    bar_rows: list[int] = []
+    bars: list[dict] = []
 
     def add(role: str, stage: int, row: int, x: np.ndarray, y: np.ndarray, **style: object) -> None:
         if x.size == 0:
             return
+        x_ref, y_ref = spec.axis_names(row)
         bars.append(
-            go.Bar(
-                x=x.tolist(),
-                y=y.tolist(),
-                name=t[f"legend_{role}"],
-                legendgroup=role,
-                showlegend=all(bar.legendgroup != role for bar in bars),
-                meta={"stage": stage, "role": role},
+            {
+                "type": "bar",
+                "x": x.tolist(),
+                "y": y.tolist(),
+                "name": t[f"legend_{role}"],
+                "legendgroup": role,
+                "showlegend": all(bar["legendgroup"] != role for bar in bars),
+                "meta": {"stage": stage, "role": role},
                 **style,
-            )
+                "xaxis": x_ref,
+                "yaxis": y_ref,
+            }
         )
-        bar_rows.append(row)
 
     before = trace.stages[0][1]
     for row, i in enumerate(rows, start=1):
@@ -184,27 +184,38 @@ def stages_figure(
                 hoverinfo="skip",
             )
         before = probs
-    fig.add_traces(bars, rows=bar_rows, cols=[1] * len(bars))
-    fig.update_yaxes(range=[0, 1.25], tickvals=[0, 0.5, 1], gridcolor=GRID)
-    fig.update_xaxes(
-        tickvals=list(range(n)),
-        ticktext=[f"{name}<br>#{j}" for j, name in enumerate(names)],
-        range=[-0.6, n - 0.4],
-    )
-    fig.update_xaxes(title_text=t["axis_token"], row=len(rows), col=1)
-    fig.update_yaxes(title_text=t["axis_prob"], row=(len(rows) + 1) // 2, col=1)
-    fig.update_annotations(font={"size": 14, "family": FONT}, xanchor="left", x=0)
-    fig.update_layout(
-        **base_layout(
+    ticks = {
+        "tickvals": list(range(n)),
+        "ticktext": [f"{name}<br>#{j}" for j, name in enumerate(names)],
+        "range": [-0.6, n - 0.4],
+    }
+    for row in range(1, len(rows) + 1):
+        x_ref, y_ref = spec.axis_names(row)
+        axes[spec.layout_axis(x_ref)].update(ticks)
+        axes[spec.layout_axis(y_ref)].update(range=[0, 1.25], tickvals=[0, 0.5, 1], gridcolor=GRID)
+    x_ref, _ = spec.axis_names(len(rows))
+    axes[spec.layout_axis(x_ref)]["title"] = {"text": t["axis_token"]}
+    _, y_ref = spec.axis_names((len(rows) + 1) // 2)
+    axes[spec.layout_axis(y_ref)]["title"] = {"text": t["axis_prob"]}
+    title_style = {"font": {"size": 14, "family": FONT}, "xanchor": "left", "x": 0}
+    layout = {
+        **axes,
+        "annotations": [
+            spec.subplot_title(axes, r, title, **title_style) for r, title in enumerate(titles, 1)
+        ],
+    }
+    spec.merge(
+        layout,
+        base_layout(
             barmode="overlay",
             bargap=0.35,
             height=ROW_HEIGHT * len(rows) + 120,
             margin={"l": 60, "r": 20, "t": 70, "b": 60},
             legend={"orientation": "h", "yanchor": "bottom", "y": 1.03, "x": 0},
             uniformtext={"minsize": 9, "mode": "show"},
-        )
+        ),
     )
-    return fig
+    return spec.figure(bars, layout)
 
 
 @figure_cache
@@ -224,76 +235,85 @@ def sweep_figure(
     if len(names) != sweep.probs.shape[1]:
         raise ValueError(f"{len(names)} labels for {sweep.probs.shape[1]} tokens.")
     temps = sweep.temperatures.tolist()
-    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.7, 0.3], vertical_spacing=0.08)
-    for j, name in enumerate(names):
-        fig.add_trace(
-            go.Scatter(
-                x=temps,
-                y=sweep.probs[:, j].tolist(),
-                mode="lines",
-                name=f"#{j} {name}",
-                line={"color": TOKEN_COLOURS[j % len(TOKEN_COLOURS)], "width": 2.5},
-                meta={"token": j},
-                hovertemplate=f"#{j} {name}: %{{y:.4g}}<extra></extra>",
-            ),
-            row=1,
-            col=1,
-        )
-    fig.add_trace(
-        go.Scatter(
-            x=temps,
-            y=sweep.support_size.tolist(),
-            mode="lines",
-            line={"shape": "hv", "color": KEPT, "width": 2.5},
-            name=t["sweep_support_name"],
-            showlegend=False,
-            meta={"role": "support"},
-            hovertemplate=f"{t['sweep_support_axis']}: %{{y}}<extra></extra>",
-        ),
-        row=2,
-        col=1,
+    axes = spec.subplot_axes(2, 1, shared_xaxes=True, row_heights=(0.7, 0.3), vertical_spacing=0.08)
+    data: list[dict] = [
+        {
+            "type": "scatter",
+            "x": temps,
+            "y": sweep.probs[:, j].tolist(),
+            "mode": "lines",
+            "name": f"#{j} {name}",
+            "line": {"color": TOKEN_COLOURS[j % len(TOKEN_COLOURS)], "width": 2.5},
+            "meta": {"token": j},
+            "hovertemplate": f"#{j} {name}: %{{y:.4g}}<extra></extra>",
+            "xaxis": "x",
+            "yaxis": "y",
+        }
+        for j, name in enumerate(names)
+    ]
+    data.append(
+        {
+            "type": "scatter",
+            "x": temps,
+            "y": sweep.support_size.tolist(),
+            "mode": "lines",
+            "line": {"shape": "hv", "color": KEPT, "width": 2.5},
+            "name": t["sweep_support_name"],
+            "showlegend": False,
+            "meta": {"role": "support"},
+            "hovertemplate": f"{t['sweep_support_axis']}: %{{y}}<extra></extra>",
+            "xaxis": "x2",
+            "yaxis": "y2",
+        }
     )
+    layout: dict = {}
     if current is None:
-        fig.add_annotation(
-            text=t["sweep_switch_note"],
-            xref="x domain",
-            yref="y domain",
-            x=0.02,
-            y=0.98,
-            showarrow=False,
-            xanchor="left",
-            bgcolor=rgba(WHITE, 0.85),
-        )
+        layout["annotations"] = [
+            {
+                "text": t["sweep_switch_note"],
+                "xref": "x domain",
+                "yref": "y domain",
+                "x": 0.02,
+                "y": 0.98,
+                "showarrow": False,
+                "xanchor": "left",
+                "bgcolor": rgba(WHITE, 0.85),
+            }
+        ]
     else:
-        for row in (1, 2):
-            fig.add_vline(x=current, line={"color": BEFORE, "dash": "dash", "width": 1.5}, row=row, col=1)
-        fig.add_annotation(
-            text=f"{t['sweep_current']} = {current:g}",
-            x=np.log10(current),
-            xref="x",
-            yref="y domain",
-            y=1.0,
-            yanchor="bottom",
-            showarrow=False,
-        )
-    fig.update_xaxes(type="log", gridcolor=GRID, exponentformat="power")
-    fig.update_xaxes(title_text=t["sweep_t_axis"], row=2, col=1)
-    fig.update_yaxes(title_text=t["sweep_prob_axis"], range=[-0.02, 1.05], gridcolor=GRID, row=1, col=1)
+        line = {"color": BEFORE, "dash": "dash", "width": 1.5}
+        layout["shapes"] = [
+            {"type": "line", "x0": current, "x1": current, "xref": x, "y0": 0, "y1": 1, "yref": f"{y} domain",
+             "line": line}
+            for x, y in (("x", "y"), ("x2", "y2"))
+        ]  # fmt: skip
+        layout["annotations"] = [
+            {
+                "text": f"{t['sweep_current']} = {current:g}",
+                "x": float(np.log10(current)),
+                "xref": "x",
+                "yref": "y domain",
+                "y": 1.0,
+                "yanchor": "bottom",
+                "showarrow": False,
+            }
+        ]
+    for key in ("xaxis", "xaxis2"):
+        axes[key].update(type="log", gridcolor=GRID, exponentformat="power")
+    axes["xaxis2"]["title"] = {"text": t["sweep_t_axis"]}
+    axes["yaxis"].update(title={"text": t["sweep_prob_axis"]}, range=[-0.02, 1.05], gridcolor=GRID)
     top = max(int(sweep.support_size.max()), 1)
-    fig.update_yaxes(
-        title_text=t["sweep_support_axis"],
-        range=[0, top + 0.6],
-        dtick=max(1, top // 4),
-        gridcolor=GRID,
-        row=2,
-        col=1,
+    axes["yaxis2"].update(
+        title={"text": t["sweep_support_axis"]}, range=[0, top + 0.6], dtick=max(1, top // 4), gridcolor=GRID
     )
-    fig.update_layout(
-        **base_layout(
+    layout.update(axes)
+    spec.merge(
+        layout,
+        base_layout(
             height=480,
             hovermode="x unified",
             margin={"l": 60, "r": 20, "t": 40, "b": 55},
             legend={"orientation": "v", "yanchor": "top", "y": 1.0, "x": 1.02, "font": {"size": 12}},
-        )
+        ),
     )
-    return fig
+    return spec.figure(data, layout)

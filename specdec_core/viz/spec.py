@@ -1,0 +1,96 @@
+"""Figures written as plotly's own JSON: dicts of traces and layout, wrapped without re-checking.
+
+Building a figure through plotly's object API (``go.Bar(...)``, ``make_subplots``,
+``update_layout``, ``update_xaxes``) walks a validator for every property at every call,
+which made building a lesson's figures most of a page's rerun. Builders on this module write
+the same figure as a dict (``{"type": "bar", ...}`` traces and a layout dict) and
+:func:`figure` wraps it in a ``go.Figure`` without plotly's validation. The specs are
+still checked: tests/test_viz_spec.py feeds every such builder's output to a validating
+``go.Figure`` (an unknown or malformed property raises there), so an invalid spec fails a
+test instead of slowing every rerun.
+"""
+
+from __future__ import annotations
+
+import copy
+from functools import lru_cache
+from typing import Any
+
+import plotly.graph_objects as go
+import plotly.io as pio
+from plotly.subplots import make_subplots
+
+
+def figure(data: list[dict[str, Any]], layout: dict[str, Any]) -> go.Figure:
+    """A figure holding `data` and `layout` as given (plotly's validators are not run).
+
+    A template named in `layout` (or plotly's default one when none is) is put in as its
+    content, as a validating figure does: plotly.js knows no template by name."""
+    name = layout.get("template", pio.templates.default)
+    if isinstance(name, str):
+        layout = {**layout, "template": _template(name)}
+    return go.Figure({"data": data, "layout": layout}, _validate=False)
+
+
+@lru_cache(maxsize=8)
+def _template(name: str) -> dict[str, Any]:
+    return pio.templates[name].to_plotly_json()
+
+
+def axis_names(row: int, col: int = 1, cols: int = 1) -> tuple[str, str]:
+    """The x and y axis a trace in subplot (`row`, `col`) refers to: ("x", "y"), ("x2", "y2") …"""
+    n = (row - 1) * cols + col
+    suffix = "" if n == 1 else str(n)
+    return f"x{suffix}", f"y{suffix}"
+
+
+def layout_axis(ref: str) -> str:
+    """The layout key of an axis a trace refers to: "x" → "xaxis", "y3" → "yaxis3"."""
+    return f"{ref[0]}axis{ref[1:]}"
+
+
+@lru_cache(maxsize=64)
+def _subplot_axes(rows: int, cols: int, options: tuple[tuple[str, Any], ...]) -> dict[str, Any]:
+    layout = make_subplots(rows=rows, cols=cols, **dict(options)).to_dict()["layout"]
+    return {k: v for k, v in layout.items() if k[1:5] == "axis"}
+
+
+def subplot_axes(rows: int, cols: int = 1, **options: Any) -> dict[str, Any]:
+    """The axes (``xaxis``, ``yaxis``, ``xaxis2`` …, with their domains and anchors) that
+    ``make_subplots(rows, cols, **options)`` lays out; a fresh copy the caller may change.
+
+    Options must be hashable (tuples, not lists); subplot titles are left to the caller
+    (:func:`subplot_title`) so that a title's text does not change the cached layout."""
+    return copy.deepcopy(_subplot_axes(rows, cols, tuple(sorted(options.items()))))
+
+
+def subplot_title(axes: dict[str, Any], row: int, text: str, **style: Any) -> dict[str, Any]:
+    """A subplot title annotation above the subplot of `row` (first column), placed where
+    ``make_subplots(subplot_titles=...)`` puts it: centred over the subplot unless `style`
+    says otherwise (e.g. ``x=0, xanchor="left"``)."""
+    x_ref, y_ref = axis_names(row)
+    x0, x1 = axes[layout_axis(x_ref)]["domain"]
+    title = {
+        "font": {"size": 16},
+        "showarrow": False,
+        "text": text,
+        "x": (x0 + x1) / 2,
+        "xanchor": "center",
+        "xref": "paper",
+        "y": axes[layout_axis(y_ref)]["domain"][1],
+        "yanchor": "bottom",
+        "yref": "paper",
+    }
+    title.update(style)
+    return title
+
+
+def merge(base: dict[str, Any], update: dict[str, Any]) -> dict[str, Any]:
+    """`base` updated in place with `update`, nested dicts merged key by key (as plotly's
+    ``update_layout`` does for dict values); returns `base`."""
+    for key, value in update.items():
+        if isinstance(value, dict) and isinstance(base.get(key), dict):
+            merge(base[key], value)
+        else:
+            base[key] = value
+    return base

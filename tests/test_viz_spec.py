@@ -1,0 +1,76 @@
+"""Figures written as dicts (specdec_core.viz.spec) are valid plotly figures, unchanged by validation.
+
+spec.figure skips plotly's validators on every rerun; here each such builder's output goes
+through a validating ``go.Figure``: an unknown property, a bad value or a template plotly.js
+cannot read fails, and so does any value validation would have changed.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+
+from pages.common.i18n import Strings
+from specdec_core.course.sampling_lab import example_rows, temperature_sweep
+from specdec_core.sampling import SamplingConfig, apply
+from specdec_core.viz import spec
+from specdec_core.viz.sampling import stages_figure, sweep_figure
+
+
+def _validated_json(fig: go.Figure) -> dict:
+    return json.loads(go.Figure(fig.to_dict()).to_json())
+
+
+def _sampling_figures(lang: str, config: SamplingConfig) -> list[go.Figure]:
+    s = Strings("sampling_lab", lang)
+    rows = example_rows("random", lang, 7, 3)
+    labels, logits = [r[0] for r in rows], [r[1] for r in rows]
+    current = None if config.is_greedy_switch else config.temperature
+    return [
+        stages_figure.uncached(apply(logits, config), config, labels, s["chart"]),
+        sweep_figure.uncached(temperature_sweep(logits, config), labels, current, s["chart"]),
+    ]
+
+
+CONFIGS = [
+    SamplingConfig(),
+    SamplingConfig(temperature=0.0),
+    SamplingConfig(temperature=0.5, top_k=2, top_p=0.6),
+    SamplingConfig(temperature=2.0, top_p=0.3, min_tokens_to_keep=2, order=("top_p", "top_k", "temperature")),
+]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("config", CONFIGS)
+def test_sampling_figures_pass_plotly_validation_unchanged(lang, config):
+    for fig in _sampling_figures(lang, config):
+        assert json.loads(fig.to_json()) == _validated_json(fig)
+        assert isinstance(fig.to_dict()["layout"]["template"], dict)  # a template's content, not its name
+
+
+def test_an_invalid_spec_fails_validation():
+    fig = spec.figure([{"type": "bar", "x": [0], "y": [1], "colour": "red"}], {})
+    with pytest.raises(ValueError):
+        _validated_json(fig)
+
+
+def test_subplot_axes_match_make_subplots():
+    from plotly.subplots import make_subplots
+
+    made = make_subplots(
+        rows=3, cols=1, shared_xaxes=True, vertical_spacing=0.1, subplot_titles=["a", "b", "c"]
+    )
+    axes = spec.subplot_axes(3, 1, shared_xaxes=True, vertical_spacing=0.1)
+    layout = made.to_dict()["layout"]
+    assert {k: v for k, v in layout.items() if "axis" in k} == axes
+    titles = [spec.subplot_title(axes, row, text) for row, text in enumerate("abc", start=1)]
+    assert titles == layout["annotations"]
+    axes["xaxis"]["range"] = [0, 1]  # a copy: the cached layout is untouched
+    assert "range" not in spec.subplot_axes(3, 1, shared_xaxes=True, vertical_spacing=0.1)["xaxis"]
+    assert spec.merge({"a": {"b": 1, "c": 2}}, {"a": {"c": 3}, "d": np.int64(4)}) == {
+        "a": {"b": 1, "c": 3},
+        "d": 4,
+    }
