@@ -115,3 +115,42 @@ def test_needs_a_bound_target(tiny, head_file):
     s = HeadDraft(tiny, head_file).session([1, 2])
     with pytest.raises(RuntimeError, match="bind_target"):
         s.logits([3])
+
+
+def test_tree_rounds_with_the_head_give_the_targets_greedy_output(tiny, head_file):
+    draft = HeadDraft(tiny, head_file)
+    ids = tiny.encode("the quick brown fox")
+    base = [t for e in autoregressive(tiny, ids, GREEDY, 30, 0) for t in e.committed]
+    events = list(generate(tiny, draft, ids, GREEDY, 3, 30, 0, tree=(3, 2, 1)))
+    assert [t for e in events for t in e.committed] == base
+    assert events[0].tree is not None and events[0].extra["tree_nodes"] == 3 + 6 + 6
+    sampled = list(generate(tiny, draft, ids, SamplingConfig(temperature=1.0), 3, 30, 2, tree=(2, 2)))
+    drafted = [t for e in sampled for t in e.tree["tokens"][1:]]
+    assert drafted and all(t % 2 == 0 for t in drafted)  # only the head's vocabulary is proposed
+
+
+def test_tree_forward_rows_equal_chain_rows_along_each_branch(tiny, head_file):
+    """A tree node's row is what a chain session computes for the same path (the tree mask
+    and depth positions are right), and compaction leaves the chain's cache."""
+    draft = HeadDraft(tiny, head_file)
+    ids = tiny.encode("the quick brown fox jumps over the lazy dog")
+    m = 5
+    t_sess = tiny.session(ids[:m])
+    tree_sess = draft.session(ids[:m])
+    tree_sess.bind_target(t_sess)
+    root_rows = tree_sess.extend_tree([ids[m]], [-1])
+    kids = [ids[m + 1], 7, 12]
+    level = tree_sess.extend_tree(kids, [0, 0, 0])
+    grand = tree_sess.extend_tree([20, 21], [1, 3])  # under the first and third child
+    for path, row in [([ids[m]], root_rows[0]), ([ids[m], 7], level[1]), ([ids[m], 12, 21], grand[1])]:
+        chain = draft.session(ids[:m])
+        chain.bind_target(t_sess)
+        expect = chain.extend(path)[-1]
+        finite = torch.isfinite(torch.from_numpy(expect))
+        assert torch.allclose(torch.from_numpy(row)[finite], torch.from_numpy(expect)[finite], atol=1e-4)
+    tree_sess.compact([0, 3, 5])  # root, third child, its child
+    assert tree_sess.tokens == [*ids[:m], ids[m], 12, 21]
+    after = tree_sess.logits([30], last_only=True)
+    chain = draft.session(ids[:m])
+    chain.bind_target(t_sess)
+    assert torch.allclose(after, chain.logits([ids[m], 12, 21, 30], last_only=True), atol=1e-4)

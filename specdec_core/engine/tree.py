@@ -84,8 +84,11 @@ class ModelTreeDrafter:
 
     point_mass = False
 
-    def __init__(self, draft: LanguageModel, prompt: list[int]) -> None:
+    def __init__(self, draft: LanguageModel, prompt: list[int], target_session: object = None) -> None:
         self.session: Any = draft.session(prompt[:-1])
+        bind = getattr(self.session, "bind_target", None)
+        if bind is not None:  # a trained head drafts from the target's features (models.head)
+            bind(target_session)
         self.pending = [prompt[-1]]
 
     def propose(self, shape: Sequence[int], run: RunMaths) -> tuple[Tree, int]:
@@ -180,10 +183,12 @@ def _path(tree: Tree, node: int) -> list[int]:
     return out[::-1]
 
 
-def make_tree_drafter(draft: Draft, prompt: list[int]) -> ModelTreeDrafter | LookupTreeDrafter:
+def make_tree_drafter(
+    draft: Draft, prompt: list[int], target_session: object = None
+) -> ModelTreeDrafter | LookupTreeDrafter:
     if isinstance(draft, Proposer):
         return LookupTreeDrafter(draft, prompt)
-    return ModelTreeDrafter(draft, prompt)
+    return ModelTreeDrafter(draft, prompt, target_session)
 
 
 class Walk:
@@ -297,7 +302,7 @@ def tree_rounds(
     with hold([target, draft], lock_timeout):
         t0 = time.perf_counter()
         t_sess: Any = target.session(prompt[:-1])
-        drafter = make_tree_drafter(draft, prompt)
+        drafter = make_tree_drafter(draft, prompt, t_sess)
         prefill = time.perf_counter() - t0
         produced, index = 0, 0
         while True:

@@ -34,6 +34,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from specdec_core.draft_tree import TreeSegment
+
 #: The shipped head for the bundled model.
 DEFAULT_WEIGHTS = Path(__file__).resolve().parents[2] / "assets" / "head" / "smollm2-135m-head.safetensors"
 
@@ -257,6 +259,7 @@ class HeadSession:
         self.last_feature: torch.Tensor | None = None  # f̂ of the latest position
         self.own: list[torch.Tensor] = []  # f̂_j per position (the head's guesses)
         self.target: Any = None
+        self._tree: TreeSegment | None = None
 
     def bind_target(self, target_session: Any) -> None:
         """Read committed-text features from `target_session` (it must serve ``features``)."""
@@ -269,6 +272,7 @@ class HeadSession:
         return len(self.tokens) + len(self.pending)
 
     def truncate(self, length: int) -> None:
+        self._tree = None
         if length < len(self.tokens):
             self.tokens = self.tokens[:length]
             self.exact = self.exact[:length]
@@ -291,16 +295,74 @@ class HeadSession:
         ids = [*self.pending, *(int(t) for t in token_ids)]
         asked = len(token_ids)
         self.pending = []
+        self._tree = None
         self._refeed_exact()
         feats = self._run(ids)
         if asked == 0:
             return torch.empty(0, self.draft.vocab_size)
-        feats = feats[-1:] if last_only else feats[-asked:]
+        return self._scores(feats[-1:] if last_only else feats[-asked:])
+
+    def _scores(self, feats: torch.Tensor) -> torch.Tensor:
         with torch.inference_mode():
             small = feats @ self.draft.lm_rows.T
         out = torch.full((small.shape[0], self.draft.vocab_size), -math.inf, device=small.device)
         out[:, self.draft.vocab_ids] = small
         return out.cpu()
+
+    # -- token trees (engine/tree.py): one forward per level, then compaction to the path -------
+    def extend_tree(self, token_ids: Sequence[int], parents: Sequence[int]) -> np.ndarray:
+        """Feed tree nodes (``draft_tree.TreeSegment`` parents; -1 starts a tree after the
+        context): a node reads its parent's predicted feature (the root: the target's feature
+        before it where known), sees the context and its own ancestors, and sits at position
+        root + depth. Float64 rows over the target's vocabulary, one per node."""
+        ids = [int(t) for t in token_ids]
+        if len(parents) != len(ids) or not ids:
+            raise ValueError("a tree forward needs one parent per token, and at least one token.")
+        if parents[0] == -1:
+            self.logits([])  # pending tokens in, guesses redone where the target has caught up
+            self._tree = TreeSegment(len(self.tokens))
+            self._tree_feats: list[torch.Tensor] = []
+        if self._tree is None:
+            raise ValueError("a tree starts with its root (parent -1).")
+        tree = self._tree
+        positions, allowed = tree.add(parents)
+        hidden = self.draft.head.cfg.hidden
+        device = self.draft.lm_rows.device
+        feats, exact = [], []
+        for par in parents:
+            if par >= 0:
+                feats.append(self._tree_feats[par])
+                exact.append(False)
+                continue
+            real = self._target_features(tree.root - 1, tree.root) if tree.root else None
+            if real is not None:
+                feats.append(real[0].float())
+            else:
+                feats.append(self.own[-1] if self.own else torch.zeros(hidden, device=device))
+            exact.append(real is not None or tree.root == 0)
+        with torch.inference_mode():
+            embeds = self.draft.embed(torch.tensor(ids, device=device)).float()
+            mask = torch.as_tensor(allowed, device=device)
+            out = self._layer(torch.stack(feats), embeds, torch.as_tensor(positions, device=device), mask)
+        self._tree_feats.extend(out)
+        self.own.extend(out)
+        self.tokens.extend(ids)
+        self.exact.extend(exact)
+        return self._scores(out).double().numpy()
+
+    def compact(self, keep: Sequence[int]) -> None:
+        """Keep the context and the tree path `keep` (tree indices, root first); drop the rest."""
+        if self._tree is None:
+            raise ValueError("no tree to compact.")
+        kept = self._tree.kept(keep)
+        idx = torch.tensor(kept, dtype=torch.long, device=self.draft.lm_rows.device)
+        if self.keys is not None:
+            self.keys = self.keys.index_select(1, idx)
+            self.values = self.values.index_select(1, idx)
+        self.tokens = [self.tokens[i] for i in kept]
+        self.exact = [self.exact[i] for i in kept]
+        self.own = [self.own[i] for i in kept]
+        self._tree = None
 
     def _target_features(self, start: int, stop: int) -> torch.Tensor | None:
         """f_start … f_{stop-1} from the target if it has fed exactly our tokens there."""
@@ -358,7 +420,8 @@ class HeadSession:
                     k += 1
                 if feats[i] is None:
                     feats[i] = self.own[-1] if self.own else torch.zeros(head.cfg.hidden, device=device)
-                chunk = self._layer(torch.stack(feats[i:k]), embeds[i:k], start + i)
+                pos = torch.arange(start + i, start + k, device=device)
+                chunk = self._layer(torch.stack(feats[i:k]), embeds[i:k], pos)
                 for r in range(chunk.shape[0]):
                     self.own.append(chunk[r])
                 out.append(chunk)
@@ -367,16 +430,24 @@ class HeadSession:
         self.exact.extend(exact)
         return torch.cat(out)
 
-    def _layer(self, feats: torch.Tensor, embeds: torch.Tensor, pos: int) -> torch.Tensor:
+    def _layer(
+        self,
+        feats: torch.Tensor,
+        embeds: torch.Tensor,
+        positions: torch.Tensor,
+        mask: torch.Tensor | None = None,
+    ) -> torch.Tensor:
+        """One pass of the layer over new entries at `positions` (causal unless `mask`
+        gives each new entry's view of the whole cache)."""
         head = self.draft.head
         n = feats.shape[0]
         x = head.inputs(feats, embeds)
-        positions = torch.arange(pos, pos + n, device=x.device)
         q, k, v = head.qkv(x, positions)
         self.keys = k if self.keys is None else torch.cat([self.keys, k], dim=1)
         self.values = v if self.values is None else torch.cat([self.values, v], dim=1)
         total = self.keys.shape[1]
-        mask = torch.ones(n, total, dtype=torch.bool, device=x.device).tril(total - n)
+        if mask is None:
+            mask = torch.ones(n, total, dtype=torch.bool, device=x.device).tril(total - n)
         att = F.scaled_dot_product_attention(
             q, head.expand(self.keys), head.expand(self.values), attn_mask=mask
         )
