@@ -3,11 +3,13 @@
 import streamlit as st
 
 from pages.common.i18n import LANGUAGES, current_lang, strings
+from pages.common.models import start_preload
 from pages.common.nav import PAGES, SECTIONS
 from pages.common.urlstate import redraw_controls
 
 st.set_page_config(page_title="SpecDec Studio", page_icon=":material/bolt:", layout="wide")
 
+start_preload()  # classroom mode: the teacher's models load from the first visit on
 lang = current_lang()
 s = strings("common")
 

@@ -56,6 +56,14 @@ def preloader(_models: ModelShelf, rules_now: rules.Access) -> rules.Preloader:
     return rules.Preloader(rules_now, _models)
 
 
+def start_preload() -> None:
+    """In classroom mode, start loading the teacher's models (once per process; app.py calls
+    this on every run, so the first visit to any page starts it)."""
+    rules_now = access()
+    if rules_now.classroom:
+        preloader(shelf(), rules_now)
+
+
 @st.cache_resource(show_spinner=False)
 def classroom() -> Classroom:
     """The process-wide trace cache and line for the models (specdec_core.live.classroom)."""
@@ -172,8 +180,7 @@ def loaded_models_panel() -> None:
     s = strings("live")
     rules_now = access()
     models = shelf()
-    if rules_now.classroom:
-        preloader(models, rules_now)  # the first page that shows the panel starts the preload
+    start_preload()  # also here: AppTest runs a page without app.py
     loaded = models.loaded()
     unloaded = st.session_state.pop("_models_unloaded", None)
     refused = st.session_state.pop("_models_refused", False)
