@@ -107,6 +107,20 @@ def test_a_measured_draft_loads_its_numbers_and_a_bad_apprentice_is_named():
     assert at.selectbox(key="cost_preset").value == "custom"
 
 
+def test_the_shipped_head_is_a_measured_preset_with_its_cards_numbers():
+    from specdec_core.course.self_spec import head_card
+
+    card = head_card()
+    assert card is not None and card.cost_ratio is not None  # assets/head/card.json ships
+    alpha = card.bench_alpha if card.bench_alpha is not None else card.greedy_gamma4
+    at = open_page("cost", "en")
+    assert "trained draft head of this repo (assets/head)" in at.selectbox(key="cost_preset").options
+    at.selectbox(key="cost_preset").set_value("head")
+    rerun(at)
+    assert at.slider(key="cost_alpha").value == round(alpha, 2)
+    assert at.slider(key="cost_c").value == round(card.cost_ratio, 2)
+
+
 def test_bad_url_values_fall_back_with_a_warning():
     at = open_page("cost", "en", query={"cost_alpha": "1.5", "cost_verify": "cheap"})
     assert at.slider(key="cost_alpha").value == 0.8 and at.radio(key="cost_verify").value == "constant"

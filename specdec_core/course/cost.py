@@ -44,6 +44,9 @@ def cost_data() -> CostData:
     with COST_FILE.open(encoding="utf-8") as f:
         data = json.load(f)
     drafts = {name: tuple(v) for name, v in data["measured_drafts"]["drafts"].items()}
+    head = _head_preset()
+    if head is not None:
+        drafts["head"] = head
     tokens, steps = data["measured_verify"]["tokens"], data["measured_verify"]["steps"]
     return CostData(
         seed_claims=tuple(tuple(row) for row in data["seed_claims"]["rows"]),
@@ -51,6 +54,18 @@ def cost_data() -> CostData:
         measured_verify=(tokens, steps),
         measured_beta=round((steps - 1) / (tokens - 1), 6),
     )
+
+
+def _head_preset() -> tuple[float, float] | None:
+    """The shipped draft head's (α, c) from its card (assets/head/card.json): the bench's greedy
+    acceptance on the chat prompt where recorded, else the held-out evaluation's."""
+    from specdec_core.course.self_spec import head_card  # self_spec reads cost_data: import here
+
+    card = head_card()
+    if card is None or card.cost_ratio is None:
+        return None
+    alpha = card.bench_alpha if card.bench_alpha is not None else card.greedy_gamma4
+    return (round(float(alpha), 2), round(float(card.cost_ratio), 2))
 
 
 #: A claim matches when it equals the computed value after rounding to one decimal.

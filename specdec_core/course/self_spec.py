@@ -116,11 +116,7 @@ def draft_rows() -> list[DraftRow]:
     """The cost lesson's measured drafts and the shipped head, best γ and predicted speedup."""
     data = cost_data()
     verify = linear_verify_cost(data.measured_beta)
-    rows = [(key, a, c) for key, (a, c) in data.measured_drafts.items()]
-    card = head_card()
-    if card is not None and card.cost_ratio is not None:
-        alpha = card.bench_alpha if card.bench_alpha is not None else card.greedy_gamma4
-        rows.append(("head", float(alpha), float(card.cost_ratio)))
+    rows = [(key, a, c) for key, (a, c) in data.measured_drafts.items()]  # the head's included
     out = []
     for key, a, c in rows:
         g = int(best_gamma(a, c, verify, MAX_GAMMA))
