@@ -5,7 +5,16 @@ the server, without the browser's rendering), then one control is changed repeat
 every rerun is timed: ``*_rerun_s`` is the median of all reruns, ``*_new_value_rerun_s`` of
 those where the control took a value for the first time (figures built), and
 ``*_revisit_rerun_s`` of those back at a value seen before (figures from the shared figure
-cache). Prints a table and, last, one JSON line.
+cache). AppTest always reruns the whole page (it has no fragment-scoped reruns) and compiles
+the page script afresh on every run, so these are full-page reruns.
+
+Then the same controls in a real browser: ``streamlit run app.py`` (its script runs timed
+from inside the server) driven by headless Chromium with the browser tests' settings
+(tests/browser/conftest.py). Each change is one key press on the slider (or one pick in the
+select box); ``*_browser_s`` is the median time from that input to every figure of the page
+redrawn with its new data and nothing left stale, and ``*_server_rerun_s`` the median time
+the server spent running the page (or the fragment the control sits in) for that change.
+Prints a table and, last, one JSON line.
 
     .venv/bin/python -m bench.lessons [--repeats 8] [--quick]    # from the repository root
 """
@@ -14,17 +23,29 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import socket
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
+import urllib.request
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from specdec_core.variants import MAX_TRIALS, simulate
 from specdec_core.viz import memo
 from tests.apptest_helpers import open_page
+from tests.browser.conftest import ARGS, CHROMIUM  # the browser tests' Chromium setup
 
-# The block lesson draws nothing before its first round: open it ten rounds in.
-QUERIES: dict[str, dict[str, str]] = {"block": {"block_round": "10"}}
+ROOT = Path(__file__).resolve().parents[1]
+
+# The block lesson draws nothing before its first round: open it ten rounds in. The tree's
+# top-N control changes nothing on the default three-token pair: open a 30-token one.
+QUERIES: dict[str, dict[str, str]] = {"block": {"block_round": "10"}, "tree": {"tree_preset": "random"}}
 # page -> (widget kind, key, values to cycle through)
 CONTROLS: dict[str, tuple[str, str, list[object]]] = {
     "sampling_lab": ("slider", "k", [1, 2, 3, 0]),
@@ -58,6 +79,143 @@ def page_reruns(page: str, repeats: int) -> list[tuple[float, bool]]:
     return times
 
 
+# -- the same controls in a real browser, against a server that times its own script runs ---------
+#: Key presses that walk each slider three steps one way first (then back, then on again),
+#: so a run moves to new values and back to values seen before, as the AppTest part does.
+FIRST_KEY = {"tree": "ArrowLeft", "block": "ArrowLeft", "tree_drafts": "ArrowLeft"}
+_SIGNATURE = """() => Array.from(document.querySelectorAll('.js-plotly-plot')).map(
+    g => JSON.stringify((g.data || []).map(t => [t.x, t.y, t.z, t.text, t.marker]))
+    + JSON.stringify(((g.layout || {}).annotations || []).map(a => a.text))).join('|')"""
+_BUSY = (
+    'document.querySelector(\'[data-stale="true"], [data-testid="stSkeleton"],'
+    ' [data-testid="stStatusWidget"]\')'
+)
+_REDRAWN = f"before => !{_BUSY} && ({_SIGNATURE})() !== before"
+
+
+def serve(port: int, log: str) -> None:
+    """Child process: ``streamlit run app.py`` whose script runner appends one JSON line per
+    run to `log` (seconds spent, and whether the run was a fragment's)."""
+    from streamlit.runtime.scriptrunner import script_runner
+    from streamlit.web import cli
+
+    run_script = script_runner.ScriptRunner._run_script
+
+    def timed(self: Any, rerun_data: Any) -> None:
+        start = time.perf_counter()
+        try:
+            run_script(self, rerun_data)
+        finally:
+            line = {"s": time.perf_counter() - start, "fragment": bool(rerun_data.fragment_id_queue)}
+            with open(log, "a", encoding="utf-8") as out:
+                out.write(json.dumps(line) + "\n")
+
+    script_runner.ScriptRunner._run_script = timed
+    sys.argv = [
+        "streamlit", "run", str(ROOT / "app.py"),
+        "--server.headless", "true", "--server.port", str(port),
+        "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
+    ]  # fmt: skip
+    cli.main()
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _runs(log: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()] if log.exists() else []
+
+
+def _settle(page: Any, quiet_s: float = 0.3, timeout_s: float = 60.0) -> None:
+    deadline = time.perf_counter() + timeout_s
+    quiet_since = None
+    while time.perf_counter() < deadline:
+        if page.evaluate(f"() => !!{_BUSY}"):
+            quiet_since = None
+        elif quiet_since is None:
+            quiet_since = time.perf_counter()
+        elif time.perf_counter() - quiet_since >= quiet_s:
+            return
+        time.sleep(0.02)
+    raise TimeoutError("the page did not settle")
+
+
+def _change(page: Any, name: str, i: int) -> None:
+    """Make the i-th change of the page's control (one key press, or one option picked)."""
+    kind, key, values = CONTROLS[name]
+    widget = page.locator(f".st-key-{key}")
+    if kind == "selectbox":
+        from pages.common.i18n import Strings
+
+        label = Strings("pair", "en")(f"presets.{values[i % len(values)]}", n=20)
+        widget.locator("input").click()
+        page.get_by_role("option", name=label, exact=True).click()
+        return
+    first = FIRST_KEY.get(name, "ArrowRight")
+    back = "ArrowLeft" if first == "ArrowRight" else "ArrowRight"
+    widget.locator("[role='slider'], input[type='range']").first.press(first if (i // 3) % 2 == 0 else back)
+
+
+def browser_reruns(changes: int) -> dict[str, list[tuple[float, float, bool]]]:
+    """Per page, (browser seconds, server seconds, fragment run) for each of `changes` changes."""
+    from playwright.sync_api import sync_playwright
+
+    port = _free_port()
+    url = f"http://localhost:{port}"
+    with tempfile.TemporaryDirectory() as tmp:
+        log = Path(tmp) / "runs.jsonl"
+        out = (Path(tmp) / "server.log").open("w")
+        cmd = [sys.executable, "-m", "bench.lessons", "--serve", str(port), str(log)]
+        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, env=os.environ.copy())
+        try:
+            deadline = time.time() + 90
+            while True:
+                try:
+                    with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                        if r.status == 200:
+                            break
+                except OSError:
+                    pass
+                if proc.poll() is not None or time.time() > deadline:
+                    raise RuntimeError("streamlit did not start")
+                time.sleep(0.3)
+            results: dict[str, list[tuple[float, float, bool]]] = {}
+            with sync_playwright() as pw:
+                browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+                page = browser.new_page(viewport={"width": 1280, "height": 900})
+                for name in CONTROLS:
+                    query = "&".join(f"{k}={v}" for k, v in QUERIES.get(name, {}).items())
+                    page.goto(f"{url}/{name}" + (f"?{query}" if query else ""))
+                    page.locator(".js-plotly-plot").first.wait_for(timeout=60_000)
+                    _settle(page, quiet_s=1.0)
+                    times = []
+                    for i in range(changes):
+                        before = page.evaluate(_SIGNATURE)
+                        seen = len(_runs(log))
+                        start = time.perf_counter()
+                        _change(page, name, i)
+                        page.wait_for_function(_REDRAWN, arg=before, polling="raf", timeout=60_000)
+                        browser_s = time.perf_counter() - start
+                        _settle(page)
+                        runs = _runs(log)[seen:]
+                        assert runs, (name, i, "no server run")
+                        assert not page.get_by_test_id("stException").count(), name
+                        times.append((browser_s, sum(r["s"] for r in runs), all(r["fragment"] for r in runs)))
+                    results[name] = times
+                browser.close()
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+            out.close()
+    return results
+
+
 def monte_carlo(repeats: int) -> list[float]:
     p, q = np.array([0.2, 0.4, 0.4]), np.array([0.1, 0.1, 0.8])
     rng = np.random.default_rng(0)
@@ -83,7 +241,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=8)
     parser.add_argument("--quick", action="store_true", help="5 reruns a page (same keys)")
+    parser.add_argument("--serve", nargs=2, metavar=("PORT", "LOG"), help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.serve:
+        serve(int(args.serve[0]), args.serve[1])
+        return
     if args.quick:
         args.repeats = 5
 
@@ -106,6 +268,22 @@ def main() -> None:
     results["monte_carlo_1e6_page_rerun_s"] = monte_carlo_on_page()
     print(f"\n{MAX_TRIALS:,} Monte Carlo trials (vectorised): median {statistics.median(mc):.3f}s")
     print(f"overlap page rerun that runs them and redraws: {results['monte_carlo_1e6_page_rerun_s']:.3f}s")
+
+    print(f"\n{'page':<14} {'in Chromium: input → redrawn':>29} {'server run':>11} {'fragment runs':>14}")
+    browser = browser_reruns(args.repeats)
+    for page, runs in browser.items():
+        results[f"{page}_browser_s"] = statistics.median(b for b, _, _ in runs)
+        results[f"{page}_server_rerun_s"] = statistics.median(r for _, r, _ in runs)
+        fragments = sum(f for _, _, f in runs)
+        print(
+            f"{page:<14} {results[f'{page}_browser_s']:>28.3f}s {results[f'{page}_server_rerun_s']:>10.3f}s"
+            f" {fragments:>8} of {len(runs)}"
+        )
+    everything = [b for runs in browser.values() for b, _, _ in runs]
+    results["browser_median_s"] = statistics.median(everything)
+    print(
+        f"all pages: median {results['browser_median_s']:.3f}s, worst {max(everything):.3f}s (goal ≤ 0.150 s)"
+    )
     print(json.dumps({k: round(v, 4) for k, v in results.items()}))
 
 

@@ -11,7 +11,7 @@ import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -95,8 +95,18 @@ def temperature_sweep(
     temps = np.logspace(-4, 1, 161) if temperatures is None else np.asarray(temperatures, dtype=np.float64)
     if temps.ndim != 1 or temps.size == 0 or np.any(~np.isfinite(temps)) or np.any(temps <= 0):
         raise ValueError("temperatures must be a non-empty list of positive finite numbers.")
-    probs = np.array([apply(z, replace(config, temperature=float(t))).probs for t in temps])
-    return TemperatureSweep(temps, probs, np.count_nonzero(probs > 0, axis=1))
+    return _sweep(tuple(z.tolist()), config, tuple(temps.tolist()))
+
+
+@lru_cache(maxsize=128)
+def _sweep(z: tuple[float, ...], config: SamplingConfig, temps: tuple[float, ...]) -> TemperatureSweep:
+    """The sweep for exact inputs, kept: a learner turning other controls asks for it again.
+    Its arrays are read-only, as every caller shares them."""
+    probs = np.array([apply(z, replace(config, temperature=t)).probs for t in temps])
+    sweep = TemperatureSweep(np.array(temps), probs, np.count_nonzero(probs > 0, axis=1))
+    for array in (sweep.temperatures, sweep.probs, sweep.support_size):
+        array.flags.writeable = False
+    return sweep
 
 
 def format_logit_table(labels: Sequence[str], logits: Sequence[float]) -> str:
