@@ -36,7 +36,7 @@ def classroom(monkeypatch, tiny_hf_folders):
 
 
 def _panel(at):
-    return next(e for e in at.expander if e.label.startswith("Models in memory"))
+    return next(e for e in at.expander if e.label.startswith(("Models in memory", "内存中的模型")))
 
 
 def _preloaded(at):
@@ -176,3 +176,12 @@ def test_the_bound_unloads_the_least_recently_used_pair(monkeypatch):
         "the toy draft went, the target stayed"
     )
     assert any("At most 2 models" in c.value and "so far: 1" in c.value for c in _panel(at).caption)
+
+
+@pytest.mark.parametrize("name", ["live", "race"])
+def test_classroom_mode_speaks_chinese_too(classroom, name):
+    at = _preloaded(open_page(name, "zh"))
+    panel = _panel(at)
+    assert any("课堂服务器" in c.value for c in panel.caption)
+    assert at.text_input(key="models_passcode").label == "教师口令"
+    assert " ".join(m.value for m in panel.markdown).count("（老师的）") == 2
