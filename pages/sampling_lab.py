@@ -134,135 +134,146 @@ def read_table(edited: pd.DataFrame) -> Rows | None:
 
 
 text.show("intro")
-controls, results = st.columns([5, 7], gap="large")
 
-with controls:
-    with st.container(border=True):
-        st.markdown(f"**{s['try_title']}**")
-        experiment = st.selectbox(
-            s["try_pick"], list(EXPERIMENTS), format_func=lambda e: s[f"experiments.{e}"], key="sl_experiment"
+
+@st.fragment
+def lab() -> None:
+    """The controls and everything they drive: a control changed reruns only this part."""
+    controls, results = st.columns([5, 7], gap="large")
+
+    with controls:
+        with st.container(border=True):
+            st.markdown(f"**{s['try_title']}**")
+            experiment = st.selectbox(
+                s["try_pick"],
+                list(EXPERIMENTS),
+                format_func=lambda e: s[f"experiments.{e}"],
+                key="sl_experiment",
+            )
+            text.show(f"try-{experiment}")
+            st.button(s["try_setup"], on_click=set_up, args=(experiment,), icon=":material/science:")
+
+        st.subheader(s["settings_heading"])
+        switch = st.toggle(s["switch"], key="T0", help=s["switch_help"])
+        if switch:
+            st.caption(s["switch_note"])
+        st.select_slider(
+            s["temperature"],
+            options=TEMPERATURES,
+            format_func=lambda t: f"T = {t:g}",
+            key="T",
+            help=s["temperature_help"],
+            disabled=switch,
         )
-        text.show(f"try-{experiment}")
-        st.button(s["try_setup"], on_click=set_up, args=(experiment,), icon=":material/science:")
-
-    st.subheader(s["settings_heading"])
-    switch = st.toggle(s["switch"], key="T0", help=s["switch_help"])
-    if switch:
-        st.caption(s["switch_note"])
-    st.select_slider(
-        s["temperature"],
-        options=TEMPERATURES,
-        format_func=lambda t: f"T = {t:g}",
-        key="T",
-        help=s["temperature_help"],
-        disabled=switch,
-    )
-    left, right = st.columns(2)
-    left.slider(s["top_k"], 0, MAX_TOKENS, key="k", help=s["top_k_help"], disabled=switch)
-    right.slider(s["top_p"], 0.01, 1.0, step=0.01, key="p", help=s["top_p_help"], disabled=switch)
-    st.slider(s["min_keep"], 1, MAX_TOKENS, key="min_keep", help=s["min_keep_help"], disabled=switch)
-    st.selectbox(
-        s["order"],
-        list(ORDERS),
-        key="order",
-        help=s["order_help"],
-        disabled=switch,
-        format_func=lambda code: " → ".join(s[f"transforms.{n}"] for n in ORDERS[code]),
-    )
-
-    st.subheader(s["logits_heading"])
-    st.segmented_control(
-        s["preset"],
-        PRESETS,
-        key="preset",
-        required=True,
-        on_change=load_example,
-        format_func=lambda name: s[f"presets.{name}.name"],
-    )
-    if st.session_state["preset"] == "random":
         left, right = st.columns(2)
-        left.number_input(s["seed"], 0, 9999, key="seed", on_change=load_example)
-        right.number_input(s["size"], MIN_TOKENS, MAX_TOKENS, key="size", on_change=load_example)
-    changed = st.session_state["logits"] != example_logits()
-    st.caption(
-        s(f"presets.{st.session_state['preset']}.context") + (f" · *{s['edited']}*" if changed else "")
-    )
+        left.slider(s["top_k"], 0, MAX_TOKENS, key="k", help=s["top_k_help"], disabled=switch)
+        right.slider(s["top_p"], 0.01, 1.0, step=0.01, key="p", help=s["top_p_help"], disabled=switch)
+        st.slider(s["min_keep"], 1, MAX_TOKENS, key="min_keep", help=s["min_keep_help"], disabled=switch)
+        st.selectbox(
+            s["order"],
+            list(ORDERS),
+            key="order",
+            help=s["order_help"],
+            disabled=switch,
+            format_func=lambda code: " → ".join(s[f"transforms.{n}"] for n in ORDERS[code]),
+        )
 
-    rows = st.session_state["logits"]
-    if st.session_state.get(SEEN, rows) != rows:  # replaced from outside the table: start it afresh
-        st.session_state.pop(TABLE, None)
-        st.session_state[BASE] = rows
-    base = st.session_state.setdefault(BASE, rows)
-    edited = st.data_editor(
-        pd.DataFrame({"token": [r[0] for r in base], "logit": [r[1] for r in base]}),
-        key=TABLE,
-        num_rows="dynamic",
-        column_config={
-            "token": st.column_config.TextColumn(s["col_token"], required=True, default=s["new_token"]),
-            "logit": st.column_config.NumberColumn(
-                s["col_logit"],
-                required=True,
-                default=0.0,
-                min_value=-MAX_LOGIT,
-                max_value=MAX_LOGIT,
-                step=0.001,
-            ),
-        },
-    )
-    note, reload = st.columns([2, 1], vertical_alignment="top")
-    note.caption(s("table_help", lo=MIN_TOKENS, hi=MAX_TOKENS))
-    reload.button(s["reload"], on_click=load_example, icon=":material/restart_alt:", disabled=not changed)
-    rows = read_table(edited) or rows
-    st.session_state["logits"] = st.session_state[SEEN] = rows
+        st.subheader(s["logits_heading"])
+        st.segmented_control(
+            s["preset"],
+            PRESETS,
+            key="preset",
+            required=True,
+            on_change=load_example,
+            format_func=lambda name: s[f"presets.{name}.name"],
+        )
+        if st.session_state["preset"] == "random":
+            left, right = st.columns(2)
+            left.number_input(s["seed"], 0, 9999, key="seed", on_change=load_example)
+            right.number_input(s["size"], MIN_TOKENS, MAX_TOKENS, key="size", on_change=load_example)
+        changed = st.session_state["logits"] != example_logits()
+        st.caption(
+            s(f"presets.{st.session_state['preset']}.context") + (f" · *{s['edited']}*" if changed else "")
+        )
 
-mirror(SOURCE + SETTINGS)
-labels = [r[0] for r in rows]
-logits = [r[1] for r in rows]
-try:
-    config = SamplingConfig(
-        temperature=0.0 if switch else st.session_state["T"],
-        top_k=st.session_state["k"],
-        top_p=st.session_state["p"],
-        min_tokens_to_keep=st.session_state["min_keep"],
-        order=ORDERS[st.session_state["order"]],
-    )
-    trace = apply(logits, config)
-    same, reason = greedy_equivalence(logits, config)
-except ValueError as exc:
+        rows = st.session_state["logits"]
+        if st.session_state.get(SEEN, rows) != rows:  # replaced from outside the table: start it afresh
+            st.session_state.pop(TABLE, None)
+            st.session_state[BASE] = rows
+        base = st.session_state.setdefault(BASE, rows)
+        edited = st.data_editor(
+            pd.DataFrame({"token": [r[0] for r in base], "logit": [r[1] for r in base]}),
+            key=TABLE,
+            num_rows="dynamic",
+            column_config={
+                "token": st.column_config.TextColumn(s["col_token"], required=True, default=s["new_token"]),
+                "logit": st.column_config.NumberColumn(
+                    s["col_logit"],
+                    required=True,
+                    default=0.0,
+                    min_value=-MAX_LOGIT,
+                    max_value=MAX_LOGIT,
+                    step=0.001,
+                ),
+            },
+        )
+        note, reload = st.columns([2, 1], vertical_alignment="top")
+        note.caption(s("table_help", lo=MIN_TOKENS, hi=MAX_TOKENS))
+        reload.button(s["reload"], on_click=load_example, icon=":material/restart_alt:", disabled=not changed)
+        rows = read_table(edited) or rows
+        st.session_state["logits"] = st.session_state[SEEN] = rows
+
+    mirror(SOURCE + SETTINGS)
+    labels = [r[0] for r in rows]
+    logits = [r[1] for r in rows]
+    try:
+        config = SamplingConfig(
+            temperature=0.0 if switch else st.session_state["T"],
+            top_k=st.session_state["k"],
+            top_p=st.session_state["p"],
+            min_tokens_to_keep=st.session_state["min_keep"],
+            order=ORDERS[st.session_state["order"]],
+        )
+        trace = apply(logits, config)
+        same, reason = greedy_equivalence(logits, config)
+    except ValueError as exc:
+        with results:
+            st.error(s("bad_settings", message=md(exc)))
+        st.stop()
+
+    summary = outcome(logits, trace)
     with results:
-        st.error(s("bad_settings", message=md(exc)))
-    st.stop()
+        verdict = "yes" if same_as_greedy(same, reason) else "no"
+        st.html(
+            f'<div class="sd-verdict {verdict}"><strong>{s[f"verdict_{verdict}"]}</strong> '
+            f"{reason_html(reason, rows)}</div>"
+        )
+        top, bottom = st.columns(2), st.columns(2)
+        top[0].metric(s["metric_support"], summary.support_size, help=s["metric_support_help"])
+        top[1].metric(
+            s("metric_greedy", index=summary.greedy_token),
+            md(labels[summary.greedy_token]),
+            help=s["metric_greedy_help"],
+        )
+        bottom[0].metric(
+            s["metric_pmax"], prob_label(summary.p_max, s["chart.almost_one"]), help=s["metric_pmax_help"]
+        )
+        bottom[1].metric(s["metric_pmin"], f"{summary.p_min_sampleable:.3g}", help=s["metric_pmin_help"])
+        st.markdown(f"**{s['stages_heading']}**")
+        st.plotly_chart(
+            stages_figure(trace, config, labels, s["chart"]), theme=None, config={"displayModeBar": False}
+        )
+        st.caption(s["stages_caption"])
+        st.markdown(f"**{s['sweep_heading']}**")
+        sweep = temperature_sweep(logits, config)
+        current = None if switch else config.temperature
+        st.plotly_chart(
+            sweep_figure(sweep, labels, current, s["chart"]), theme=None, config={"displayModeBar": False}
+        )
+        st.caption(s["sweep_caption"])
 
-summary = outcome(logits, trace)
-with results:
-    verdict = "yes" if same_as_greedy(same, reason) else "no"
-    st.html(
-        f'<div class="sd-verdict {verdict}"><strong>{s[f"verdict_{verdict}"]}</strong> '
-        f"{reason_html(reason, rows)}</div>"
-    )
-    top, bottom = st.columns(2), st.columns(2)
-    top[0].metric(s["metric_support"], summary.support_size, help=s["metric_support_help"])
-    top[1].metric(
-        s("metric_greedy", index=summary.greedy_token),
-        md(labels[summary.greedy_token]),
-        help=s["metric_greedy_help"],
-    )
-    bottom[0].metric(
-        s["metric_pmax"], prob_label(summary.p_max, s["chart.almost_one"]), help=s["metric_pmax_help"]
-    )
-    bottom[1].metric(s["metric_pmin"], f"{summary.p_min_sampleable:.3g}", help=s["metric_pmin_help"])
-    st.markdown(f"**{s['stages_heading']}**")
-    st.plotly_chart(
-        stages_figure(trace, config, labels, s["chart"]), theme=None, config={"displayModeBar": False}
-    )
-    st.caption(s["stages_caption"])
-    st.markdown(f"**{s['sweep_heading']}**")
-    sweep = temperature_sweep(logits, config)
-    current = None if switch else config.temperature
-    st.plotly_chart(
-        sweep_figure(sweep, labels, current, s["chart"]), theme=None, config={"displayModeBar": False}
-    )
-    st.caption(s["sweep_caption"])
+
+lab()
 
 st.divider()
 st.header(s["lesson_heading"])

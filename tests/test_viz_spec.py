@@ -14,9 +14,11 @@ import plotly.graph_objects as go
 import pytest
 
 from pages.common.i18n import Strings
+from specdec_core.course.cost import check_claims, cost_data
 from specdec_core.course.sampling_lab import example_rows, temperature_sweep
 from specdec_core.sampling import SamplingConfig, apply
-from specdec_core.viz import spec
+from specdec_core.theory import linear_verify_cost
+from specdec_core.viz import cost, spec, speedup_maps
 from specdec_core.viz.sampling import stages_figure, sweep_figure
 
 
@@ -49,6 +51,25 @@ def test_sampling_figures_pass_plotly_validation_unchanged(lang, config):
     for fig in _sampling_figures(lang, config):
         assert json.loads(fig.to_json()) == _validated_json(fig)
         assert isinstance(fig.to_dict()["layout"]["template"], dict)  # a template's content, not its name
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("verify", [1.0, linear_verify_cost(0.12)])
+@pytest.mark.parametrize(("alpha", "gamma", "c"), [(0.8, 4, 0.05), (0.0, 1, 0.6), (1.0, 16, 0.0)])
+def test_cost_figures_pass_plotly_validation_unchanged(lang, verify, alpha, gamma, c):
+    data, t = cost_data(), Strings("cost", lang)["fig"]
+    drafts = [(name, a, cost_ratio) for name, (a, cost_ratio) in data.measured_drafts.items()]
+    claims = check_claims(data.seed_claims, c, verify)
+    figures = [
+        cost.verify_cost_figure.uncached(0.12, 16, data.measured_verify, t),
+        cost.expected_tokens_figure.uncached((0.5, 0.8, 0.95), 16, alpha, gamma, claims, t),
+        cost.speedup_gamma_figure.uncached(alpha, c, verify, gamma, 16, t),
+        cost.speedup_alpha_figure.uncached(gamma, c, verify, alpha, 16, t),
+        speedup_maps.speedup_heatmap.uncached(c, verify, 16, alpha, gamma, t),
+        speedup_maps.drafts_map_figure.uncached(drafts, verify, 16, alpha, c, t),
+    ]
+    for fig in figures:
+        assert json.loads(fig.to_json()) == _validated_json(fig)
 
 
 def test_an_invalid_spec_fails_validation():

@@ -33,6 +33,7 @@ from specdec_core.viz.palette import (
     TARGET_ONLY,
     base_layout,
 )
+from specdec_core.viz.spec import figure, hline, scatter
 from specdec_core.viz.strings import pick
 
 #: Figure strings each builder reads (``[fig]`` of lessons/<lang>/cost.toml).
@@ -106,37 +107,32 @@ def verify_cost_figure(
     """
     t = pick(text, KEYS, "verify_cost_figure")
     tokens = np.arange(1, max_gamma + 2)
-    fig = go.Figure()
-    fig.add_trace(
-        go.Scatter(
+    data = [
+        scatter(
             x=tokens,
             y=tokens.astype(float),
             name=t["compute_bound"],
             mode="lines",
             line={"color": TARGET_ONLY, "dash": "dot", "width": 2},
-        )
-    )
-    fig.add_trace(
-        go.Scatter(
+        ),
+        scatter(
             x=tokens,
             y=1.0 + beta * (tokens - 1),
             name=t["linear"].format(beta=beta),
             mode="lines+markers",
             line={"color": TARGET, "width": 3},
-        )
-    )
-    fig.add_trace(
-        go.Scatter(
+        ),
+        scatter(
             x=tokens,
             y=np.ones(tokens.size),
             name=t["memory_bound"],
             mode="lines",
             line={"color": ACCEPTED, "width": 3},
-        )
-    )
+        ),
+    ]
     if measured is not None:
-        fig.add_trace(
-            go.Scatter(
+        data.append(
+            scatter(
                 x=[measured[0]],
                 y=[measured[1]],
                 name=t["measured"],
@@ -149,10 +145,14 @@ def verify_cost_figure(
                 },
             )
         )
-    fig.update_layout(**base_layout(height=360))
-    fig.update_xaxes(title_text=t["tokens_in_forward"], dtick=1, gridcolor=GRID)
-    fig.update_yaxes(title_text=t["cost_in_steps"], range=[0, min(max_gamma + 2, 6)], gridcolor=GRID)
-    return fig
+    layout = base_layout(height=360)
+    layout["xaxis"] = {"title": {"text": t["tokens_in_forward"]}, "dtick": 1, "gridcolor": GRID}
+    layout["yaxis"] = {
+        "title": {"text": t["cost_in_steps"]},
+        "range": [0, min(max_gamma + 2, 6)],
+        "gridcolor": GRID,
+    }
+    return figure(data, layout)
 
 
 def _blues(n: int) -> list[str]:
@@ -173,20 +173,19 @@ def expected_tokens_figure(
     and a text's claims (a wrong claim sits off its curve)."""
     t = pick(text, KEYS, "expected_tokens_figure")
     gammas = np.arange(0, max_gamma + 1)
-    fig = go.Figure()
-    fig.add_trace(
-        go.Scatter(
+    data = [
+        scatter(
             x=gammas,
             y=gammas + 1.0,
             name=t["ceiling"],
             mode="lines",
             line={"color": TARGET_ONLY, "dash": "dot"},
         )
-    )
+    ]
     for a, colour in zip(sorted(alphas), _blues(len(alphas)), strict=True):
         values = [expected_tokens(a, int(g)) for g in gammas]
-        fig.add_trace(
-            go.Scatter(
+        data.append(
+            scatter(
                 x=gammas,
                 y=values,
                 name=t["alpha_line"].format(alpha=a),
@@ -197,8 +196,8 @@ def expected_tokens_figure(
     for ok in (True, False):
         group = [c for c in claims if c.matches == ok]
         if group:
-            fig.add_trace(
-                go.Scatter(
+            data.append(
+                scatter(
                     x=[c.gamma for c in group],
                     y=[c.claimed for c in group],
                     mode="markers",
@@ -215,8 +214,8 @@ def expected_tokens_figure(
                     + "%{customdata[1]:.2f})<extra></extra>",
                 )
             )
-    fig.add_trace(
-        go.Scatter(
+    data.append(
+        scatter(
             x=[gamma],
             y=[expected_tokens(alpha, gamma)],
             name=t["you"],
@@ -224,15 +223,19 @@ def expected_tokens_figure(
             marker={"color": DRAFT, "size": 15, "line": {"color": palette.INK, "width": 1.5}},
         )
     )
-    fig.update_layout(**base_layout(height=430))
-    fig.update_xaxes(title_text=t["gamma_axis"], dtick=1 if max_gamma <= 16 else 2, gridcolor=GRID)
+    layout = base_layout(height=430)
+    layout["xaxis"] = {
+        "title": {"text": t["gamma_axis"]},
+        "dtick": 1 if max_gamma <= 16 else 2,
+        "gridcolor": GRID,
+    }
     top = max(
         float(expected_tokens(max(alphas), max_gamma)),
         float(expected_tokens(alpha, gamma)),
         *(c.claimed for c in claims),
     )
-    fig.update_yaxes(title_text=t["tokens_axis"], gridcolor=GRID, range=[0, top * 1.15])
-    return fig
+    layout["yaxis"] = {"title": {"text": t["tokens_axis"]}, "gridcolor": GRID, "range": [0, top * 1.15]}
+    return figure(data, layout)
 
 
 def _round_data(alpha: float, gammas: np.ndarray, cost_ratio: float, verify_cost: VerifyCost) -> np.ndarray:
@@ -256,15 +259,11 @@ def speedup_gamma_figure(
     gammas = np.arange(1, max_gamma + 1)
     values = np.array([float(speedup(alpha, int(g), cost_ratio, verify_cost)) for g in gammas])
     best = best_gamma(alpha, cost_ratio, verify_cost, max_gamma)
-    fig = go.Figure()
-    fig.add_hline(
-        y=1.0,
-        line={"color": REJECTED, "dash": "dash", "width": 1.5},
-        annotation_text=t["break_even"],
-        annotation_position="bottom right",
+    line, label = hline(
+        1.0, {"color": REJECTED, "dash": "dash", "width": 1.5}, t["break_even"], "bottom right"
     )
-    fig.add_trace(
-        go.Scatter(
+    data = [
+        scatter(
             x=gammas,
             y=values,
             mode="lines+markers",
@@ -275,10 +274,8 @@ def speedup_gamma_figure(
             hovertemplate=f"γ = %{{x}}<br>{t['hover_speedup']} %{{y:.3f}}×"
             f"<br>{t['hover_tokens']} %{{customdata[0]:.3f}}"
             f"<br>{t['hover_cost']} %{{customdata[1]:.3f}}<extra></extra>",
-        )
-    )
-    fig.add_trace(
-        go.Scatter(
+        ),
+        scatter(
             x=[best],
             y=[values[best - 1]],
             mode="markers",
@@ -289,26 +286,24 @@ def speedup_gamma_figure(
                 "color": CORRECTED,
                 "line": {"color": palette.INK, "width": 1},
             },
-        )
-    )
-    fig.add_trace(
-        go.Scatter(
+        ),
+        scatter(
             x=[gamma],
             y=[values[gamma - 1]],
             mode="markers",
             name=t["current"].format(gamma=gamma, value=values[gamma - 1]),
             marker={"size": 15, "color": DRAFT, "line": {"color": palette.INK, "width": 1.5}},
-        )
-    )
-    fig.update_layout(**base_layout(height=400))
-    fig.update_xaxes(
-        title_text=t["gamma_axis"],
-        dtick=1 if max_gamma <= 16 else 2,
-        gridcolor=GRID,
-        range=[0.5, max_gamma + 0.5],
-    )
-    fig.update_yaxes(title_text=t["speedup_axis"], gridcolor=GRID, rangemode="tozero")
-    return fig
+        ),
+    ]
+    layout = base_layout(height=400, shapes=[line], annotations=[label])
+    layout["xaxis"] = {
+        "title": {"text": t["gamma_axis"]},
+        "dtick": 1 if max_gamma <= 16 else 2,
+        "gridcolor": GRID,
+        "range": [0.5, max_gamma + 0.5],
+    }
+    layout["yaxis"] = {"title": {"text": t["speedup_axis"]}, "gridcolor": GRID, "rangemode": "tozero"}
+    return figure(data, layout)
 
 
 @figure_cache
@@ -325,43 +320,33 @@ def speedup_alpha_figure(
     alphas = np.linspace(0.0, 1.0, 101)
     yours = np.asarray(speedup(alphas, gamma, cost_ratio, verify_cost))
     per_gamma = np.array([speedup(alphas, g, cost_ratio, verify_cost) for g in range(1, max_gamma + 1)])
-    fig = go.Figure()
-    fig.add_hline(
-        y=1.0,
-        line={"color": REJECTED, "dash": "dash", "width": 1.5},
-        annotation_text=t["break_even"],
-        annotation_position="top left",
-    )
-    fig.add_trace(
-        go.Scatter(
+    line, label = hline(1.0, {"color": REJECTED, "dash": "dash", "width": 1.5}, t["break_even"], "top left")
+    data = [
+        scatter(
             x=alphas,
             y=per_gamma.max(axis=0),
             name=t["envelope"],
             mode="lines",
             line={"color": BONUS, "dash": "dot", "width": 2},
-        )
-    )
-    fig.add_trace(
-        go.Scatter(
+        ),
+        scatter(
             x=alphas,
             y=yours,
             name=t["alpha_curve"].format(gamma=gamma),
             mode="lines",
             line={"color": TARGET, "width": 3},
-        )
-    )
-    fig.add_trace(
-        go.Scatter(
+        ),
+        scatter(
             x=[alpha],
             y=[float(speedup(alpha, gamma, cost_ratio, verify_cost))],
             name=t["you_marker"],
             mode="markers",
             marker={"size": 15, "color": DRAFT, "line": {"color": palette.INK, "width": 1.5}},
-        )
-    )
-    fig.update_layout(**base_layout(height=400))
-    fig.update_xaxes(title_text=t["alpha_axis"], range=[0, 1], gridcolor=GRID)
+        ),
+    ]
+    layout = base_layout(height=400, shapes=[line], annotations=[label])
+    layout["xaxis"] = {"title": {"text": t["alpha_axis"]}, "range": [0, 1], "gridcolor": GRID}
     # the envelope can climb far above your curve near α = 1; keep your curve readable
     top = 1.3 * max(float(yours.max()), 1.0)
-    fig.update_yaxes(title_text=t["speedup_axis"], gridcolor=GRID, range=[0, top])
-    return fig
+    layout["yaxis"] = {"title": {"text": t["speedup_axis"]}, "gridcolor": GRID, "range": [0, top]}
+    return figure(data, layout)

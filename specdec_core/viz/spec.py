@@ -94,3 +94,36 @@ def merge(base: dict[str, Any], update: dict[str, Any]) -> dict[str, Any]:
         else:
             base[key] = value
     return base
+
+
+def hline(y: float, line: dict[str, Any], text: str, position: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The line across the plot at `y` and its label, as ``add_hline(y, line=…,
+    annotation_text=text, annotation_position=position)`` draws them: (shape, annotation)."""
+    vertical, _, horizontal = position.partition(" ")
+    shape = {
+        "line": line,
+        "type": "line",
+        "x0": 0,
+        "x1": 1,
+        "xref": "x domain",
+        "y0": y,
+        "y1": y,
+        "yref": "y",
+    }
+    x = {"left": 0, "right": 1}[horizontal]
+    label = {
+        "showarrow": False,
+        "text": text,
+        "x": x,
+        "xanchor": horizontal,
+        "xref": "x domain",
+        "y": y,
+        "yanchor": {"top": "bottom", "bottom": "top"}[vertical],
+        "yref": "y",
+    }
+    return shape, label
+
+
+def scatter(**trace: Any) -> dict[str, Any]:
+    """A scatter trace as a dict (``go.Scatter(**trace)`` without the checks)."""
+    return {"type": "scatter", **trace}
