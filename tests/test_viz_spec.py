@@ -14,11 +14,12 @@ import plotly.graph_objects as go
 import pytest
 
 from pages.common.i18n import Strings
+from specdec_core.course import block as block_demo
 from specdec_core.course.cost import check_claims, cost_data
 from specdec_core.course.sampling_lab import example_rows, temperature_sweep
 from specdec_core.sampling import SamplingConfig, apply
 from specdec_core.theory import linear_verify_cost
-from specdec_core.viz import cost, spec, speedup_maps
+from specdec_core.viz import block, cost, spec, speedup_maps
 from specdec_core.viz.sampling import stages_figure, sweep_figure
 
 
@@ -70,6 +71,27 @@ def test_cost_figures_pass_plotly_validation_unchanged(lang, verify, alpha, gamm
     ]
     for fig in figures:
         assert json.loads(fig.to_json()) == _validated_json(fig)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize(
+    ("draft", "k", "temperature"), [("good", 4, 1.0), ("poor", 1, 0.0), ("poor", 8, 2.0)]
+)
+def test_block_figures_pass_plotly_validation_unchanged(lang, draft, k, temperature):
+    t = Strings("block", lang)["fig"]
+    target = block_demo.target_chain("story")
+    demo = block_demo.BlockDemo(
+        target, block_demo.draft_chain(target, draft), [0], k, 7, SamplingConfig(temperature=temperature)
+    )
+    for _ in range(4):  # rounds with rejections, full acceptances and bonuses among them
+        rnd = demo.step()
+        prefix, _ = block_demo.earlier_text(demo)
+        for fig in (
+            block.round_figure.uncached(rnd, target.labels, t),
+            block.rows_figure.uncached(rnd, target.labels, t),
+            block.cache_figure.uncached(rnd, target.labels, prefix, t),
+        ):
+            assert json.loads(fig.to_json()) == _validated_json(fig)
 
 
 def test_an_invalid_spec_fails_validation():

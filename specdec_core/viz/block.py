@@ -19,7 +19,6 @@ from html import escape
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from specdec_core.course.block import BlockRound
 from specdec_core.viz import palette
@@ -35,6 +34,7 @@ from specdec_core.viz.palette import (
     VOID,
     base_layout,
 )
+from specdec_core.viz.spec import axis_names, figure, layout_axis, merge, scatter, subplot_axes, subplot_title
 from specdec_core.viz.strings import pick
 
 #: Border colour of a committed token of each kind in :func:`cache_figure`.
@@ -100,18 +100,19 @@ def _rect(
 ) -> dict[str, object]:
     """A rectangle shape as a plain dict (one ``update_layout`` is much faster than many add_shape)."""
     line = {"color": border, "width": width if border else 0, "dash": dash}
-    return {
+    shape = {
         "type": "rect",
         "x0": x0,
         "x1": x1,
         "y0": y0,
         "y1": y1,
         "fillcolor": fill,
-        "line": line,
+        "line": {k: v for k, v in line.items() if v is not None},
         "xref": f"x{axes}",
         "yref": f"y{axes}",
         **extra,
     }
+    return {k: v for k, v in shape.items() if v is not None}  # unset, as plotly leaves a None
 
 
 def _label(x: float, y: float, text: str, colour: str, size: int, axes: str = "") -> dict[str, object]:
@@ -126,17 +127,10 @@ def _label(x: float, y: float, text: str, colour: str, size: int, axes: str = ""
     }
 
 
-def _legend_entry(fig: go.Figure, name: str, colour: str, **where: int) -> None:
-    fig.add_trace(
-        go.Scatter(
-            x=[None],
-            y=[None],
-            mode="markers",
-            name=name,
-            marker={"symbol": "square", "size": 14, "color": colour},
-        ),
-        **where,
-    )
+def _legend_entry(name: str, colour: str, **axes: str) -> dict[str, object]:
+    """An empty trace that only puts a coloured square and `name` in the legend."""
+    entry = {"x": [None], "y": [None], "mode": "markers", "name": name}
+    return scatter(**entry, marker={"symbol": "square", "size": 14, "color": colour}, **axes)
 
 
 @figure_cache
@@ -151,7 +145,7 @@ def round_figure(rnd: BlockRound, labels: Sequence[str], text: Mapping[str, str]
     outcomes = rnd.slot_outcomes
     names = _slot_names(k, t)
     xs = np.arange(1, k + 2)
-    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.42, 0.58], vertical_spacing=0.06)
+    axes = subplot_axes(2, 1, shared_xaxes=True, row_heights=(0.42, 0.58), vertical_spacing=0.06)
 
     hover, shapes, notes = [], [], []
     for i, outcome in enumerate(outcomes):
@@ -184,8 +178,8 @@ def round_figure(rnd: BlockRound, labels: Sequence[str], text: Mapping[str, str]
             _rect(x0, x1, 0.04, 0.96, colour, dash="dot" if outcome == "void" else "solid"),
         ]
         notes += [_label(xs[i], 0.62, f"<b>{token}</b>", font, 17), _label(xs[i], 0.28, t[outcome], font, 12)]
-    fig.add_trace(
-        go.Scatter(
+    data = [
+        scatter(
             x=xs,
             y=[0.5] * (k + 1),
             mode="markers",
@@ -193,56 +187,63 @@ def round_figure(rnd: BlockRound, labels: Sequence[str], text: Mapping[str, str]
             hovertext=hover,
             hoverinfo="text",
             showlegend=False,
-        ),
-        row=1,
-        col=1,
-    )
+            xaxis="x",
+            yaxis="y",
+        )
+    ]
 
     dim = [0.35 if o == "void" else 1.0 for o in outcomes[:k]]
     for values, name, colour in ((rnd.p_at_drafts, t["p_at"], TARGET), (rnd.q_at_drafts, t["q_at"], DRAFT)):
-        fig.add_trace(
-            go.Bar(
-                x=xs[:k],
-                y=values,
-                name=name,
-                marker={"color": colour, "opacity": dim},
-                text=[f"{v:.2f}" for v in values],
-                textposition="outside",
-            ),
-            row=2,
-            col=1,
+        data.append(
+            {
+                "type": "bar",
+                "x": xs[:k],
+                "y": values,
+                "name": name,
+                "marker": {"color": colour, "opacity": dim},
+                "text": [f"{v:.2f}" for v in values],
+                "textposition": "outside",
+                "xaxis": "x2",
+                "yaxis": "y2",
+            }
         )
     if outcomes[k] == "bonus":
         p_bonus = float(rnd.p_rows[k][rnd.committed[-1]])
-        fig.add_trace(
-            go.Bar(
-                x=[xs[k]],
-                y=[p_bonus],
-                marker={"color": BONUS},
-                showlegend=False,
-                text=[f"{p_bonus:.2f}"],
-                textposition="outside",
-                hoverinfo="y",
-            ),
-            row=2,
-            col=1,
+        data.append(
+            {
+                "type": "bar",
+                "x": [xs[k]],
+                "y": [p_bonus],
+                "marker": {"color": BONUS},
+                "showlegend": False,
+                "text": [f"{p_bonus:.2f}"],
+                "textposition": "outside",
+                "hoverinfo": "y",
+                "xaxis": "x2",
+                "yaxis": "y2",
+            }
         )
     examined = len(rnd.acceptance_probs)
-    fig.add_trace(
-        go.Scatter(
+    data.append(
+        scatter(
             x=xs[:examined],
             y=rnd.acceptance_probs,
             name=t["accept_prob"],
             mode="markers+lines",
             line={"color": palette.INK, "width": 1, "dash": "dot"},
             marker={"symbol": "diamond", "size": 12, "color": palette.INK},
-        ),
-        row=2,
-        col=1,
+            xaxis="x2",
+            yaxis="y2",
+        )
     )
 
-    fig.update_layout(
-        **base_layout(
+    for key in ("xaxis", "xaxis2"):
+        axes[key].update(tickvals=xs, ticktext=names, range=[0.5, k + 1.5], showgrid=False)
+    axes["yaxis"].update(visible=False, range=[0, 1])
+    axes["yaxis2"].update(range=[0, 1.18], title={"text": t["probability"]}, gridcolor=GRID)
+    layout = merge(
+        axes,
+        base_layout(
             barmode="group",
             height=470,
             bargap=0.35,
@@ -250,12 +251,9 @@ def round_figure(rnd: BlockRound, labels: Sequence[str], text: Mapping[str, str]
             annotations=notes,
             title={"text": t["round_title"].format(n=rnd.index, committed=len(rnd.committed))},
             margin={"l": 50, "r": 20, "t": 90, "b": 40},
-        )
+        ),
     )
-    fig.update_xaxes(tickvals=xs, ticktext=names, range=[0.5, k + 1.5], showgrid=False)
-    fig.update_yaxes(visible=False, range=[0, 1], row=1, col=1)
-    fig.update_yaxes(range=[0, 1.18], title_text=t["probability"], gridcolor=GRID, row=2, col=1)
-    return fig
+    return figure(data, layout)
 
 
 @figure_cache
@@ -273,38 +271,37 @@ def rows_figure(rnd: BlockRound, labels: Sequence[str], text: Mapping[str, str])
     after = [t["after"].format(token=escape(labels[tok])) for tok in inputs]
     q_names = [f"q{i + 1}<br>{after[i]}" for i in range(k)]
     p_names = [f"p{i + 1}<br>{after[i]}" for i in range(k + 1)]
-    fig = make_subplots(
-        rows=1,
-        cols=2,
-        shared_yaxes=True,
-        column_widths=[k, k + 1],
-        horizontal_spacing=0.03,
-        subplot_titles=(t["q_rows"], t["p_rows"]),
-    )
+    axes = subplot_axes(1, 2, shared_yaxes=True, column_widths=(k, k + 1), horizontal_spacing=0.03)
+    titles = [
+        subplot_title(axes, 1, title, col=col, cols=2) for col, title in ((1, t["q_rows"]), (2, t["p_rows"]))
+    ]
     ys = np.arange(size)
+    data = []
     for col, rows, names, scale in ((1, rnd.q_rows, q_names, DRAFT), (2, rnd.p_rows, p_names, TARGET)):
         z = rows.T  # tokens down, positions across
         cells = [[f"{v:.2f}" if v > 0 else "" for v in line] for line in z]
-        fig.add_trace(
-            go.Heatmap(
-                z=z,
-                x=np.arange(len(names)),
-                y=ys,
-                zmin=0,
-                zmax=1,
-                text=cells,
-                texttemplate="%{text}",
-                colorscale=[[0, palette.WHITE], [1, scale]],
-                showscale=False,
-                xgap=2,
-                ygap=2,
-                hovertemplate="%{customdata}: %{z:.4f}<extra></extra>",
-                customdata=[[escape(labels[tok])] * len(names) for tok in range(size)],
-            ),
-            row=1,
-            col=col,
+        x_ref, y_ref = axis_names(1, col, 2)
+        data.append(
+            {
+                "type": "heatmap",
+                "z": z,
+                "x": np.arange(len(names)),
+                "y": ys,
+                "zmin": 0,
+                "zmax": 1,
+                "text": cells,
+                "texttemplate": "%{text}",
+                "colorscale": [[0, palette.WHITE], [1, scale]],
+                "showscale": False,
+                "xgap": 2,
+                "ygap": 2,
+                "hovertemplate": "%{customdata}: %{z:.4f}<extra></extra>",
+                "customdata": [[escape(labels[tok])] * len(names) for tok in range(size)],
+                "xaxis": x_ref,
+                "yaxis": y_ref,
+            }
         )
-        fig.update_xaxes(tickvals=np.arange(len(names)), ticktext=names, row=1, col=col)
+        axes[layout_axis(x_ref)].update(tickvals=np.arange(len(names)), ticktext=names)
 
     shapes = []
 
@@ -317,10 +314,10 @@ def rows_figure(rnd: BlockRound, labels: Sequence[str], text: Mapping[str, str])
 
     for i, token in enumerate(rnd.drafts):
         void = outcomes[i] == "void"
-        for axes in ("", "2"):  # q heatmap, p heatmap
-            outline(axes, i, token, OUTCOME_COLOURS[outcomes[i]], "dot" if void else "solid")
+        for ax in ("", "2"):  # q heatmap, p heatmap
+            outline(ax, i, token, OUTCOME_COLOURS[outcomes[i]], "dot" if void else "solid")
             if void:
-                grey_out(axes, i)
+                grey_out(ax, i)
     if rnd.rejected is not None:
         outline("2", rnd.accepted, rnd.committed[-1], CORRECTED)
         grey_out("2", k)
@@ -333,39 +330,34 @@ def rows_figure(rnd: BlockRound, labels: Sequence[str], text: Mapping[str, str])
         (t["bonus"], BONUS),
         (t["void"], VOID),
     ):
-        _legend_entry(fig, name, colour, row=1, col=2)
-    fig.update_yaxes(
+        data.append(_legend_entry(name, colour, xaxis="x2", yaxis="y2"))
+    axes["yaxis"].update(
         tickvals=ys,
         ticktext=[escape(lab) for lab in labels],
         autorange="reversed",
         showgrid=False,
-        row=1,
-        col=1,
     )
-    fig.update_xaxes(showgrid=False, tickfont={"size": 12}, tickangle=0)
-    fig.update_layout(
-        annotations=[
-            *fig.layout.annotations,
-            {
-                "text": t["after_axis"],
-                "xref": "paper",
-                "yref": "paper",
-                "x": 0.5,
-                "y": -0.15,
-                "showarrow": False,
-                "font": {"size": 13, "color": palette.MUTED},
-            },
-        ]
-    )
-    fig.update_layout(
-        **base_layout(
+    for key in ("xaxis", "xaxis2"):
+        axes[key].update(showgrid=False, tickfont={"size": 12}, tickangle=0)
+    note = {
+        "text": t["after_axis"],
+        "xref": "paper",
+        "yref": "paper",
+        "x": 0.5,
+        "y": -0.15,
+        "showarrow": False,
+        "font": {"size": 13, "color": palette.MUTED},
+    }
+    layout = merge(
+        {**axes, "annotations": [*titles, note]},
+        base_layout(
             height=180 + 34 * size,
             margin={"l": 70, "r": 20, "t": 50, "b": 140},
             legend={"orientation": "h", "yanchor": "top", "y": -0.24, "x": 0},
             shapes=shapes,
-        )
+        ),
     )
-    return fig
+    return figure(data, layout)
 
 
 def _cell(
@@ -444,7 +436,6 @@ def cache_figure(
     notes = [note for _, note in cells]
     if lo > 0:
         notes.append(_label(lo - 1.2, 1.5, t["earlier"].format(n=lo), palette.MUTED, 12))
-    fig = go.Figure()
     legend = (
         (palette.NEUTRAL, t["cached_before"]),
         (TARGET, t["kept"].format(model=t["target"])),
@@ -453,21 +444,24 @@ def cache_figure(
         (palette.INK, t["start"]),
         (CORRECTED, t["newest"]),
     )
-    for colour, name in legend:
-        _legend_entry(fig, name, colour)
+    data = [_legend_entry(name, colour) for colour, name in legend]
     names = [t["text_row"], *(f"{name}<br>{c.start} → {c.peak} → {c.after}" for name, c, _, _ in caches)]
-    fig.update_layout(
-        **base_layout(
-            height=300, margin={"l": 110, "r": 20, "t": 60, "b": 45}, shapes=shapes, annotations=notes
-        )
+    layout = base_layout(
+        height=300, margin={"l": 110, "r": 20, "t": 60, "b": 45}, shapes=shapes, annotations=notes
     )
-    fig.update_xaxes(
-        range=[lo - 2.0 if lo else -0.6, hi - 0.4],
-        tickvals=list(range(lo, hi)),
-        ticktext=[str(p + 1) for p in range(lo, hi)],
-        title_text=t["position_axis"],
-        showgrid=False,
-        zeroline=False,
-    )
-    fig.update_yaxes(range=[2.6, -0.6], tickvals=[0, 1, 2], ticktext=names, showgrid=False, zeroline=False)
-    return fig
+    layout["xaxis"] = {
+        "range": [lo - 2.0 if lo else -0.6, hi - 0.4],
+        "tickvals": list(range(lo, hi)),
+        "ticktext": [str(p + 1) for p in range(lo, hi)],
+        "title": {"text": t["position_axis"]},
+        "showgrid": False,
+        "zeroline": False,
+    }
+    layout["yaxis"] = {
+        "range": [2.6, -0.6],
+        "tickvals": [0, 1, 2],
+        "ticktext": names,
+        "showgrid": False,
+        "zeroline": False,
+    }
+    return figure(data, layout)

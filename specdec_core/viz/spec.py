@@ -64,11 +64,13 @@ def subplot_axes(rows: int, cols: int = 1, **options: Any) -> dict[str, Any]:
     return copy.deepcopy(_subplot_axes(rows, cols, tuple(sorted(options.items()))))
 
 
-def subplot_title(axes: dict[str, Any], row: int, text: str, **style: Any) -> dict[str, Any]:
-    """A subplot title annotation above the subplot of `row` (first column), placed where
-    ``make_subplots(subplot_titles=...)`` puts it: centred over the subplot unless `style`
-    says otherwise (e.g. ``x=0, xanchor="left"``)."""
-    x_ref, y_ref = axis_names(row)
+def subplot_title(
+    axes: dict[str, Any], row: int, text: str, col: int = 1, cols: int = 1, **style: Any
+) -> dict[str, Any]:
+    """A subplot title annotation above subplot (`row`, `col`) of a `cols`-column grid, placed
+    where ``make_subplots(subplot_titles=...)`` puts it: centred over the subplot unless
+    `style` says otherwise (e.g. ``x=0, xanchor="left"``)."""
+    x_ref, y_ref = axis_names(row, col, cols)
     x0, x1 = axes[layout_axis(x_ref)]["domain"]
     title = {
         "font": {"size": 16},
