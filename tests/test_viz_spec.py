@@ -19,7 +19,7 @@ from specdec_core.course.cost import check_claims, cost_data
 from specdec_core.course.sampling_lab import example_rows, temperature_sweep
 from specdec_core.sampling import SamplingConfig, apply
 from specdec_core.theory import linear_verify_cost
-from specdec_core.viz import block, cost, spec, speedup_maps
+from specdec_core.viz import block, cost, rounds, spec, speedup_maps
 from specdec_core.viz.sampling import stages_figure, sweep_figure
 
 
@@ -92,6 +92,12 @@ def test_block_figures_pass_plotly_validation_unchanged(lang, draft, k, temperat
             block.cache_figure.uncached(rnd, target.labels, prefix, t),
         ):
             assert json.loads(fig.to_json()) == _validated_json(fig)
+    summary = block_demo.summarize(demo.rounds, k)
+    for fig in (
+        rounds.rounds_figure.uncached(demo.rounds, t),
+        rounds.tokens_histogram.uncached(summary.counts, summary.law, summary.alpha, t),
+    ):
+        assert json.loads(fig.to_json()) == _validated_json(fig)
 
 
 def test_an_invalid_spec_fails_validation():

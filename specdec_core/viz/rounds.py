@@ -26,6 +26,7 @@ from specdec_core.viz.palette import (
     TARGET_ONLY,
     base_layout,
 )
+from specdec_core.viz.spec import bar, figure, hline
 from specdec_core.viz.strings import pick
 
 #: Figure strings each builder reads (``[fig]`` of lessons/<lang>/block.toml; the live page
@@ -45,26 +46,30 @@ def rounds_figure(rounds: Sequence[BlockRound], text: Mapping[str, str]) -> go.F
     k = rounds[0].k
     xs = [r.index for r in rounds]
     last = [r.kinds[-1] for r in rounds]
-    fig = go.Figure()
-    fig.add_trace(
-        go.Bar(x=xs, y=[r.accepted for r in rounds], name=t["accepted"], marker={"color": ACCEPTED})
-    )
+    data = [bar(x=xs, y=[r.accepted for r in rounds], name=t["accepted"], marker={"color": ACCEPTED})]
     for kind, colour in (("corrected", CORRECTED), ("bonus", BONUS)):
-        fig.add_trace(
-            go.Bar(x=xs, y=[1 if kind == kd else 0 for kd in last], name=t[kind], marker={"color": colour})
+        data.append(
+            bar(x=xs, y=[1 if kind == kd else 0 for kd in last], name=t[kind], marker={"color": colour})
         )
-    fig.add_hline(
-        y=k + 1,
-        line={"color": TARGET_ONLY, "dash": "dash"},
-        annotation_text=t["k_plus_one"].format(n=k + 1),
-        annotation_position="top left",
+    line, label = hline(
+        k + 1, {"color": TARGET_ONLY, "dash": "dash"}, t["k_plus_one"].format(n=k + 1), "top left"
     )
-    fig.update_layout(
-        **base_layout(barmode="stack", height=260, bargap=0.15, margin={"l": 50, "r": 20, "t": 60, "b": 45})
+    layout = base_layout(
+        barmode="stack",
+        height=260,
+        bargap=0.15,
+        margin={"l": 50, "r": 20, "t": 60, "b": 45},
+        shapes=[line],
+        annotations=[label],
     )
-    fig.update_xaxes(title_text=t["rounds_axis"], showgrid=False)
-    fig.update_yaxes(title_text=t["tokens_axis"], range=[0, k + 1.6], dtick=1, gridcolor=GRID)
-    return fig
+    layout["xaxis"] = {"title": {"text": t["rounds_axis"]}, "showgrid": False}
+    layout["yaxis"] = {
+        "title": {"text": t["tokens_axis"]},
+        "range": [0, k + 1.6],
+        "dtick": 1,
+        "gridcolor": GRID,
+    }
+    return figure(data, layout)
 
 
 @figure_cache
@@ -82,29 +87,26 @@ def tokens_histogram(
         raise ValueError("counts and law need one entry per possible round length, and some rounds.")
     xs = np.arange(1, c.size + 1)
     share = c / c.sum()
-    fig = go.Figure()
-    fig.add_trace(
-        go.Bar(
+    data = [
+        bar(
             x=xs,
             y=share,
             name=t["measured"],
             marker={"color": TARGET},
             customdata=c.astype(int),
             hovertemplate="%{x}: %{y:.3f} (%{customdata})<extra></extra>",
-        )
-    )
-    fig.add_trace(
-        go.Bar(
+        ),
+        bar(
             x=xs,
             y=p,
             name=t["theory"].format(alpha=alpha),
             marker={"color": NEUTRAL},
             hovertemplate="%{x}: %{y:.3f}<extra></extra>",
-        )
+        ),
+    ]
+    layout = base_layout(
+        barmode="group", height=300, bargap=0.25, margin={"l": 50, "r": 20, "t": 60, "b": 50}
     )
-    fig.update_layout(
-        **base_layout(barmode="group", height=300, bargap=0.25, margin={"l": 50, "r": 20, "t": 60, "b": 50})
-    )
-    fig.update_xaxes(title_text=t["committed_axis"], tickvals=xs, showgrid=False)
-    fig.update_yaxes(title_text=t["share_axis"], range=[0, 1.05], gridcolor=GRID)
-    return fig
+    layout["xaxis"] = {"title": {"text": t["committed_axis"]}, "tickvals": xs, "showgrid": False}
+    layout["yaxis"] = {"title": {"text": t["share_axis"]}, "range": [0, 1.05], "gridcolor": GRID}
+    return figure(data, layout)

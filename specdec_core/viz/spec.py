@@ -129,3 +129,8 @@ def hline(y: float, line: dict[str, Any], text: str, position: str) -> tuple[dic
 def scatter(**trace: Any) -> dict[str, Any]:
     """A scatter trace as a dict (``go.Scatter(**trace)`` without the checks)."""
     return {"type": "scatter", **trace}
+
+
+def bar(**trace: Any) -> dict[str, Any]:
+    """A bar trace as a dict (``go.Bar(**trace)`` without the checks)."""
+    return {"type": "bar", **trace}
