@@ -17,6 +17,7 @@ MAX_ROUNDS = 500
 MANY = 25
 MIN_ROUNDS_FOR_HISTOGRAM = 30
 TEXT_TAIL = 80
+KEPT_DEMOS = 8
 PARAMS = [
     choice_param("block_chain", "story", block_demo.CHAINS),
     choice_param("block_draft", "good", block_demo.DRAFTS),
@@ -43,161 +44,171 @@ def _reset() -> None:
     st.session_state["block_round"] = 0
 
 
-with st.container(border=True):
-    st.markdown(f"**{s['controls']}**")
-    c1, c2, c3 = st.columns([1.3, 1.6, 1.1])
-    c1.selectbox(
-        s["chain"],
-        block_demo.CHAINS,
-        format_func=lambda c: s[f"chains.{c}"],
-        key="block_chain",
-        help=s["chain_help"],
-    )
-    c2.radio(
-        s["draft"],
-        block_demo.DRAFTS,
-        format_func=lambda d: s[f"drafts.{d}"],
-        key="block_draft",
-        horizontal=True,
-        help=s["draft_help"],
-    )
-    c3.number_input(
-        s["seed"], min_value=0, max_value=2**32 - 1, step=1, key="block_seed", help=s["seed_help"]
-    )
-    c4, c5, c6 = st.columns([1.3, 1.6, 1.1])
-    c4.slider(s["K"], 1, 8, key="block_k", help=s["K_help"])
-    c5.slider(s["T"], 0.0, 2.0, step=0.05, key="block_t", help=s["T_help"])
-    with c6:
-        st.button(s["next"], key="block_next", type="primary", on_click=_advance, args=(1,), width="stretch")
-        b1, b2 = st.columns(2)
-        b1.button(s("many", n=MANY), key="block_many", on_click=_advance, args=(MANY,), width="stretch")
-        b2.button(s["reset"], key="block_reset", on_click=_reset, width="stretch")
-mirror(PARAMS)
-
-settings = tuple(st.session_state[p.key] for p in PARAMS[:-1])
-n_rounds = st.session_state["block_round"]
-cached = st.session_state.get("_block_demo")
-try:
-    if cached is None or cached[0] != settings or len(cached[1].rounds) > n_rounds:
-        chain, draft, k, seed, temperature = settings
-        target = block_demo.target_chain(chain)
-        demo = block_demo.BlockDemo(
-            target,
-            block_demo.draft_chain(target, draft),
-            [0],
-            k,
-            seed,
-            SamplingConfig(temperature=temperature),
+@st.fragment
+def lesson_body() -> None:
+    """The controls and everything they drive: a control changed reruns only this part."""
+    with st.container(border=True):
+        st.markdown(f"**{s['controls']}**")
+        c1, c2, c3 = st.columns([1.3, 1.6, 1.1])
+        c1.selectbox(
+            s["chain"],
+            block_demo.CHAINS,
+            format_func=lambda c: s[f"chains.{c}"],
+            key="block_chain",
+            help=s["chain_help"],
         )
-        st.session_state["_block_demo"] = (settings, demo)
+        c2.radio(
+            s["draft"],
+            block_demo.DRAFTS,
+            format_func=lambda d: s[f"drafts.{d}"],
+            key="block_draft",
+            horizontal=True,
+            help=s["draft_help"],
+        )
+        c3.number_input(
+            s["seed"], min_value=0, max_value=2**32 - 1, step=1, key="block_seed", help=s["seed_help"]
+        )
+        c4, c5, c6 = st.columns([1.3, 1.6, 1.1])
+        c4.slider(s["K"], 1, 8, key="block_k", help=s["K_help"])
+        c5.slider(s["T"], 0.0, 2.0, step=0.05, key="block_t", help=s["T_help"])
+        with c6:
+            st.button(
+                s["next"], key="block_next", type="primary", on_click=_advance, args=(1,), width="stretch"
+            )
+            b1, b2 = st.columns(2)
+            b1.button(s("many", n=MANY), key="block_many", on_click=_advance, args=(MANY,), width="stretch")
+            b2.button(s["reset"], key="block_reset", on_click=_reset, width="stretch")
+    mirror(PARAMS)
+
+    settings = tuple(st.session_state[p.key] for p in PARAMS[:-1])
+    n_rounds = st.session_state["block_round"]
+    # This session's demos by settings, most recent last: moving K (or T, …) back to a value
+    # seen before continues that demo instead of replaying its rounds.
+    demos: dict = st.session_state.setdefault("_block_demos", {})
+    demo = demos.pop(settings, None)
+    try:
+        if demo is None or len(demo.rounds) > n_rounds:
+            chain, draft, k, seed, temperature = settings
+            target = block_demo.target_chain(chain)
+            demo = block_demo.BlockDemo(
+                target,
+                block_demo.draft_chain(target, draft),
+                [0],
+                k,
+                seed,
+                SamplingConfig(temperature=temperature),
+            )
+        demos[settings] = demo
+        while len(demos) > KEPT_DEMOS:
+            del demos[next(iter(demos))]
+        while len(demo.rounds) < n_rounds:
+            demo.step()
+    except ValueError as exc:
+        st.error(s("error", message=md(exc)))
+        st.stop()
+
+    labels = demo.target.labels
+    shown = [md(lab) for lab in labels]  # token names on Markdown lines, literal
+    k = demo.k
+
+    def _tok(token: int, kind: str, current: bool = False) -> str:
+        style = ' style="text-decoration: underline; font-weight: 600"' if current else ""
+        return f'<span class="sd-tok {kind}"{style}>{escape(labels[token])}</span>'
+
+    if not demo.rounds:
+        st.info(s("press_next", prompt=shown[demo.prompt[0]]))
     else:
-        demo = cached[1]
-    while len(demo.rounds) < n_rounds:
-        demo.step()
-except ValueError as exc:
-    st.error(s("error", message=md(exc)))
-    st.stop()
+        rnd = demo.rounds[-1]
+        summary = block_demo.summarize(demo.rounds, k)
+        m = st.columns(5)
+        m[0].metric(s["now_round"], rnd.index)
+        m[1].metric(s["now_accepted"], f"{rnd.accepted} / {k}")
+        m[2].metric(s["now_committed"], len(rnd.committed))
+        m[3].metric(s["now_length"], rnd.length_after)
+        m[4].metric(s["now_alpha"], f"{summary.alpha:.2f}")
 
-labels = demo.target.labels
-shown = [md(lab) for lab in labels]  # token names on Markdown lines, literal
-k = demo.k
+        prefix, kinds = block_demo.earlier_text(demo)
+        parts = [_tok(t, kind) for t, kind in zip(prefix, kinds, strict=True)][-TEXT_TAIL:]
+        if len(prefix) > TEXT_TAIL:
+            parts.insert(0, "…")
+        parts += [_tok(t, kind, current=True) for t, kind in zip(rnd.committed, rnd.kinds, strict=True)]
+        if rnd.rejected is not None:
+            parts.append("&nbsp;&nbsp;" + _tok(rnd.rejected, "rejected"))
+            parts += [
+                f'<span class="sd-tok rejected" style="opacity:0.5">{escape(labels[t])}</span>'
+                for t in rnd.void
+            ]
+        st.html(f'<div class="sd-tokens">{" ".join(parts)}</div>')
+        st.caption(s("text_caption", n=TEXT_TAIL))
 
-
-def _tok(token: int, kind: str, current: bool = False) -> str:
-    style = ' style="text-decoration: underline; font-weight: 600"' if current else ""
-    return f'<span class="sd-tok {kind}"{style}>{escape(labels[token])}</span>'
-
-
-if not demo.rounds:
-    st.info(s("press_next", prompt=shown[demo.prompt[0]]))
-else:
-    rnd = demo.rounds[-1]
-    summary = block_demo.summarize(demo.rounds, k)
-    m = st.columns(5)
-    m[0].metric(s["now_round"], rnd.index)
-    m[1].metric(s["now_accepted"], f"{rnd.accepted} / {k}")
-    m[2].metric(s["now_committed"], len(rnd.committed))
-    m[3].metric(s["now_length"], rnd.length_after)
-    m[4].metric(s["now_alpha"], f"{summary.alpha:.2f}")
-
-    prefix, kinds = block_demo.earlier_text(demo)
-    parts = [_tok(t, kind) for t, kind in zip(prefix, kinds, strict=True)][-TEXT_TAIL:]
-    if len(prefix) > TEXT_TAIL:
-        parts.insert(0, "…")
-    parts += [_tok(t, kind, current=True) for t, kind in zip(rnd.committed, rnd.kinds, strict=True)]
-    if rnd.rejected is not None:
-        parts.append("&nbsp;&nbsp;" + _tok(rnd.rejected, "rejected"))
-        parts += [
-            f'<span class="sd-tok rejected" style="opacity:0.5">{escape(labels[t])}</span>' for t in rnd.void
-        ]
-    st.html(f'<div class="sd-tokens">{" ".join(parts)}</div>')
-    st.caption(s("text_caption", n=TEXT_TAIL))
-
-    if rnd.rejected is None:
-        verdict = s("verdict_all", k=k, bonus=shown[rnd.committed[-1]], committed=len(rnd.committed))
-    else:
-        void = ", ".join(f"“{shown[t]}”" for t in rnd.void)
-        verdict = s(
-            "verdict_rejected",
-            pos=rnd.accepted + 1,
-            draft=shown[rnd.rejected],
-            corrected=shown[rnd.committed[-1]],
-            committed=len(rnd.committed),
-            kmax=k + 1,
+        if rnd.rejected is None:
+            verdict = s("verdict_all", k=k, bonus=shown[rnd.committed[-1]], committed=len(rnd.committed))
+        else:
+            void = ", ".join(f"“{shown[t]}”" for t in rnd.void)
+            verdict = s(
+                "verdict_rejected",
+                pos=rnd.accepted + 1,
+                draft=shown[rnd.rejected],
+                corrected=shown[rnd.committed[-1]],
+                committed=len(rnd.committed),
+                kmax=k + 1,
+            )
+            if rnd.void:
+                verdict += s("verdict_void", tokens=void)
+        st.markdown(
+            s(
+                "round_caption",
+                n=rnd.index,
+                anchor=shown[rnd.anchor],
+                drafts=", ".join(f"“{shown[t]}”" for t in rnd.drafts),
+                verdict=verdict,
+            )
         )
-        if rnd.void:
-            verdict += s("verdict_void", tokens=void)
-    st.markdown(
-        s(
-            "round_caption",
-            n=rnd.index,
-            anchor=shown[rnd.anchor],
-            drafts=", ".join(f"“{shown[t]}”" for t in rnd.drafts),
-            verdict=verdict,
+        st.plotly_chart(viz.round_figure(rnd, labels, fig_text), theme=None)
+
+    text.show("forward")
+    if demo.rounds:
+        st.plotly_chart(viz.rows_figure(rnd, labels, fig_text), theme=None)
+        st.caption(s["rows_caption"])
+
+    text.show("outcomes")
+    text.show("cache")
+    if demo.rounds:
+        st.plotly_chart(viz.cache_figure(rnd, labels, prefix, fig_text), theme=None)
+        tc, dc = rnd.target_cache, rnd.draft_cache
+        st.caption(
+            s(
+                "cache_caption",
+                t_start=tc.start,
+                t_peak=tc.peak,
+                t_after=tc.after,
+                t_drop=tc.dropped,
+                d_start=dc.start,
+                d_peak=dc.peak,
+                d_after=dc.after,
+                d_drop=dc.dropped,
+                length=rnd.length_after,
+                keep=rnd.length_after - 1,
+            )
         )
-    )
-    st.plotly_chart(viz.round_figure(rnd, labels, fig_text), theme=None)
 
-text.show("forward")
-if demo.rounds:
-    st.plotly_chart(viz.rows_figure(rnd, labels, fig_text), theme=None)
-    st.caption(s["rows_caption"])
+    text.show("per_round")
+    if demo.rounds:
+        st.subheader(s["rounds_title"])
+        st.plotly_chart(rounds_viz.rounds_figure(demo.rounds, fig_text), theme=None)
+        st.subheader(s["hist_title"])
+        if len(demo.rounds) < MIN_ROUNDS_FOR_HISTOGRAM:
+            st.info(s("hist_wait", n=MIN_ROUNDS_FOR_HISTOGRAM, many=MANY))
+        else:
+            h1, h2 = st.columns([3, 1])
+            hist = rounds_viz.tokens_histogram(summary.counts, summary.law, summary.alpha, fig_text)
+            h1.plotly_chart(hist, theme=None)
+            h2.metric(s["mean_measured"], f"{summary.mean_measured:.2f}")
+            h2.metric(s["mean_theory"], f"{summary.mean_theory:.2f}")
+        alphas = block_demo.acceptance_by_context(demo.target, demo.draft, demo.sampling)
+        st.caption(s("context_alpha", lo=alphas.min(), hi=alphas.max()))
 
-text.show("outcomes")
-text.show("cache")
-if demo.rounds:
-    st.plotly_chart(viz.cache_figure(rnd, labels, prefix, fig_text), theme=None)
-    tc, dc = rnd.target_cache, rnd.draft_cache
-    st.caption(
-        s(
-            "cache_caption",
-            t_start=tc.start,
-            t_peak=tc.peak,
-            t_after=tc.after,
-            t_drop=tc.dropped,
-            d_start=dc.start,
-            d_peak=dc.peak,
-            d_after=dc.after,
-            d_drop=dc.dropped,
-            length=rnd.length_after,
-            keep=rnd.length_after - 1,
-        )
-    )
 
-text.show("per_round")
-if demo.rounds:
-    st.subheader(s["rounds_title"])
-    st.plotly_chart(rounds_viz.rounds_figure(demo.rounds, fig_text), theme=None)
-    st.subheader(s["hist_title"])
-    if len(demo.rounds) < MIN_ROUNDS_FOR_HISTOGRAM:
-        st.info(s("hist_wait", n=MIN_ROUNDS_FOR_HISTOGRAM, many=MANY))
-    else:
-        h1, h2 = st.columns([3, 1])
-        hist = rounds_viz.tokens_histogram(summary.counts, summary.law, summary.alpha, fig_text)
-        h1.plotly_chart(hist, theme=None)
-        h2.metric(s["mean_measured"], f"{summary.mean_measured:.2f}")
-        h2.metric(s["mean_theory"], f"{summary.mean_theory:.2f}")
-    alphas = block_demo.acceptance_by_context(demo.target, demo.draft, demo.sampling)
-    st.caption(s("context_alpha", lo=alphas.min(), hi=alphas.max()))
+lesson_body()
 
 quiz(s)

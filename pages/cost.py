@@ -50,108 +50,123 @@ def _to_custom() -> None:
 
 text.show("intro")
 
-with st.container(border=True):
-    st.markdown(f"**{s['controls']}**")
-    st.selectbox(
-        s["preset"],
-        ["custom", *MEASURED_DRAFTS],
-        format_func=lambda k: s[f"presets.{k}"],
-        key="cost_preset",
-        on_change=_load_preset,
-        help=s["preset_help"],
+
+@st.fragment
+def lesson_body() -> None:
+    """The controls and everything they drive: a control changed reruns only this part."""
+    with st.container(border=True):
+        st.markdown(f"**{s['controls']}**")
+        st.selectbox(
+            s["preset"],
+            ["custom", *MEASURED_DRAFTS],
+            format_func=lambda k: s[f"presets.{k}"],
+            key="cost_preset",
+            on_change=_load_preset,
+            help=s["preset_help"],
+        )
+        c1, c2, c3 = st.columns(3)
+        c1.slider(
+            s["alpha"], 0.0, 1.0, step=0.01, key="cost_alpha", help=s["alpha_help"], on_change=_to_custom
+        )
+        c2.slider(s["gamma"], 1, MAX_GAMMA, key="cost_gamma", help=s["gamma_help"])
+        c3.slider(s["c"], 0.0, 1.0, step=0.01, key="cost_c", help=s["c_help"], on_change=_to_custom)
+        c4, c5 = st.columns([2, 1])
+        c4.radio(
+            s["verify"],
+            ["constant", "linear"],
+            format_func=lambda k: s[f"verify_models.{k}"],
+            key="cost_verify",
+            horizontal=True,
+            help=s["verify_help"],
+        )
+        c5.slider(
+            s["beta"],
+            0.0,
+            0.5,
+            step=0.005,
+            format="%.3f",
+            key="cost_beta",
+            help=s["beta_help"],
+            disabled=st.session_state["cost_verify"] == "constant",
+        )
+    mirror(PARAMS)
+
+    alpha, gamma, c = (
+        st.session_state["cost_alpha"],
+        st.session_state["cost_gamma"],
+        st.session_state["cost_c"],
     )
-    c1, c2, c3 = st.columns(3)
-    c1.slider(s["alpha"], 0.0, 1.0, step=0.01, key="cost_alpha", help=s["alpha_help"], on_change=_to_custom)
-    c2.slider(s["gamma"], 1, MAX_GAMMA, key="cost_gamma", help=s["gamma_help"])
-    c3.slider(s["c"], 0.0, 1.0, step=0.01, key="cost_c", help=s["c_help"], on_change=_to_custom)
-    c4, c5 = st.columns([2, 1])
-    c4.radio(
-        s["verify"],
-        ["constant", "linear"],
-        format_func=lambda k: s[f"verify_models.{k}"],
-        key="cost_verify",
-        horizontal=True,
-        help=s["verify_help"],
+    beta = st.session_state["cost_beta"]
+    verify_cost = 1.0 if st.session_state["cost_verify"] == "constant" else linear_verify_cost(beta)
+    now = cost_summary(alpha, gamma, c, verify_cost, MAX_GAMMA)
+    value, best, best_value = now.speedup, now.best_gamma, now.best_speedup
+
+    m = st.columns(4)
+    m[0].metric(s["m_tokens"], f"{now.tokens:.2f}", help=s["m_tokens_help"])
+    m[1].metric(s["m_cost"], f"{now.round_cost:.2f}", help=s["m_cost_help"])
+    m[2].metric(s["m_speedup"], f"{value:.2f}×")
+    m[3].metric(s["m_best"], f"γ = {best}", f"{best_value:.2f}×", delta_color="off", delta_arrow="off")
+    if now.verdict == "never":
+        verdict = s("verdict_never", best=best, value=best_value)
+    else:
+        verdict = s(f"verdict_{now.verdict}", value=value, best=best, best_value=best_value)
+    if now.best_at_limit:
+        verdict += " " + s("verdict_limit", limit=MAX_GAMMA)
+    st.html(f'<div class="sd-verdict {"yes" if now.verdict == "faster" else "no"}">{verdict}</div>')
+
+    text.show("decode")
+    st.plotly_chart(viz.verify_cost_figure(beta, MAX_GAMMA, MEASURED_VERIFY, fig_text), theme=None)
+    st.caption(s("verify_caption", tokens=MEASURED_VERIFY[0], cost=MEASURED_VERIFY[1], beta=MEASURED_BETA))
+
+    text.show("expected")
+    claims = check_claims(SEED_CLAIMS, c, verify_cost)
+    tokens_fig = viz.expected_tokens_figure(ALPHA_LINES, MAX_GAMMA, alpha, gamma, claims, fig_text)
+    st.plotly_chart(tokens_fig, theme=None)
+
+    text.show("seed")
+    columns = s["table"]
+    rows = [
+        {
+            columns["alpha"]: f"{ch.alpha:g}",
+            columns["gamma"]: ch.gamma,
+            columns["claimed"]: f"{ch.claimed:.1f}",
+            columns["computed"]: f"{ch.computed:.2f}",
+            columns["status"]: s["table_ok"] if ch.matches else s["table_wrong"],
+            columns["speedup"]: f"{ch.speedup:.2f}×",
+        }
+        for ch in claims
+    ]
+    st.dataframe(rows, hide_index=True)
+    wrong = [ch for ch in claims if not ch.matches]
+    st.caption(
+        s(
+            "table_caption",
+            n=len(wrong),
+            rows="; ".join(
+                s("table_row", alpha=ch.alpha, gamma=ch.gamma, claimed=ch.claimed, computed=ch.computed)
+                for ch in wrong
+            ),
+        )
     )
-    c5.slider(
-        s["beta"],
-        0.0,
-        0.5,
-        step=0.005,
-        format="%.3f",
-        key="cost_beta",
-        help=s["beta_help"],
-        disabled=st.session_state["cost_verify"] == "constant",
+
+    text.show("speedup")
+    g1, g2 = st.columns(2)
+    g1.plotly_chart(viz.speedup_gamma_figure(alpha, c, verify_cost, gamma, MAX_GAMMA, fig_text), theme=None)
+    g2.plotly_chart(viz.speedup_alpha_figure(gamma, c, verify_cost, alpha, MAX_GAMMA, fig_text), theme=None)
+    st.plotly_chart(
+        speedup_maps.speedup_heatmap(c, verify_cost, MAX_GAMMA, alpha, gamma, fig_text), theme=None
     )
-mirror(PARAMS)
+    st.caption(s["heatmap_caption"])
 
-alpha, gamma, c = st.session_state["cost_alpha"], st.session_state["cost_gamma"], st.session_state["cost_c"]
-beta = st.session_state["cost_beta"]
-verify_cost = 1.0 if st.session_state["cost_verify"] == "constant" else linear_verify_cost(beta)
-now = cost_summary(alpha, gamma, c, verify_cost, MAX_GAMMA)
-value, best, best_value = now.speedup, now.best_gamma, now.best_speedup
-
-m = st.columns(4)
-m[0].metric(s["m_tokens"], f"{now.tokens:.2f}", help=s["m_tokens_help"])
-m[1].metric(s["m_cost"], f"{now.round_cost:.2f}", help=s["m_cost_help"])
-m[2].metric(s["m_speedup"], f"{value:.2f}×")
-m[3].metric(s["m_best"], f"γ = {best}", f"{best_value:.2f}×", delta_color="off", delta_arrow="off")
-if now.verdict == "never":
-    verdict = s("verdict_never", best=best, value=best_value)
-else:
-    verdict = s(f"verdict_{now.verdict}", value=value, best=best, best_value=best_value)
-if now.best_at_limit:
-    verdict += " " + s("verdict_limit", limit=MAX_GAMMA)
-st.html(f'<div class="sd-verdict {"yes" if now.verdict == "faster" else "no"}">{verdict}</div>')
-
-text.show("decode")
-st.plotly_chart(viz.verify_cost_figure(beta, MAX_GAMMA, MEASURED_VERIFY, fig_text), theme=None)
-st.caption(s("verify_caption", tokens=MEASURED_VERIFY[0], cost=MEASURED_VERIFY[1], beta=MEASURED_BETA))
-
-text.show("expected")
-claims = check_claims(SEED_CLAIMS, c, verify_cost)
-tokens_fig = viz.expected_tokens_figure(ALPHA_LINES, MAX_GAMMA, alpha, gamma, claims, fig_text)
-st.plotly_chart(tokens_fig, theme=None)
-
-text.show("seed")
-columns = s["table"]
-rows = [
-    {
-        columns["alpha"]: f"{ch.alpha:g}",
-        columns["gamma"]: ch.gamma,
-        columns["claimed"]: f"{ch.claimed:.1f}",
-        columns["computed"]: f"{ch.computed:.2f}",
-        columns["status"]: s["table_ok"] if ch.matches else s["table_wrong"],
-        columns["speedup"]: f"{ch.speedup:.2f}×",
-    }
-    for ch in claims
-]
-st.dataframe(rows, hide_index=True)
-wrong = [ch for ch in claims if not ch.matches]
-st.caption(
-    s(
-        "table_caption",
-        n=len(wrong),
-        rows="; ".join(
-            s("table_row", alpha=ch.alpha, gamma=ch.gamma, claimed=ch.claimed, computed=ch.computed)
-            for ch in wrong
-        ),
+    text.show("measured")
+    drafts = [(s[f"presets_short.{k}"], a, cost) for k, (a, cost) in MEASURED_DRAFTS.items()]
+    st.plotly_chart(
+        speedup_maps.drafts_map_figure(drafts, verify_cost, MAX_GAMMA, alpha, c, fig_text), theme=None
     )
-)
+    st.caption(s["map_caption"])
 
-text.show("speedup")
-g1, g2 = st.columns(2)
-g1.plotly_chart(viz.speedup_gamma_figure(alpha, c, verify_cost, gamma, MAX_GAMMA, fig_text), theme=None)
-g2.plotly_chart(viz.speedup_alpha_figure(gamma, c, verify_cost, alpha, MAX_GAMMA, fig_text), theme=None)
-st.plotly_chart(speedup_maps.speedup_heatmap(c, verify_cost, MAX_GAMMA, alpha, gamma, fig_text), theme=None)
-st.caption(s["heatmap_caption"])
 
-text.show("measured")
-drafts = [(s[f"presets_short.{k}"], a, cost) for k, (a, cost) in MEASURED_DRAFTS.items()]
-st.plotly_chart(
-    speedup_maps.drafts_map_figure(drafts, verify_cost, MAX_GAMMA, alpha, c, fig_text), theme=None
-)
-st.caption(s["map_caption"])
+lesson_body()
 
 text.show("gamma")
 quiz(s)
