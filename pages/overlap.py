@@ -72,267 +72,274 @@ if rejected:
 
 text.show("intro")
 
-st.header(s["pair_header"])
-left, right = st.columns([3, 2], gap="large")
-with left:
-    PAIR.pickers(*st.columns([3, 1]))
-    PAIR.note()
-    rows = PAIR.editor()
-    PAIR.edited_note()
-urlstate.mirror(PAIR.params)
-with right:
-    pair = PAIR.valid_pair(rows)
-parts = None if pair is None else one_step.breakdown(pair.p, pair.q)
 
-
-def _pair_summary(b: one_step.Breakdown) -> None:
-    d = b.decomposition
+@st.fragment
+def lesson_body() -> None:
+    """The pair, the controls and everything they drive: a change reruns only this part."""
+    st.header(s["pair_header"])
+    left, right = st.columns([3, 2], gap="large")
+    with left:
+        PAIR.pickers(*st.columns([3, 1]))
+        PAIR.note()
+        rows = PAIR.editor()
+        PAIR.edited_note()
+    urlstate.mirror(PAIR.params)
     with right:
-        m1, m2 = st.columns(2)
-        m1.metric(s["metric_r"], _f(d.rejection_mass), help=s["metric_r_help"], border=True)
-        m2.metric(s["metric_accept"], _f(d.acceptance_rate), help=s["metric_accept_help"], border=True)
-        tokens = pair.tokens
-        deficit = [tokens[i] for i in d.deficit_set]
-        surplus = [tokens[i] for i in d.surplus_set]
-        st.html(
-            f"<p>{html.escape(s['deficit_set'])} {_chips(deficit) or '∅'}</p>"
-            f"<p>{html.escape(s['surplus_set'])} {_chips(surplus, palette.SURPLUS) or '∅'}</p>"
+        pair = PAIR.valid_pair(rows)
+    parts = None if pair is None else one_step.breakdown(pair.p, pair.q)
+
+    def _pair_summary(b: one_step.Breakdown) -> None:
+        d = b.decomposition
+        with right:
+            m1, m2 = st.columns(2)
+            m1.metric(s["metric_r"], _f(d.rejection_mass), help=s["metric_r_help"], border=True)
+            m2.metric(s["metric_accept"], _f(d.acceptance_rate), help=s["metric_accept_help"], border=True)
+            tokens = pair.tokens
+            deficit = [tokens[i] for i in d.deficit_set]
+            surplus = [tokens[i] for i in d.surplus_set]
+            st.html(
+                f"<p>{html.escape(s['deficit_set'])} {_chips(deficit) or '∅'}</p>"
+                f"<p>{html.escape(s['surplus_set'])} {_chips(surplus, palette.SURPLUS) or '∅'}</p>"
+            )
+
+    def _bars(b: one_step.Breakdown) -> None:
+        d = b.decomposition
+        st.header(s["bars_header"])
+        text.show("bars")
+        st.plotly_chart(
+            viz.overlap_bars(pair.tokens, d.overlap, d.deficit, d.surplus, text=s["chart.overlap"])
         )
+        _edge_notes(b)
 
-
-def _bars(b: one_step.Breakdown) -> None:
-    d = b.decomposition
-    st.header(s["bars_header"])
-    text.show("bars")
-    st.plotly_chart(viz.overlap_bars(pair.tokens, d.overlap, d.deficit, d.surplus, text=s["chart.overlap"]))
-    _edge_notes(b)
-
-
-def _edge_notes(b: one_step.Breakdown) -> None:
-    d = b.decomposition
-    if d.residual is None:
-        _note(html.escape(s["edge_equal"]), good=True)
-    if b.never_proposed.size:
-        chips = _chips([pair.tokens[i] for i in b.never_proposed])
-        _note(html.escape(s["edge_q_zero"]).format(tokens=chips), good=False)
-    if b.always_rejected.size:
-        chips = _chips([pair.tokens[i] for i in b.always_rejected], palette.SURPLUS)
-        _note(html.escape(s["edge_p_zero"]).format(tokens=chips), good=False)
-    if d.acceptance_rate == 0:
-        _note(html.escape(s["edge_disjoint"]), good=False)
-
-
-def _residual(b: one_step.Breakdown) -> None:
-    d = b.decomposition
-    st.header(s["residual_header"])
-    text.show("residual")
-    if d.residual is None:
-        st.info(s["no_residual"])
-        return
-    c1, c2 = st.columns(2, gap="large")
-    with c1:
-        st.subheader(s["conservation_title"])
-        st.plotly_chart(viz.conservation_bar(pair.tokens, d.surplus, d.deficit, text=s["chart.conservation"]))
-    with c2:
-        st.subheader(s["residual_title"])
-        st.plotly_chart(viz.residual_bars(pair.tokens, d.residual, text=s["chart.residual"]))
-
-
-def _proof(b: one_step.Breakdown) -> None:
-    d = b.decomposition
-    st.header(s["proof_header"])
-    text.show("proof")
-    c1, c2 = st.columns([3, 1], gap="large")
-    with c1:
-        st.plotly_chart(viz.emitted_bars(pair.tokens, b.direct, b.via_residual, d.p, text=s["chart.emitted"]))
-    with c2:
-        error = "0" if b.max_error == 0 else f"{b.max_error:.1e}"
-        st.metric(s["metric_error"], error, help=s["metric_error_help"], border=True)
-        st.caption(s["metric_error_caption"])
-    with st.expander(s["numbers_title"], expanded=len(pair.tokens) <= 5):
-        st.dataframe(_numbers(b), hide_index=True)
+    def _edge_notes(b: one_step.Breakdown) -> None:
+        d = b.decomposition
         if d.residual is None:
-            st.caption(s["numbers_no_residual"])
+            _note(html.escape(s["edge_equal"]), good=True)
+        if b.never_proposed.size:
+            chips = _chips([pair.tokens[i] for i in b.never_proposed])
+            _note(html.escape(s["edge_q_zero"]).format(tokens=chips), good=False)
+        if b.always_rejected.size:
+            chips = _chips([pair.tokens[i] for i in b.always_rejected], palette.SURPLUS)
+            _note(html.escape(s["edge_p_zero"]).format(tokens=chips), good=False)
+        if d.acceptance_rate == 0:
+            _note(html.escape(s["edge_disjoint"]), good=False)
 
+    def _residual(b: one_step.Breakdown) -> None:
+        d = b.decomposition
+        st.header(s["residual_header"])
+        text.show("residual")
+        if d.residual is None:
+            st.info(s["no_residual"])
+            return
+        c1, c2 = st.columns(2, gap="large")
+        with c1:
+            st.subheader(s["conservation_title"])
+            st.plotly_chart(
+                viz.conservation_bar(pair.tokens, d.surplus, d.deficit, text=s["chart.conservation"])
+            )
+        with c2:
+            st.subheader(s["residual_title"])
+            st.plotly_chart(viz.residual_bars(pair.tokens, d.residual, text=s["chart.residual"]))
 
-def _numbers(b: one_step.Breakdown) -> pd.DataFrame:
-    d = b.decomposition
-    columns = {
-        s["table.token"]: pair.tokens,
-        s["table.p"]: [_f(v, 4) for v in d.p],
-        s["table.q"]: [_f(v, 4) for v in d.q],
-        s["table.alpha"]: [_f(a, 4) if ok else "—" for a, ok in zip(b.alpha, b.proposed, strict=True)],
-        s["table.direct"]: [_f(v, 4) for v in b.direct],
-        s["table.overlap"]: [_f(v, 4) for v in d.overlap],
-        s["table.deficit"]: [_f(v, 4) for v in d.deficit],
-        s["table.surplus"]: [_f(v, 4) for v in d.surplus],
-    }
-    if d.residual is not None:
-        columns[s["table.residual"]] = [_f(v, 4) for v in d.residual]
-        columns[s["table.via"]] = [_f(v, 4) for v in b.via_residual]
-    columns[s["table.emitted"]] = [_f(v, 4) for v in b.emitted]
-    return pd.DataFrame(columns)
+    def _proof(b: one_step.Breakdown) -> None:
+        d = b.decomposition
+        st.header(s["proof_header"])
+        text.show("proof")
+        c1, c2 = st.columns([3, 1], gap="large")
+        with c1:
+            st.plotly_chart(
+                viz.emitted_bars(pair.tokens, b.direct, b.via_residual, d.p, text=s["chart.emitted"])
+            )
+        with c2:
+            error = "0" if b.max_error == 0 else f"{b.max_error:.1e}"
+            st.metric(s["metric_error"], error, help=s["metric_error_help"], border=True)
+            st.caption(s["metric_error_caption"])
+        with st.expander(s["numbers_title"], expanded=len(pair.tokens) <= 5):
+            st.dataframe(_numbers(b), hide_index=True)
+            if d.residual is None:
+                st.caption(s["numbers_no_residual"])
 
+    def _numbers(b: one_step.Breakdown) -> pd.DataFrame:
+        d = b.decomposition
+        columns = {
+            s["table.token"]: pair.tokens,
+            s["table.p"]: [_f(v, 4) for v in d.p],
+            s["table.q"]: [_f(v, 4) for v in d.q],
+            s["table.alpha"]: [_f(a, 4) if ok else "—" for a, ok in zip(b.alpha, b.proposed, strict=True)],
+            s["table.direct"]: [_f(v, 4) for v in b.direct],
+            s["table.overlap"]: [_f(v, 4) for v in d.overlap],
+            s["table.deficit"]: [_f(v, 4) for v in d.deficit],
+            s["table.surplus"]: [_f(v, 4) for v in d.surplus],
+        }
+        if d.residual is not None:
+            columns[s["table.residual"]] = [_f(v, 4) for v in d.residual]
+            columns[s["table.via"]] = [_f(v, 4) for v in b.via_residual]
+        columns[s["table.emitted"]] = [_f(v, 4) for v in b.emitted]
+        return pd.DataFrame(columns)
 
-def _alpha_temperature(b: one_step.Breakdown) -> None:
-    d = b.decomposition
-    st.header(s["alpha_t_header"])
-    text.show("temperature")
-    sweep = one_step.alpha_by_temperature(d.p, d.q, np.asarray(TEMPERATURES))
-    c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
-    c1.select_slider(
-        s["alpha_t_slider"],
-        TEMPERATURES,
-        format_func=lambda t: f"T = {t:g}",
-        key="ov_T",
-        help=s["alpha_t_help"],
-    )
-    t_now = st.session_state["ov_T"]
-    at_now = float(sweep.alpha[TEMPERATURES.index(t_now)])
-    c2.metric(s("alpha_t_metric", t=t_now), _f(at_now, 4), border=True)
-    fig = viz.alpha_temperature(
-        sweep.temperatures, sweep.alpha, sweep.limit_hot, (t_now, at_now), s["chart.alpha_temperature"]
-    )
-    st.plotly_chart(fig)
-    low, high = int(np.argmin(sweep.alpha)), int(np.argmax(sweep.alpha))
-    st.caption(
-        s(
-            "alpha_t_caption",
-            cold=sweep.limit_cold,
-            hot=sweep.limit_hot,
-            low=float(sweep.alpha[low]),
-            t_low=float(sweep.temperatures[low]),
-            high=float(sweep.alpha[high]),
-            t_high=float(sweep.temperatures[high]),
+    def _alpha_temperature(b: one_step.Breakdown) -> None:
+        d = b.decomposition
+        st.header(s["alpha_t_header"])
+        text.show("temperature")
+        sweep = one_step.alpha_by_temperature(d.p, d.q, np.asarray(TEMPERATURES))
+        c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
+        c1.select_slider(
+            s["alpha_t_slider"],
+            TEMPERATURES,
+            format_func=lambda t: f"T = {t:g}",
+            key="ov_T",
+            help=s["alpha_t_help"],
         )
-    )
-
-
-def _broken(b: one_step.Breakdown) -> np.ndarray:
-    """The broken-variants section; returns what the draft really samples (for the Monte Carlo)."""
-    d = b.decomposition
-    st.header(s["broken_header"])
-    text.show("broken")
-    c1, c2 = st.columns([2, 1])
-    c1.radio(
-        s["variant"], BROKEN, format_func=lambda k: s[f"variants.{k}"], key="ov_variant", horizontal=True
-    )
-    variant = st.session_state["ov_variant"]
-    c2.selectbox(
-        s["draft_law"],
-        tuple(one_step.DRAFT_LAWS),
-        format_func=lambda k: s[f"draft_laws.{k}"],
-        key="ov_draft",
-        help=s["draft_law_help"],
-    )
-    q_actual = one_step.draft_law(d.q, st.session_state["ov_draft"])
-    laws = one_step.variant_laws(d.p, d.q, q_actual)
-    st.caption(s["tv_row"])
-    cols = st.columns(len(LAWS))
-    for col, name in zip(cols, LAWS, strict=True):
-        col.metric(s[f"variants.{name}"], _f(laws[name][1]), border=True)
-    law, tv = laws[variant]
-    fig_col, text_col = st.columns([3, 2], gap="large")
-    with fig_col:
-        names = {**s["chart.comparison"], "law": s("emitted_by", name=s[f"variants.{variant}"])}
-        st.plotly_chart(viz.law_comparison(pair.tokens, d.p, law, text=names))
-    with text_col:
-        verdict = s["tv_equal"] if tv == 0 else s["tv_differs"]
-        st.metric(
-            s["tv_big"],
-            _f(tv),
-            delta=verdict,
-            delta_color="inverse" if tv else "off",
-            delta_arrow="off",
-            help=s["tv_help"],
+        t_now = st.session_state["ov_T"]
+        at_now = float(sweep.alpha[TEMPERATURES.index(t_now)])
+        c2.metric(s("alpha_t_metric", t=t_now), _f(at_now, 4), border=True)
+        fig = viz.alpha_temperature(
+            sweep.temperatures, sweep.alpha, sweep.limit_hot, (t_now, at_now), s["chart.alpha_temperature"]
         )
-        if tv == 0:
-            st.info(s["tv_zero"])
-        text.show(f"why_{variant}")
-    if variant == "draft_mismatch":
-        st.caption(s["draft_table_caption"])
-        st.dataframe(
-            pd.DataFrame(
-                {
-                    s["table.token"]: pair.tokens,
-                    s["table.q"]: [_f(v, 4) for v in d.q],
-                    s["table.q_actual"]: [_f(v, 4) for v in q_actual],
-                }
-            ),
-            hide_index=True,
+        st.plotly_chart(fig)
+        low, high = int(np.argmin(sweep.alpha)), int(np.argmax(sweep.alpha))
+        st.caption(
+            s(
+                "alpha_t_caption",
+                cold=sweep.limit_cold,
+                hot=sweep.limit_hot,
+                low=float(sweep.alpha[low]),
+                t_low=float(sweep.temperatures[low]),
+                high=float(sweep.alpha[high]),
+                t_high=float(sweep.temperatures[high]),
+            )
         )
-    return q_actual
 
+    def _broken(b: one_step.Breakdown) -> np.ndarray:
+        """The broken-variants section; returns what the draft really samples (for the Monte Carlo)."""
+        d = b.decomposition
+        st.header(s["broken_header"])
+        text.show("broken")
+        c1, c2 = st.columns([2, 1])
+        c1.radio(
+            s["variant"], BROKEN, format_func=lambda k: s[f"variants.{k}"], key="ov_variant", horizontal=True
+        )
+        variant = st.session_state["ov_variant"]
+        c2.selectbox(
+            s["draft_law"],
+            tuple(one_step.DRAFT_LAWS),
+            format_func=lambda k: s[f"draft_laws.{k}"],
+            key="ov_draft",
+            help=s["draft_law_help"],
+        )
+        q_actual = one_step.draft_law(d.q, st.session_state["ov_draft"])
+        laws = one_step.variant_laws(d.p, d.q, q_actual)
+        st.caption(s["tv_row"])
+        cols = st.columns(len(LAWS))
+        for col, name in zip(cols, LAWS, strict=True):
+            col.metric(s[f"variants.{name}"], _f(laws[name][1]), border=True)
+        law, tv = laws[variant]
+        fig_col, text_col = st.columns([3, 2], gap="large")
+        with fig_col:
+            names = {**s["chart.comparison"], "law": s("emitted_by", name=s[f"variants.{variant}"])}
+            st.plotly_chart(viz.law_comparison(pair.tokens, d.p, law, text=names))
+        with text_col:
+            verdict = s["tv_equal"] if tv == 0 else s["tv_differs"]
+            st.metric(
+                s["tv_big"],
+                _f(tv),
+                delta=verdict,
+                delta_color="inverse" if tv else "off",
+                delta_arrow="off",
+                help=s["tv_help"],
+            )
+            if tv == 0:
+                st.info(s["tv_zero"])
+            text.show(f"why_{variant}")
+        if variant == "draft_mismatch":
+            st.caption(s["draft_table_caption"])
+            st.dataframe(
+                pd.DataFrame(
+                    {
+                        s["table.token"]: pair.tokens,
+                        s["table.q"]: [_f(v, 4) for v in d.q],
+                        s["table.q_actual"]: [_f(v, 4) for v in q_actual],
+                    }
+                ),
+                hide_index=True,
+            )
+        return q_actual
 
-def _monte_carlo(b: one_step.Breakdown, q_actual: np.ndarray) -> None:
-    d = b.decomposition
-    st.header(s["mc_header"])
-    text.show("montecarlo")
-    c1, c2, c3, c4 = st.columns([3, 1, 2, 1], vertical_alignment="bottom")
-    c1.select_slider(s["mc_trials"], TRIALS, format_func=lambda n: f"{n:,}", key="ov_n")
-    c2.number_input(s["mc_seed"], min_value=0, max_value=9999, step=1, key="ov_mc_seed")
-    c3.selectbox(s["mc_law"], LAWS, format_func=lambda k: s[f"variants.{k}"], key="ov_mc_law")
-    law = st.session_state["ov_mc_law"]
-    signature = (
-        pair.tokens,
-        tuple(d.p),
-        tuple(d.q),
-        law,
-        st.session_state["ov_draft"] if law == "draft_mismatch" else None,
-        st.session_state["ov_n"],
-        st.session_state["ov_mc_seed"],
-    )
-    if c4.button(s["mc_run"], type="primary", key="ov_mc_run", width="stretch"):
-        result = one_step.monte_carlo(
-            d.p,
-            d.q,
+    def _monte_carlo(b: one_step.Breakdown, q_actual: np.ndarray) -> None:
+        d = b.decomposition
+        st.header(s["mc_header"])
+        text.show("montecarlo")
+        c1, c2, c3, c4 = st.columns([3, 1, 2, 1], vertical_alignment="bottom")
+        c1.select_slider(s["mc_trials"], TRIALS, format_func=lambda n: f"{n:,}", key="ov_n")
+        c2.number_input(s["mc_seed"], min_value=0, max_value=9999, step=1, key="ov_mc_seed")
+        c3.selectbox(s["mc_law"], LAWS, format_func=lambda k: s[f"variants.{k}"], key="ov_mc_law")
+        law = st.session_state["ov_mc_law"]
+        signature = (
+            pair.tokens,
+            tuple(d.p),
+            tuple(d.q),
+            law,
+            st.session_state["ov_draft"] if law == "draft_mismatch" else None,
             st.session_state["ov_n"],
             st.session_state["ov_mc_seed"],
-            law,
-            q_actual if law == "draft_mismatch" else None,
         )
-        st.session_state[MC_KEY] = (signature, result)
-    stored = st.session_state.get(MC_KEY)
-    if stored is None:
-        st.caption(s["mc_none"])
-        return
-    if stored[0] != signature:
-        del st.session_state[MC_KEY]
-        st.info(s["mc_stale"])
-        return
-    _mc_result(stored[1], d)
+        if c4.button(s["mc_run"], type="primary", key="ov_mc_run", width="stretch"):
+            result = one_step.monte_carlo(
+                d.p,
+                d.q,
+                st.session_state["ov_n"],
+                st.session_state["ov_mc_seed"],
+                law,
+                q_actual if law == "draft_mismatch" else None,
+            )
+            st.session_state[MC_KEY] = (signature, result)
+        stored = st.session_state.get(MC_KEY)
+        if stored is None:
+            st.caption(s["mc_none"])
+            return
+        if stored[0] != signature:
+            del st.session_state[MC_KEY]
+            st.info(s["mc_stale"])
+            return
+        _mc_result(stored[1], d)
+
+    def _mc_result(mc: one_step.MonteCarlo, d: Decomposition) -> None:
+        chi = mc.chi
+        p_text = "0" if chi.p_value == 0 else f"{chi.p_value:.3g}"
+        stat = "∞" if chi.statistic == float("inf") else f"{chi.statistic:.3g}"
+        m = st.columns(5)
+        m[0].metric(s["mc_pvalue"], p_text, help=s["mc_pvalue_help"], border=True)
+        m[1].metric(s["mc_chi2"], stat, help=s("mc_chi2_help", dof=chi.dof), border=True)
+        m[2].metric(s["mc_tv"], _f(mc.tv, 4), help=s["mc_tv_help"], border=True)
+        m[3].metric(
+            s["mc_accept"],
+            _f(mc.acceptance),
+            help=s("mc_accept_help", rate=_f(d.acceptance_rate)),
+            border=True,
+        )
+        m[4].metric(s["mc_time"], s("mc_ms", ms=f"{mc.seconds * 1000:.1f}"), border=True)
+        name = s[f"variants.{mc.variant}"]
+        verdict = s(f"mc_verdict_{mc.verdict}", name=name, n=f"{mc.trials:,}", pvalue=p_text)
+        _note(html.escape(verdict), good=mc.verdict == "fits")
+        names = {**s["chart.comparison"], "law": s("mc_frequency", name=name)}
+        colour = palette.ACCEPTED if mc.variant == "exact" else palette.REJECTED
+        fig = viz.law_comparison(
+            pair.tokens, d.p, mc.frequencies, text=names, spread=mc.spread, colour=colour
+        )
+        st.plotly_chart(fig)
+
+    if parts is not None:
+        _pair_summary(parts)
+        _bars(parts)
+        _residual(parts)
+        _proof(parts)
+        _alpha_temperature(parts)
+        text.show("edge_cases")
+        _monte_carlo(parts, _broken(parts))
+        urlstate.mirror(LESSON_PARAMS)
 
 
-def _mc_result(mc: one_step.MonteCarlo, d: Decomposition) -> None:
-    chi = mc.chi
-    p_text = "0" if chi.p_value == 0 else f"{chi.p_value:.3g}"
-    stat = "∞" if chi.statistic == float("inf") else f"{chi.statistic:.3g}"
-    m = st.columns(5)
-    m[0].metric(s["mc_pvalue"], p_text, help=s["mc_pvalue_help"], border=True)
-    m[1].metric(s["mc_chi2"], stat, help=s("mc_chi2_help", dof=chi.dof), border=True)
-    m[2].metric(s["mc_tv"], _f(mc.tv, 4), help=s["mc_tv_help"], border=True)
-    m[3].metric(
-        s["mc_accept"], _f(mc.acceptance), help=s("mc_accept_help", rate=_f(d.acceptance_rate)), border=True
-    )
-    m[4].metric(s["mc_time"], s("mc_ms", ms=f"{mc.seconds * 1000:.1f}"), border=True)
-    name = s[f"variants.{mc.variant}"]
-    verdict = s(f"mc_verdict_{mc.verdict}", name=name, n=f"{mc.trials:,}", pvalue=p_text)
-    _note(html.escape(verdict), good=mc.verdict == "fits")
-    names = {**s["chart.comparison"], "law": s("mc_frequency", name=name)}
-    colour = palette.ACCEPTED if mc.variant == "exact" else palette.REJECTED
-    fig = viz.law_comparison(pair.tokens, d.p, mc.frequencies, text=names, spread=mc.spread, colour=colour)
-    st.plotly_chart(fig)
-
-
-if parts is not None:
-    _pair_summary(parts)
-    _bars(parts)
-    _residual(parts)
-    _proof(parts)
-    _alpha_temperature(parts)
-    text.show("edge_cases")
-    _monte_carlo(parts, _broken(parts))
-    urlstate.mirror(LESSON_PARAMS)
+lesson_body()
 
 text.show("lossless")
 quiz(s)

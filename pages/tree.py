@@ -62,141 +62,150 @@ if rejected:
 
 text.show("intro")
 
-st.header(s["pair_header"])
-c1, c2, c3 = st.columns([3, 1.3, 3], gap="medium")
-PAIR.pickers(c1, c2)
-c3.slider(s["top_n"], min_value=1, max_value=MAX_TOP_N, key="tree_top_n", help=s["top_n_help"])
-PAIR.note()
-with st.expander(s["editor"], expanded=PAIR.edited):
-    rows = PAIR.editor()
-urlstate.mirror(PARAMS)
-PAIR.edited_note()
-pair = PAIR.valid_pair(rows)
-if pair is None:
-    st.stop()
-p, q = pair.p, pair.q
-view = tree_view(p, q, pair.tokens, st.session_state["tree_top_n"])
 
-names = _names(view)
-chart_text = s["chart"]
-d = decompose(p, q)
-m = st.columns(4)
-m[0].metric(s["metric_r"], viz.num(d.rejection_mass), help=s["metric_r_help"], border=True)
-m[1].metric(s["metric_accept"], viz.num(d.acceptance_rate), help=s["metric_accept_help"], border=True)
-m[2].metric(s["metric_d"], len(d.deficit_set), help=s["metric_d_help"], border=True)
-m[3].metric(s["metric_s"], len(d.surplus_set), help=s["metric_s_help"], border=True)
-st.markdown(
-    s(
-        "sets_line",
-        d=", ".join(md_strong(names[g]) for g in view.tree.deficit_set) or s["none"],
-        s=", ".join(md_strong(names[g]) for g in view.tree.surplus_set) or s["none"],
+@st.fragment
+def lesson_body() -> None:
+    """The pair, the controls and everything they drive: a change reruns only this part."""
+    st.header(s["pair_header"])
+    c1, c2, c3 = st.columns([3, 1.3, 3], gap="medium")
+    PAIR.pickers(c1, c2)
+    c3.slider(s["top_n"], min_value=1, max_value=MAX_TOP_N, key="tree_top_n", help=s["top_n_help"])
+    PAIR.note()
+    with st.expander(s["editor"], expanded=PAIR.edited):
+        rows = PAIR.editor()
+    urlstate.mirror(PARAMS)
+    PAIR.edited_note()
+    pair = PAIR.valid_pair(rows)
+    if pair is None:
+        st.stop()
+    p, q = pair.p, pair.q
+    view = tree_view(p, q, pair.tokens, st.session_state["tree_top_n"])
+
+    names = _names(view)
+    chart_text = s["chart"]
+    d = decompose(p, q)
+    m = st.columns(4)
+    m[0].metric(s["metric_r"], viz.num(d.rejection_mass), help=s["metric_r_help"], border=True)
+    m[1].metric(s["metric_accept"], viz.num(d.acceptance_rate), help=s["metric_accept_help"], border=True)
+    m[2].metric(s["metric_d"], len(d.deficit_set), help=s["metric_d_help"], border=True)
+    m[3].metric(s["metric_s"], len(d.surplus_set), help=s["metric_s_help"], border=True)
+    st.markdown(
+        s(
+            "sets_line",
+            d=", ".join(md_strong(names[g]) for g in view.tree.deficit_set) or s["none"],
+            s=", ".join(md_strong(names[g]) for g in view.tree.surplus_set) or s["none"],
+        )
     )
-)
 
-# ---------------------------------------------------------------- the tree and sampled paths
-st.header(s["tree_header"])
-text.show("reading")
-signature = (pair.tokens, tuple(p), tuple(q), st.session_state["tree_seed"])
-if st.session_state.get(RUN_SIG_KEY) != signature:
-    st.session_state[RUN_KEY] = start_run(p.size, st.session_state["tree_seed"])
-    st.session_state[RUN_SIG_KEY] = signature
+    # ---------------------------------------------------------------- the tree and sampled paths
+    st.header(s["tree_header"])
+    text.show("reading")
+    signature = (pair.tokens, tuple(p), tuple(q), st.session_state["tree_seed"])
+    if st.session_state.get(RUN_SIG_KEY) != signature:
+        st.session_state[RUN_KEY] = start_run(p.size, st.session_state["tree_seed"])
+        st.session_state[RUN_SIG_KEY] = signature
 
-b1, b2, b3, b4 = st.columns([1.3, 1.3, 1.1, 1.3], vertical_alignment="bottom")
-b1.button(
-    s["sample_one"],
-    key="tree_sample_one",
-    type="primary",
-    help=s["sample_one_help"],
-    on_click=_sample,
-    args=(p, q, 1),
-)
-b2.button(
-    s["sample_many"], key="tree_sample_many", help=s["sample_many_help"], on_click=_sample, args=(p, q, MANY)
-)
-b3.button(
-    s["reset_tally"],
-    key="tree_reset_tally",
-    help=s["reset_tally_help"],
-    on_click=_reset_tally,
-    args=(p.size,),
-)
-b4.number_input(s["seed"], min_value=0, max_value=999_999, step=1, key="tree_seed", help=s["seed_help"])
-run = st.session_state[RUN_KEY]
-counts = tally(view, run)
-path = path_nodes(view, run.last) if run.last is not None else ()
+    b1, b2, b3, b4 = st.columns([1.3, 1.3, 1.1, 1.3], vertical_alignment="bottom")
+    b1.button(
+        s["sample_one"],
+        key="tree_sample_one",
+        type="primary",
+        help=s["sample_one_help"],
+        on_click=_sample,
+        args=(p, q, 1),
+    )
+    b2.button(
+        s["sample_many"],
+        key="tree_sample_many",
+        help=s["sample_many_help"],
+        on_click=_sample,
+        args=(p, q, MANY),
+    )
+    b3.button(
+        s["reset_tally"],
+        key="tree_reset_tally",
+        help=s["reset_tally_help"],
+        on_click=_reset_tally,
+        args=(p.size,),
+    )
+    b4.number_input(s["seed"], min_value=0, max_value=999_999, step=1, key="tree_seed", help=s["seed_help"])
+    run = st.session_state[RUN_KEY]
+    counts = tally(view, run)
+    path = path_nodes(view, run.last) if run.last is not None else ()
 
-story = st.empty()
-holder = st.empty()
+    story = st.empty()
+    holder = st.empty()
+
+    def _story(upto: int) -> str:
+        """The sampled path in words, up to node `upto` of the path."""
+        nodes = [view.tree.nodes[i] for i in path[1 : upto + 1]]
+        group = [view.node_group[i] for i in path[1 : upto + 1]]
+        lines = [s("step_propose", token=md_strong(names[group[0]]), q=viz.num(nodes[0].edge_prob))]
+        if len(nodes) > 1:
+            key = "step_accept" if nodes[1].kind == "accept" else "step_reject"
+            lines.append(s(key, prob=viz.num(nodes[1].edge_prob)))
+        if len(nodes) > 2:
+            lines.append(s("step_redraw", token=md_strong(names[group[2]]), prob=viz.num(nodes[2].edge_prob)))
+        if nodes[-1].is_leaf:
+            lines.append(s("emitted", token=md_strong(names[group[-1]])))
+        return "  \n".join(lines)
+
+    if st.session_state.pop(ANIMATE_KEY, False):  # show the new path edge by edge, then the final picture
+        for upto in range(1, len(path) - 1):
+            story.info(_story(upto))
+            with holder:
+                _chart(viz.tree_figure(view, highlight=path[: upto + 1], tally=counts, text=chart_text))
+            time.sleep(STEP_SECONDS)
+    if path:
+        story.success(_story(len(path) - 1))
+    else:
+        story.caption(s["no_paths"])
+    with holder:
+        _chart(viz.tree_figure(view, highlight=path, tally=counts, text=chart_text))
+    st.caption(s["tree_caption"])
+
+    st.subheader(s["tally_header"])
+    text.show("sampling")
+    t1, t2 = st.columns([1, 3], vertical_alignment="center")
+    t1.metric(s["metric_paths"], counts.n, border=True)
+    t1.metric(s["metric_tv"], viz.num(counts.tv), help=s["metric_tv_help"], border=True)
+    with t2:
+        _chart(viz.tally_figure(view, counts, text=chart_text))
+
+    # ---------------------------------------------------------------- why the leaves add up to p
+    text.show("sets")
+    st.header(s["leaf_header"])
+    text.show("sums")
+    split = leaf_split(view)
+    _chart(viz.leaf_sum_figure(view, text=chart_text))
+    st.dataframe(
+        pd.DataFrame(
+            {
+                s["table.token"]: names,
+                s["table.direct"]: split.direct,
+                s["table.via_reject"]: split.via_reject,
+                s["table.total"]: split.total,
+                s["table.p"]: split.p,
+                s["table.gap"]: split.gap,
+            }
+        ),
+        hide_index=True,
+        column_config={
+            s["table.gap"]: st.column_config.NumberColumn(format="%.1e"),
+            **{s[f"table.{k}"]: st.column_config.NumberColumn(format="%.4f") for k in FOUR_DECIMALS},
+        },
+    )
+    st.caption(s["leaf_table_caption"])
+
+    st.header(s["sankey_header"])
+    text.show("sankey")
+    if d.rejection_mass == 0:
+        st.info(s["no_rejection"])
+    _chart(sankey_figure(view, text=chart_text))
+    st.caption(s["sankey_caption"])
 
 
-def _story(upto: int) -> str:
-    """The sampled path in words, up to node `upto` of the path."""
-    nodes = [view.tree.nodes[i] for i in path[1 : upto + 1]]
-    group = [view.node_group[i] for i in path[1 : upto + 1]]
-    lines = [s("step_propose", token=md_strong(names[group[0]]), q=viz.num(nodes[0].edge_prob))]
-    if len(nodes) > 1:
-        key = "step_accept" if nodes[1].kind == "accept" else "step_reject"
-        lines.append(s(key, prob=viz.num(nodes[1].edge_prob)))
-    if len(nodes) > 2:
-        lines.append(s("step_redraw", token=md_strong(names[group[2]]), prob=viz.num(nodes[2].edge_prob)))
-    if nodes[-1].is_leaf:
-        lines.append(s("emitted", token=md_strong(names[group[-1]])))
-    return "  \n".join(lines)
-
-
-if st.session_state.pop(ANIMATE_KEY, False):  # show the new path edge by edge, then the final picture
-    for upto in range(1, len(path) - 1):
-        story.info(_story(upto))
-        with holder:
-            _chart(viz.tree_figure(view, highlight=path[: upto + 1], tally=counts, text=chart_text))
-        time.sleep(STEP_SECONDS)
-if path:
-    story.success(_story(len(path) - 1))
-else:
-    story.caption(s["no_paths"])
-with holder:
-    _chart(viz.tree_figure(view, highlight=path, tally=counts, text=chart_text))
-st.caption(s["tree_caption"])
-
-st.subheader(s["tally_header"])
-text.show("sampling")
-t1, t2 = st.columns([1, 3], vertical_alignment="center")
-t1.metric(s["metric_paths"], counts.n, border=True)
-t1.metric(s["metric_tv"], viz.num(counts.tv), help=s["metric_tv_help"], border=True)
-with t2:
-    _chart(viz.tally_figure(view, counts, text=chart_text))
-
-# ---------------------------------------------------------------- why the leaves add up to p
-text.show("sets")
-st.header(s["leaf_header"])
-text.show("sums")
-split = leaf_split(view)
-_chart(viz.leaf_sum_figure(view, text=chart_text))
-st.dataframe(
-    pd.DataFrame(
-        {
-            s["table.token"]: names,
-            s["table.direct"]: split.direct,
-            s["table.via_reject"]: split.via_reject,
-            s["table.total"]: split.total,
-            s["table.p"]: split.p,
-            s["table.gap"]: split.gap,
-        }
-    ),
-    hide_index=True,
-    column_config={
-        s["table.gap"]: st.column_config.NumberColumn(format="%.1e"),
-        **{s[f"table.{k}"]: st.column_config.NumberColumn(format="%.4f") for k in FOUR_DECIMALS},
-    },
-)
-st.caption(s["leaf_table_caption"])
-
-st.header(s["sankey_header"])
-text.show("sankey")
-if d.rejection_mass == 0:
-    st.info(s["no_rejection"])
-_chart(sankey_figure(view, text=chart_text))
-st.caption(s["sankey_caption"])
+lesson_body()
 
 text.show("other")
 text.show("edges")
