@@ -20,9 +20,9 @@ expected tokens per round of any tree shape, so shapes with one node budget comp
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 
 import numpy as np
 
@@ -248,8 +248,20 @@ def lesson_pair(chain: str, draft: str) -> tuple[MarkovChainLM, MarkovChainLM]:
 
 def stationary(chain: MarkovChainLM) -> np.ndarray:
     """The chain's long-run law of the last token (power iteration, float64)."""
-    rows = chain.transitions
-    law = np.full(chain.vocab_size, 1.0 / chain.vocab_size)
+    return _stationary(_chain_key(chain)).copy()
+
+
+def _chain_key(chain: MarkovChainLM) -> tuple[tuple[int, ...], bytes]:
+    rows = np.ascontiguousarray(chain.transitions, dtype=np.float64)
+    return rows.shape, rows.tobytes()
+
+
+@lru_cache(maxsize=16)
+def _stationary(key: tuple[tuple[int, ...], bytes]) -> np.ndarray:
+    """:func:`stationary` of the chain whose transitions are `key`, kept (every shape asks)."""
+    shape, data = key
+    rows = np.frombuffer(data, dtype=np.float64).reshape(shape)
+    law = np.full(shape[0], 1.0 / shape[0])
     for _ in range(2000):
         law = 0.5 * law + 0.5 * (law @ rows)  # lazy steps: converges on periodic chains too
     return law / law.sum()
@@ -271,6 +283,36 @@ def expected_tokens_tree(
     """
     shape = check_branching(branching)
     cfg = sampling or SamplingConfig()
+    accepted = _accepted_table(target, draft, cfg)
+
+    @cache
+    def tokens_from(t: int, depth: int) -> float:
+        if depth == len(shape):
+            return 1.0
+        acc = np.array(accepted(t, shape[depth]))
+        total = 1.0 - float(acc.sum())  # stop here: a corrected token
+        for y in np.flatnonzero(acc > 0):
+            total += float(acc[y]) * (1.0 + tokens_from(int(y), depth + 1))
+        return total
+
+    law = stationary(target) if anchor_law is None else np.asarray(anchor_law, dtype=np.float64)
+    return float(sum(law[t] * tokens_from(t, 0) for t in range(target.vocab_size) if law[t] > 0))
+
+
+def _accepted_table(
+    target: MarkovChainLM, draft: MarkovChainLM, cfg: SamplingConfig
+) -> Callable[[int, int], tuple[float, ...]]:
+    """accepted(t, b): the law of the child that stands among b candidates after token t
+    (zeros where none does), for this pair and sampling; one table per pair and sampling,
+    kept, so every shape compared with the same pair reads the same entries."""
+    return _accepted_for(_chain_key(target), _chain_key(draft), cfg)
+
+
+@lru_cache(maxsize=16)
+def _accepted_for(
+    target_key: tuple[tuple[int, ...], bytes], draft_key: tuple[tuple[int, ...], bytes], cfg: SamplingConfig
+) -> Callable[[int, int], tuple[float, ...]]:
+    target, draft = (MarkovChainLM(np.frombuffer(d).reshape(sh)) for sh, d in (target_key, draft_key))
     greedy = cfg.temperature == 0
     size = target.vocab_size
     p_rows = [apply(target.next_logits(t), cfg).probs for t in range(size)]
@@ -287,18 +329,7 @@ def expected_tokens_tree(
             return tuple(out)
         return tuple(multi_draft_split(p_rows[t], q_rows[t], b, replacement=False).accepted)
 
-    @cache
-    def tokens_from(t: int, depth: int) -> float:
-        if depth == len(shape):
-            return 1.0
-        acc = np.array(accepted(t, shape[depth]))
-        total = 1.0 - float(acc.sum())  # stop here: a corrected token
-        for y in np.flatnonzero(acc > 0):
-            total += float(acc[y]) * (1.0 + tokens_from(int(y), depth + 1))
-        return total
-
-    law = stationary(target) if anchor_law is None else np.asarray(anchor_law, dtype=np.float64)
-    return float(sum(law[t] * tokens_from(t, 0) for t in range(size) if law[t] > 0))
+    return accepted
 
 
 @dataclass(frozen=True)
