@@ -12,8 +12,10 @@ Then the same controls in a real browser: ``streamlit run app.py`` (its script r
 from inside the server) driven by headless Chromium with the browser tests' settings
 (tests/browser/conftest.py). Each change is one key press on the slider (or one pick in the
 select box); ``*_browser_s`` is the median time from that input to every figure of the page
-redrawn with its new data and nothing left stale, and ``*_server_rerun_s`` the median time
-the server spent running the page (or the fragment the control sits in) for that change.
+redrawn with its new data and nothing left stale, ``*_server_rerun_s`` the median time the
+server spent running the page (or the fragment the control sits in) for that change, and
+``*_server_cpu_s`` the CPU time of that run's thread (what the run costs when other processes
+share the cores).
 Prints a table and, last, one JSON line.
 
     .venv/bin/python -m bench.lessons [--repeats 8] [--quick]    # from the repository root
@@ -102,11 +104,15 @@ def serve(port: int, log: str) -> None:
     run_script = script_runner.ScriptRunner._run_script
 
     def timed(self: Any, rerun_data: Any) -> None:
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.thread_time()
         try:
             run_script(self, rerun_data)
         finally:
-            line = {"s": time.perf_counter() - start, "fragment": bool(rerun_data.fragment_id_queue)}
+            line = {
+                "s": time.perf_counter() - start,
+                "cpu": time.thread_time() - cpu,
+                "fragment": bool(rerun_data.fragment_id_queue),
+            }
             with open(log, "a", encoding="utf-8") as out:
                 out.write(json.dumps(line) + "\n")
 
@@ -159,8 +165,9 @@ def _change(page: Any, name: str, i: int) -> None:
     widget.locator("[role='slider'], input[type='range']").first.press(first if (i // 3) % 2 == 0 else back)
 
 
-def browser_reruns(changes: int) -> dict[str, list[tuple[float, float, bool]]]:
-    """Per page, (browser seconds, server seconds, fragment run) for each of `changes` changes."""
+def browser_reruns(changes: int) -> dict[str, list[tuple[float, float, float, bool]]]:
+    """Per page, (browser seconds, server seconds, server CPU seconds of the script thread,
+    fragment run) for each of `changes` changes."""
     from playwright.sync_api import sync_playwright
 
     port = _free_port()
@@ -182,7 +189,7 @@ def browser_reruns(changes: int) -> dict[str, list[tuple[float, float, bool]]]:
                 if proc.poll() is not None or time.time() > deadline:
                     raise RuntimeError("streamlit did not start")
                 time.sleep(0.3)
-            results: dict[str, list[tuple[float, float, bool]]] = {}
+            results: dict[str, list[tuple[float, float, float, bool]]] = {}
             with sync_playwright() as pw:
                 browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
                 page = browser.new_page(viewport={"width": 1280, "height": 900})
@@ -203,7 +210,8 @@ def browser_reruns(changes: int) -> dict[str, list[tuple[float, float, bool]]]:
                         runs = _runs(log)[seen:]
                         assert runs, (name, i, "no server run")
                         assert not page.get_by_test_id("stException").count(), name
-                        times.append((browser_s, sum(r["s"] for r in runs), all(r["fragment"] for r in runs)))
+                        server_s, cpu_s = sum(r["s"] for r in runs), sum(r["cpu"] for r in runs)
+                        times.append((browser_s, server_s, cpu_s, all(r["fragment"] for r in runs)))
                     results[name] = times
                 browser.close()
         finally:
@@ -269,17 +277,21 @@ def main() -> None:
     print(f"\n{MAX_TRIALS:,} Monte Carlo trials (vectorised): median {statistics.median(mc):.3f}s")
     print(f"overlap page rerun that runs them and redraws: {results['monte_carlo_1e6_page_rerun_s']:.3f}s")
 
-    print(f"\n{'page':<14} {'in Chromium: input → redrawn':>29} {'server run':>11} {'fragment runs':>14}")
+    print(
+        f"\n{'page':<14} {'in Chromium: input → redrawn':>29} {'server run':>11} {'(CPU)':>7}"
+        f" {'fragment runs':>14}"
+    )
     browser = browser_reruns(args.repeats)
     for page, runs in browser.items():
-        results[f"{page}_browser_s"] = statistics.median(b for b, _, _ in runs)
-        results[f"{page}_server_rerun_s"] = statistics.median(r for _, r, _ in runs)
-        fragments = sum(f for _, _, f in runs)
+        results[f"{page}_browser_s"] = statistics.median(b for b, _, _, _ in runs)
+        results[f"{page}_server_rerun_s"] = statistics.median(r for _, r, _, _ in runs)
+        results[f"{page}_server_cpu_s"] = statistics.median(c for _, _, c, _ in runs)
+        fragments = sum(f for _, _, _, f in runs)
         print(
             f"{page:<14} {results[f'{page}_browser_s']:>28.3f}s {results[f'{page}_server_rerun_s']:>10.3f}s"
-            f" {fragments:>8} of {len(runs)}"
+            f" {results[f'{page}_server_cpu_s']:>6.3f}s {fragments:>8} of {len(runs)}"
         )
-    everything = [b for runs in browser.values() for b, _, _ in runs]
+    everything = [b for runs in browser.values() for b, _, _, _ in runs]
     results["browser_median_s"] = statistics.median(everything)
     print(
         f"all pages: median {results['browser_median_s']:.3f}s, worst {max(everything):.3f}s (goal ≤ 0.150 s)"
