@@ -22,11 +22,13 @@ from specdec_core.engine import RoundEvent
 from specdec_core.live.classroom import Cached, Ticket, request_key
 from specdec_core.live.runs import Pacer, Stream, encode_prompt, starter
 from specdec_core.live.settings import LiveSettings
-from specdec_core.live.streaming import TextFeed
+from specdec_core.live.streaming import Chunks, TextFeed
 from specdec_core.live.trace import LiveTrace, RunRecord, build
 
 TOP_N = 20  # probabilities kept per row for the inspector
-PAINT_EVERY = 0.12  # seconds between repaints while streaming
+PAINT_EVERY = 0.25  # seconds between repaints while streaming (each one redraws the whole page)
+CAPTION_EVERY = 1.0  # seconds between rewrites of the running caption
+CHUNK_REPAINTS = 8  # repaints per element of the streaming text
 PLAYBACK_MAX_PAUSE = 0.4
 QUEUE_POLL = 0.5  # seconds between updates of a waiting request's place in the line
 TRACE_KEY = "live_trace"
@@ -41,10 +43,14 @@ def keep(trace: LiveTrace) -> None:
 
 
 class _Painter:
-    """One run's view while it streams: the prompt, then each repaint appends the new tokens.
+    """One run's view while it streams: the prompt, then each repaint adds the new tokens.
 
-    Every repaint adds one small element with the tokens since the last one (never the whole
-    text again) and rewrites the one-line caption from running totals.
+    Streamlit's page redraws every element on the page for each message it receives, so a
+    repaint costs the browser (on the same cores as the model) in proportion to the page's
+    elements. Repaints come at most every ``PAINT_EVERY`` seconds; the tokens go into the last
+    of a few elements (:class:`~specdec_core.live.streaming.Chunks`: a new one every
+    ``CHUNK_REPAINTS`` repaints, never the whole text again), and the one-line caption, from
+    running totals, is rewritten at most every ``CAPTION_EVERY`` seconds and at the end.
     """
 
     def __init__(
@@ -55,14 +61,23 @@ class _Painter:
         self._label = label
         self._text = area.container(key=key)  # its elements flow as one text (style.css)
         self._text.html(prompt_html(prompt))
+        self._chunks = Chunks(CHUNK_REPAINTS)
+        self._tail: Any = None  # the element the current chunk is written into
+        self._caption = Pacer(CAPTION_EVERY)
 
     def add(self, event: RoundEvent) -> None:
         self.feed.add(event)
 
-    def paint(self) -> None:
+    def paint(self, last: bool = False) -> None:
+        """Show the tokens added since the last repaint (`last`: the run's final repaint)."""
         new = self.feed.take()
         if new:
-            self._text.html(feed_html(new))
+            fresh, chunk = self._chunks.add(new)
+            if fresh:
+                self._tail = self._text.empty()
+            self._tail.html(feed_html(chunk))
+        if not self._caption.due(last):
+            return
         f = self.feed
         self._status.caption(
             strings("live")(
@@ -87,7 +102,7 @@ def _stream(
         events.append(event)
         painter.add(event)
         if pacer.due(event.finished):
-            painter.paint()
+            painter.paint(event.finished)
 
 
 def from_cache(hit: Cached) -> LiveTrace:
@@ -187,6 +202,6 @@ def playback(trace: LiveTrace) -> NoReturn:
     )
     for event in trace.speculative.events:
         painter.add(event)
-        painter.paint()
+        painter.paint(event.finished)
         time.sleep(min(event.total_s, PLAYBACK_MAX_PAUSE))
     st.rerun()
