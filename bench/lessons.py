@@ -85,14 +85,37 @@ def page_reruns(page: str, repeats: int) -> list[tuple[float, bool]]:
 #: Key presses that walk each slider three steps one way first (then back, then on again),
 #: so a run moves to new values and back to values seen before, as the AppTest part does.
 FIRST_KEY = {"tree": "ArrowLeft", "block": "ArrowLeft", "tree_drafts": "ArrowLeft"}
-_SIGNATURE = """() => Array.from(document.querySelectorAll('.js-plotly-plot')).map(
-    g => JSON.stringify((g.data || []).map(t => [t.x, t.y, t.z, t.text, t.marker]))
-    + JSON.stringify(((g.layout || {}).annotations || []).map(a => a.text))).join('|')"""
 _BUSY = (
     'document.querySelector(\'[data-stale="true"], [data-testid="stSkeleton"],'
     ' [data-testid="stStatusWidget"]\')'
 )
-_REDRAWN = f"before => !{_BUSY} && ({_SIGNATURE})() !== before"
+#: Timed inside the page, so the harness's own round trips are not counted: `arm` notes the
+#: figures' checksum (every number and text of every trace, weighted by position, and the
+#: annotation texts); the next key press or pointer press starts the clock; then every
+#: animation frame checks whether a figure's checksum changed with nothing stale, no
+#: skeleton and no running status left, and stops the clock there.
+_ARM = """() => {
+  const sum = v => { let s = 0, n = 0; const add = x => {
+      if (x == null) return;
+      if (typeof x === 'number') { n += 1; s += x * (n % 7 + 1); }
+      else if (typeof x === 'string') { n += 1; s += x.length * (n % 5 + 1); }
+      else if (typeof x === 'object' && x.length !== undefined) { for (const e of x) add(e); } };
+    add(v); return s.toFixed(9) + ':' + n; };
+  const checksum = () => Array.from(document.querySelectorAll('.js-plotly-plot')).map(g =>
+    (g.data || []).map(t => [t.x, t.y, t.z, t.text, t.marker && t.marker.color].map(sum).join(';'))
+      .join(',') + '|' + ((g.layout || {}).annotations || []).map(a => a.text).join('/')).join('#');
+  const before = checksum();
+  const clock = window.__sdClock = {start: null, end: null};
+  const go = () => { if (clock.start === null) clock.start = performance.now(); };
+  document.addEventListener('keydown', go, {capture: true, once: true});
+  document.addEventListener('pointerdown', go, {capture: true, once: true});
+  const tick = () => {
+    if (clock.start !== null && !BUSY && checksum() !== before) { clock.end = performance.now(); return; }
+    requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+}""".replace("BUSY", _BUSY)
+_CLOCK = "() => window.__sdClock.end !== null && (window.__sdClock.end - window.__sdClock.start) / 1000"
 
 
 def serve(port: int, log: str) -> None:
@@ -150,7 +173,8 @@ def _settle(page: Any, quiet_s: float = 0.3, timeout_s: float = 60.0) -> None:
 
 
 def _change(page: Any, name: str, i: int) -> None:
-    """Make the i-th change of the page's control (one key press, or one option picked)."""
+    """Make the i-th change of the page's control (one key press, or one option picked); the
+    page's clock is armed just before that input (after a select box has been opened)."""
     kind, key, values = CONTROLS[name]
     widget = page.locator(f".st-key-{key}")
     if kind == "selectbox":
@@ -158,11 +182,17 @@ def _change(page: Any, name: str, i: int) -> None:
 
         label = Strings("pair", "en")(f"presets.{values[i % len(values)]}", n=20)
         widget.locator("input").click()
-        page.get_by_role("option", name=label, exact=True).click()
+        option = page.get_by_role("option", name=label, exact=True)
+        option.wait_for()
+        page.evaluate(_ARM)
+        option.click()
         return
     first = FIRST_KEY.get(name, "ArrowRight")
     back = "ArrowLeft" if first == "ArrowRight" else "ArrowRight"
-    widget.locator("[role='slider'], input[type='range']").first.press(first if (i // 3) % 2 == 0 else back)
+    slider = widget.locator("[role='slider'], input[type='range']").first
+    slider.focus()
+    page.evaluate(_ARM)
+    slider.press(first if (i // 3) % 2 == 0 else back)
 
 
 def browser_reruns(changes: int) -> dict[str, list[tuple[float, float, float, bool]]]:
@@ -200,12 +230,9 @@ def browser_reruns(changes: int) -> dict[str, list[tuple[float, float, float, bo
                     _settle(page, quiet_s=1.0)
                     times = []
                     for i in range(changes):
-                        before = page.evaluate(_SIGNATURE)
                         seen = len(_runs(log))
-                        start = time.perf_counter()
                         _change(page, name, i)
-                        page.wait_for_function(_REDRAWN, arg=before, polling="raf", timeout=60_000)
-                        browser_s = time.perf_counter() - start
+                        browser_s = page.wait_for_function(_CLOCK, polling=50, timeout=60_000).json_value()
                         _settle(page)
                         runs = _runs(log)[seen:]
                         assert runs, (name, i, "no server run")
