@@ -35,6 +35,11 @@ def run() -> None:
         "train_answer_tokens": data["answer_tokens"],
         "train_prompts": len(prompts.build("train")),
         "steps": state["step"],
+        "schedule": state.get("schedule", fit.TOTAL_STEPS),
+        "generated_shards": {
+            split: len(list((paths.GENERATED / split).glob("shard_*.json")))
+            for split in ("train", "held_out")
+        },
         "positions_seen": state["positions"],
         "train_minutes": round(state["seconds"] / 60, 1),
         "unrolled_steps": fit.STEPS,
@@ -98,6 +103,7 @@ def model_card(card: dict) -> str:
     bench = card.get("bench") or {}
     depth = ", ".join(f"{x:.2f}" for x in ev.get("greedy_acceptance_by_depth", []))
     alpha = ", ".join(f"{x:.2f}" for x in ev.get("alpha_t07_by_depth", []))
+    shards = card.get("generated_shards") or {}
     return f"""# Draft head for {card["target"]}
 
 An EAGLE-style draft head (specdec_core/models/head.py): one Llama decoder layer over
@@ -112,8 +118,8 @@ parameters, float16, {card.get("size_mb", "?")} MB. Loads only on the target it 
   lessons, installed packages' descriptions, standard-library code);
 - labels: the target's full next-token distribution at every position (prefill mode).
 - Used for this head: {card["train_sequences"]} sequences, {card["train_positions"]} positions
-  ({len(list((paths.GENERATED / "train").glob("shard_*.json")))} shards of generated answers existed
-  when it was exported).
+  ({shards.get("train", "?")} shards of 32 generated answers;
+  {card.get("train_answer_tokens", "?")} answer tokens).
 - Held out: the held-out split's topics never appear in training; no prompt mentions the
   subjects of bench/speedup.py's prompts (checked by train/prompts.py and tests).
 
@@ -132,10 +138,14 @@ least-squares start.
   head_alpha {bench.get("head_alpha", "not run")}
 
 ## Reproduce
-    python -m train generate --split train
-    python -m train generate --split held_out --batch 16 --limit 32 --max-new-tokens 128
+    python -m train generate --split train --limit {32 * shards.get("train", 0)}
+    python -m train generate --split held_out --batch 16 --max-new-tokens 128 \\
+        --limit {16 * shards.get("held_out", 0)}
     python -m train corpus && python -m train features --split corpus
     python -m train features --split train
-    python -m train fit --minutes 27 --threads 1 && python -m train evaluate && python -m train export
-(each stage resumes where it stopped; train/data/ holds the generated text this head used).
+    python -m train fit --steps {card["steps"]} --schedule {card.get("schedule", fit.TOTAL_STEPS)}
+    python -m train evaluate && python -m train export
+(each stage is seeded and resumes where it stopped; train/data/ holds the generated answers
+this head used, so the generate stages find them done; torch's thread count can change the
+last digits of a float sum, so a refit matches closely, not bit for bit).
 """

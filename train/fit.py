@@ -35,7 +35,7 @@ BATCH_TOKENS = 1536
 MAX_LEN = 320
 LR = 1e-3
 WARMUP = 40
-TOTAL_STEPS = 1200  # the cosine schedule's length (a run may stop earlier on its time budget)
+TOTAL_STEPS = 1200  # the cosine schedule's default length (``--schedule``; kept in the checkpoint)
 SAVE_EVERY = 5
 
 
@@ -213,7 +213,7 @@ def least_squares_init(head: EagleHead, data: Data, embed: torch.Tensor, final_n
     return float(1 - resid / total)
 
 
-def run(minutes: float = 50.0, max_steps: int | None = None) -> None:
+def run(minutes: float = 50.0, max_steps: int | None = None, schedule: int | None = None) -> None:
     from specdec_core.models import load_bundled
 
     target = load_bundled()
@@ -225,7 +225,7 @@ def run(minutes: float = 50.0, max_steps: int | None = None) -> None:
         if p.dim() == 2:
             torch.nn.init.normal_(p, std=0.02)
     opt = torch.optim.AdamW(head.parameters(), lr=LR, weight_decay=0.0, betas=(0.9, 0.95))
-    state = {"step": 0, "seconds": 0.0, "positions": 0, "log": []}
+    state = {"step": 0, "seconds": 0.0, "positions": 0, "log": [], "schedule": schedule or TOTAL_STEPS}
     ckpt = checkpoint_path()
     data = Data()
     if not ckpt.exists():
@@ -243,6 +243,7 @@ def run(minutes: float = 50.0, max_steps: int | None = None) -> None:
         head.load_state_dict(saved["head"])
         opt.load_state_dict(saved["opt"])
         state = saved["state"]
+        state.setdefault("schedule", TOTAL_STEPS)
         print(f"resuming at step {state['step']} ({state['seconds'] / 60:.1f} min trained)", flush=True)
     state["data"] = data.summary()
     print(
@@ -264,7 +265,7 @@ def run(minutes: float = 50.0, max_steps: int | None = None) -> None:
         lr = (
             LR
             * min(1.0, (step + 1) / WARMUP)
-            * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * min(step / TOTAL_STEPS, 1.0))))
+            * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * min(step / state["schedule"], 1.0))))
         )
         for g in opt.param_groups:
             g["lr"] = lr
