@@ -15,11 +15,12 @@ import pytest
 
 from pages.common.i18n import Strings
 from specdec_core.course import block as block_demo
+from specdec_core.course import overlap as one_step
 from specdec_core.course.cost import check_claims, cost_data
 from specdec_core.course.sampling_lab import example_rows, temperature_sweep
 from specdec_core.sampling import SamplingConfig, apply
 from specdec_core.theory import linear_verify_cost
-from specdec_core.viz import block, cost, rounds, spec, speedup_maps
+from specdec_core.viz import block, cost, overlap, rounds, spec, speedup_maps
 from specdec_core.viz.sampling import stages_figure, sweep_figure
 
 
@@ -97,6 +98,33 @@ def test_block_figures_pass_plotly_validation_unchanged(lang, draft, k, temperat
         rounds.rounds_figure.uncached(demo.rounds, t),
         rounds.tokens_histogram.uncached(summary.counts, summary.law, summary.alpha, t),
     ):
+        assert json.loads(fig.to_json()) == _validated_json(fig)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize(
+    ("p", "q"),
+    [((0.2, 0.4, 0.4), (0.1, 0.1, 0.8)), ((0.5, 0.5, 0.0), (0.0, 0.5, 0.5)), ((0.3, 0.7), (0.3, 0.7))],
+)
+def test_overlap_figures_pass_plotly_validation_unchanged(lang, p, q):
+    s = Strings("overlap", lang)
+    tokens = [f"t{i}" for i in range(len(p))]
+    parts = one_step.breakdown(np.array(p), np.array(q))
+    d = parts.decomposition
+    sweep = one_step.alpha_by_temperature(d.p, d.q, np.array([0.25, 1.0, 4.0]))
+    names = {**s["chart.comparison"], "law": "law"}
+    figures = [
+        overlap.overlap_bars.uncached(tokens, d.overlap, d.deficit, d.surplus, text=s["chart.overlap"]),
+        overlap.conservation_bar.uncached(tokens, d.surplus, d.deficit, text=s["chart.conservation"]),
+        overlap.emitted_bars.uncached(tokens, parts.direct, parts.via_residual, d.p, text=s["chart.emitted"]),
+        overlap.law_comparison.uncached(tokens, d.p, d.q, text=names, spread=d.p / 10),
+        overlap.alpha_temperature.uncached(
+            sweep.temperatures, sweep.alpha, sweep.limit_hot, (1.0, 0.5), s["chart.alpha_temperature"]
+        ),
+    ]
+    if d.residual is not None:
+        figures.append(overlap.residual_bars.uncached(tokens, d.residual, text=s["chart.residual"]))
+    for fig in figures:
         assert json.loads(fig.to_json()) == _validated_json(fig)
 
 

@@ -16,6 +16,7 @@ import plotly.graph_objects as go
 
 from specdec_core.viz import palette
 from specdec_core.viz.memo import figure_cache
+from specdec_core.viz.spec import bar, figure, hline, scatter
 from specdec_core.viz.strings import pick
 
 _HALF = 0.21  # offset of the two bars of a pair from the token's position
@@ -47,14 +48,15 @@ def _arrays(labels: Sequence[str], **named: Sequence[float] | np.ndarray) -> dic
     return out
 
 
-def _ticks(fig: go.Figure, labels: Sequence[str], title: str) -> None:
-    fig.update_xaxes(
-        tickmode="array",
-        tickvals=list(range(len(labels))),
-        ticktext=[html.escape(str(t)) for t in labels],
-        range=[-0.6, len(labels) - 0.4],
-        title=title,
-    )
+def _ticks(labels: Sequence[str], title: str) -> dict[str, object]:
+    """The token axis: one tick per label (escaped)."""
+    return {
+        "tickmode": "array",
+        "tickvals": list(range(len(labels))),
+        "ticktext": [html.escape(str(t)) for t in labels],
+        "range": [-0.6, len(labels) - 0.4],
+        "title": {"text": title},
+    }
 
 
 def _bar(
@@ -65,13 +67,13 @@ def _bar(
     colour: str,
     labels: Sequence[str],
     **kw: object,
-) -> go.Bar:
+) -> dict[str, object]:
     """One bar segment per token at positions `x`, from `base` up by `y`."""
     show = len(labels) <= _SHOW_VALUES
-    return go.Bar(
+    return bar(
         x=x,
         y=y,
-        base=base,
+        base=np.asarray(base).tolist(),  # a list, as plotly's validator makes of it
         width=kw.pop("width", _WIDTH),
         name=name,
         marker={"color": colour, **kw.pop("marker", {})},
@@ -84,12 +86,16 @@ def _bar(
     )
 
 
-def _layout(fig: go.Figure, yaxis: str, height: int) -> go.Figure:
-    fig.update_layout(
-        **palette.base_layout(barmode="overlay", height=height, uniformtext={"minsize": 11, "mode": "hide"})
+def _figure(
+    data: list[dict[str, object]], labels: Sequence[str], xaxis: str, yaxis: str, height: int
+) -> go.Figure:
+    """Bars over the token axis, overlaid, with the shared layout of this lesson's bar charts."""
+    layout = palette.base_layout(
+        barmode="overlay", height=height, uniformtext={"minsize": 11, "mode": "hide"}
     )
-    fig.update_yaxes(title=yaxis, rangemode="tozero", gridcolor=palette.GRID)
-    return fig
+    layout["xaxis"] = _ticks(labels, xaxis)
+    layout["yaxis"] = {"title": {"text": yaxis}, "rangemode": "tozero", "gridcolor": palette.GRID}
+    return figure(data, layout)
 
 
 @figure_cache
@@ -106,10 +112,10 @@ def overlap_bars(
     a = _arrays(labels, overlap=overlap, deficit=deficit, surplus=surplus)
     pos = np.arange(len(labels), dtype=np.float64)
     left, right = pos - _HALF, pos + _HALF
-    fig = go.Figure()
+    data = []
     q_line = {"line": {"color": palette.DRAFT, "width": 2}}
     p_line = {"line": {"color": palette.TARGET, "width": 2}}
-    fig.add_trace(
+    data.append(
         _bar(
             left,
             a["overlap"],
@@ -121,7 +127,7 @@ def overlap_bars(
             marker=q_line,
         )
     )
-    fig.add_trace(
+    data.append(
         _bar(
             left,
             a["surplus"],
@@ -132,7 +138,7 @@ def overlap_bars(
             marker={**q_line, "pattern": {"shape": "x", "fgcolor": palette.WHITE, "size": 7}},
         )
     )
-    fig.add_trace(
+    data.append(
         _bar(
             right,
             a["overlap"],
@@ -145,13 +151,11 @@ def overlap_bars(
             marker=p_line,
         )
     )
-    fig.add_trace(
-        _bar(right, a["deficit"], a["overlap"], t["deficit"], palette.DEFICIT, labels, marker=p_line)
-    )
+    data.append(_bar(right, a["deficit"], a["overlap"], t["deficit"], palette.DEFICIT, labels, marker=p_line))
     if len(labels) <= _SHOW_VALUES:
         tops = np.concatenate([a["overlap"] + a["surplus"], a["overlap"] + a["deficit"]])
-        fig.add_trace(
-            go.Scatter(
+        data.append(
+            scatter(
                 x=np.concatenate([left, right]),
                 y=tops,
                 mode="text",
@@ -165,8 +169,7 @@ def overlap_bars(
                 showlegend=False,
             )
         )
-    _ticks(fig, labels, t["xaxis"])
-    return _layout(fig, t["yaxis"], height)
+    return _figure(data, labels, t["xaxis"], t["yaxis"], height)
 
 
 @figure_cache
@@ -180,7 +183,7 @@ def conservation_bar(
     """All surplus pieces end to end above all deficit pieces: both rows have length R."""
     t = pick(text, KEYS, "conservation_bar")
     a = _arrays(labels, surplus=surplus, deficit=deficit)
-    fig = go.Figure()
+    data, notes = [], []
     rows = (
         (t["surplus_row"], a["surplus"], palette.SURPLUS),
         (t["deficit_row"], a["deficit"], palette.DEFICIT),
@@ -191,8 +194,8 @@ def conservation_bar(
             if value <= 0:
                 continue
             name = html.escape(str(label))
-            fig.add_trace(
-                go.Bar(
+            data.append(
+                bar(
                     x=[value],
                     y=[row],
                     base=[start],
@@ -207,27 +210,28 @@ def conservation_bar(
                 )
             )
             start += value
-        fig.add_annotation(
-            x=start,
-            y=row,
-            text=t["total"].format(value=start),
-            showarrow=False,
-            xanchor="left",
-            xshift=8,
-            font={"size": 15},
+        notes.append(
+            {
+                "x": start,
+                "y": row,
+                "text": t["total"].format(value=start),
+                "showarrow": False,
+                "xanchor": "left",
+                "xshift": 8,
+                "font": {"size": 15},
+            }
         )
-    fig.update_layout(
-        **palette.base_layout(
-            barmode="overlay",
-            height=height,
-            showlegend=False,
-            margin={"l": 20, "r": 110, "t": 20, "b": 45},
-            uniformtext={"minsize": 11, "mode": "hide"},
-        )
+    layout = palette.base_layout(
+        barmode="overlay",
+        height=height,
+        showlegend=False,
+        margin={"l": 20, "r": 110, "t": 20, "b": 45},
+        uniformtext={"minsize": 11, "mode": "hide"},
+        annotations=notes,
     )
-    fig.update_xaxes(title=t["xaxis"], rangemode="tozero", gridcolor=palette.GRID)
-    fig.update_yaxes(autorange="reversed", automargin=True)
-    return fig
+    layout["xaxis"] = {"title": {"text": t["xaxis"]}, "rangemode": "tozero", "gridcolor": palette.GRID}
+    layout["yaxis"] = {"autorange": "reversed", "automargin": True}
+    return figure(data, layout)
 
 
 @figure_cache
@@ -241,11 +245,8 @@ def residual_bars(
     t = pick(text, KEYS, "residual_bars")
     a = _arrays(labels, residual=residual)
     pos = np.arange(len(labels), dtype=np.float64)
-    fig = go.Figure(
-        _bar(pos, a["residual"], np.zeros_like(pos), t["residual"], palette.DEFICIT, labels, width=0.6)
-    )
-    _ticks(fig, labels, t["xaxis"])
-    return _layout(fig, t["yaxis"], height)
+    data = [_bar(pos, a["residual"], np.zeros_like(pos), t["residual"], palette.DEFICIT, labels, width=0.6)]
+    return _figure(data, labels, t["xaxis"], t["yaxis"], height)
 
 
 @figure_cache
@@ -261,11 +262,10 @@ def emitted_bars(
     t = pick(text, KEYS, "emitted_bars")
     a = _arrays(labels, direct=direct, via_residual=via_residual, target=target)
     pos = np.arange(len(labels), dtype=np.float64)
-    fig = go.Figure()
-    fig.add_trace(_bar(pos, a["direct"], np.zeros_like(pos), t["direct"], palette.OVERLAP, labels, width=0.6))
-    fig.add_trace(
-        _bar(pos, a["via_residual"], a["direct"], t["via_residual"], palette.DEFICIT, labels, width=0.6)
-    )
+    data = [
+        _bar(pos, a["direct"], np.zeros_like(pos), t["direct"], palette.OVERLAP, labels, width=0.6),
+        _bar(pos, a["via_residual"], a["direct"], t["via_residual"], palette.DEFICIT, labels, width=0.6),
+    ]
     outline = _bar(
         pos,
         a["target"],
@@ -276,10 +276,9 @@ def emitted_bars(
         width=0.72,
         marker={"line": {"color": palette.TARGET, "width": 3}},
     )
-    outline.update(text=None)
-    fig.add_trace(outline)
-    _ticks(fig, labels, t["xaxis"])
-    return _layout(fig, t["yaxis"], height)
+    del outline["text"]
+    data.append(outline)
+    return _figure(data, labels, t["xaxis"], t["yaxis"], height)
 
 
 @figure_cache
@@ -307,9 +306,8 @@ def law_comparison(
         p_bar.update(
             error_y={"type": "data", "array": band, "color": palette.INK, "thickness": 1.5, "width": 4}
         )
-    fig = go.Figure([p_bar, _bar(pos + _HALF, a["law"], zero, t["law"], colour, labels)])
-    _ticks(fig, labels, t["xaxis"])
-    return _layout(fig, t["yaxis"], height)
+    data = [p_bar, _bar(pos + _HALF, a["law"], zero, t["law"], colour, labels)]
+    return _figure(data, labels, t["xaxis"], t["yaxis"], height)
 
 
 @figure_cache
@@ -332,33 +330,36 @@ def alpha_temperature(
         or not np.all(np.isfinite(values))
     ):
         raise ValueError("temperatures and alpha must be two finite 1-D arrays of one length, T > 0.")
-    fig = go.Figure(
-        go.Scatter(
+    line, label = hline(
+        float(limit_hot),
+        {"color": palette.TARGET_ONLY, "dash": "dash"},
+        html.escape(t["limit_hot"]),
+        "bottom right",
+    )
+    data = [
+        scatter(
             x=temps,
             y=values,
             mode="lines",
             name=html.escape(t["alpha"]),
             line={"color": palette.OVERLAP, "width": 3},
             hovertemplate="T = %{x:.3g}<br>α = %{y:.4f}<extra></extra>",
-        )
-    )
-    fig.add_hline(
-        y=float(limit_hot),
-        line={"color": palette.TARGET_ONLY, "dash": "dash"},
-        annotation_text=html.escape(t["limit_hot"]),
-        annotation_position="bottom right",
-    )
-    fig.add_trace(
-        go.Scatter(
+        ),
+        scatter(
             x=[float(current[0])],
             y=[float(current[1])],
             mode="markers",
             name=html.escape(t["current"]),
             marker={"color": palette.TARGET, "size": 12, "symbol": "diamond"},
             hovertemplate="T = %{x:.3g}<br>α = %{y:.4f}<extra></extra>",
-        )
-    )
-    fig.update_layout(**palette.base_layout(height=height))
-    fig.update_xaxes(type="log", title=t["xaxis"], gridcolor=palette.GRID, exponentformat="power")
-    fig.update_yaxes(title=t["yaxis"], range=[0, 1.02], gridcolor=palette.GRID)
-    return fig
+        ),
+    ]
+    layout = palette.base_layout(height=height, shapes=[line], annotations=[label])
+    layout["xaxis"] = {
+        "type": "log",
+        "title": {"text": t["xaxis"]},
+        "gridcolor": palette.GRID,
+        "exponentformat": "power",
+    }
+    layout["yaxis"] = {"title": {"text": t["yaxis"]}, "range": [0, 1.02], "gridcolor": palette.GRID}
+    return figure(data, layout)
