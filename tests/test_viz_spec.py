@@ -18,9 +18,10 @@ from specdec_core.course import block as block_demo
 from specdec_core.course import overlap as one_step
 from specdec_core.course.cost import check_claims, cost_data
 from specdec_core.course.sampling_lab import example_rows, temperature_sweep
+from specdec_core.course.tree import draw, path_nodes, start_run, tally, tree_view
 from specdec_core.sampling import SamplingConfig, apply
 from specdec_core.theory import linear_verify_cost
-from specdec_core.viz import block, cost, overlap, rounds, spec, speedup_maps
+from specdec_core.viz import block, cost, overlap, rounds, spec, speedup_maps, tree, tree_sankey
 from specdec_core.viz.sampling import stages_figure, sweep_figure
 
 
@@ -125,6 +126,24 @@ def test_overlap_figures_pass_plotly_validation_unchanged(lang, p, q):
     if d.residual is not None:
         figures.append(overlap.residual_bars.uncached(tokens, d.residual, text=s["chart.residual"]))
     for fig in figures:
+        assert json.loads(fig.to_json()) == _validated_json(fig)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("top_n", [1, 2, 8])
+def test_tree_figures_pass_plotly_validation_unchanged(lang, top_n):
+    t = Strings("tree", lang)["chart"]
+    p, q = np.array([0.2, 0.4, 0.3, 0.1]), np.array([0.1, 0.1, 0.5, 0.3])
+    view = tree_view(p, q, ["a", "b", "<c>", "d"], top_n)
+    run = draw(start_run(p.size, 0), p, q, 20)
+    counts = tally(view, run)
+    for fig in (
+        tree.tree_figure.uncached(view, highlight=path_nodes(view, run.last), tally=counts, text=t),
+        tree.tree_figure.uncached(view, text=t),
+        tree.tally_figure.uncached(view, counts, text=t),
+        tree.leaf_sum_figure.uncached(view, text=t),
+        tree_sankey.sankey_figure.uncached(view, text=t),
+    ):
         assert json.loads(fig.to_json()) == _validated_json(fig)
 
 

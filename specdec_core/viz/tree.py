@@ -18,6 +18,7 @@ from specdec_core.verify import TreeNode
 from specdec_core.viz import palette
 from specdec_core.viz.labels import display_label
 from specdec_core.viz.memo import figure_cache
+from specdec_core.viz.spec import bar, figure, scatter
 from specdec_core.viz.strings import pick
 
 _SETS = ("set_deficit", "set_surplus", "set_equal", "set_mixed")
@@ -132,7 +133,7 @@ def _edge_label(node: TreeNode, xs: list[float], ys: list[float]) -> tuple[float
     return 0.45 * xs[0] + 0.55 * xs[1], 0.45 * ys[0] + 0.55 * ys[1], f"r={num(node.edge_prob)}"
 
 
-def _add_edges(fig: go.Figure, dr: _Drawing) -> list[dict]:
+def _add_edges(data: list[dict], dr: _Drawing) -> list[dict]:
     """Edges as thick as their mass, the verdict ticks, and dotted lines from leaves to totals;
     returns the edge-label annotations."""
     tree, pos = dr.view.tree, dr.pos
@@ -145,8 +146,8 @@ def _add_edges(fig: go.Figure, dr: _Drawing) -> list[dict]:
         )
         hot = node.id in dr.on_path
         colour = _EDGE_COLOUR[node.kind]
-        fig.add_trace(
-            go.Scatter(
+        data.append(
+            scatter(
                 x=xs,
                 y=ys,
                 mode="lines",
@@ -169,8 +170,8 @@ def _add_edges(fig: go.Figure, dr: _Drawing) -> list[dict]:
             }
         )
         if node.is_leaf:
-            fig.add_trace(
-                go.Scatter(
+            data.append(
+                scatter(
                     x=[pos.x[node.id] + 0.12, _TOTAL_X],
                     y=[pos.y[node.id], pos.total_y[g]],
                     mode="lines",
@@ -181,8 +182,8 @@ def _add_edges(fig: go.Figure, dr: _Drawing) -> list[dict]:
                 )
             )
     ticks = [pos.y[n.id] for n in tree.nodes if n.kind == "accept"]
-    fig.add_trace(
-        go.Scatter(
+    data.append(
+        scatter(
             x=[_VERDICT_X] * len(ticks),
             y=ticks,
             mode="markers",
@@ -215,12 +216,12 @@ def _node_face(node: TreeNode, g: int | None, dr: _Drawing, tally: Tally | None)
     return dr.colours[g][0], f"{dr.names[g]} <b>{num(node.mass)}</b>", "middle right", hover
 
 
-def _add_nodes(fig: go.Figure, dr: _Drawing, tally: Tally | None) -> None:
+def _add_nodes(data: list[dict], dr: _Drawing, tally: Tally | None) -> None:
     tree = dr.view.tree
     faces = [_node_face(n, g, dr, tally) for n, g in zip(tree.nodes, dr.view.node_group, strict=True)]
     hot = [n.id in dr.on_path for n in tree.nodes]
-    fig.add_trace(
-        go.Scatter(
+    data.append(
+        scatter(
             x=dr.pos.x,
             y=dr.pos.y,
             mode="markers+text",
@@ -240,7 +241,7 @@ def _add_nodes(fig: go.Figure, dr: _Drawing, tally: Tally | None) -> None:
     )
 
 
-def _add_totals(fig: go.Figure, dr: _Drawing, end_group: int | None) -> None:
+def _add_totals(data: list[dict], dr: _Drawing, end_group: int | None) -> None:
     """The Σ column: one square per label with the sum of its leaves (= p)."""
     split = leaf_split(dr.view)
     count = len(dr.names)
@@ -252,8 +253,8 @@ def _add_totals(fig: go.Figure, dr: _Drawing, end_group: int | None) -> None:
                 token=dr.names[g], parts=parts, total=num(split.total[g]), p=num(split.p[g])
             )
         )
-    fig.add_trace(
-        go.Scatter(
+    data.append(
+        scatter(
             x=[_TOTAL_X] * count,
             y=dr.pos.total_y,
             mode="markers+text",
@@ -277,16 +278,16 @@ def _add_totals(fig: go.Figure, dr: _Drawing, end_group: int | None) -> None:
     )
 
 
-def _add_legend(fig: go.Figure, dr: _Drawing) -> None:
+def _add_legend(data: list[dict], dr: _Drawing) -> None:
     for colour, name in sorted(set(dr.colours), key=lambda cn: _SET_ORDER.index(cn[0])):
-        fig.add_trace(
-            go.Scatter(x=[None], y=[None], mode="markers", marker={"color": colour, "size": 12}, name=name)
+        data.append(
+            scatter(x=[None], y=[None], mode="markers", marker={"color": colour, "size": 12}, name=name)
         )
     kinds = {n.kind for n in dr.view.tree.nodes}
     for kind, colour in _EDGE_COLOUR.items():
         if kind in kinds:
             line = {"color": colour, "width": 4}
-            fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", line=line, name=dr.t[f"edge_{kind}"]))
+            data.append(scatter(x=[None], y=[None], mode="lines", line=line, name=dr.t[f"edge_{kind}"]))
 
 
 @figure_cache
@@ -306,12 +307,12 @@ def tree_figure(
     """
     t = pick(text, KEYS, "tree_figure")
     dr = _Drawing(view, layout(view), group_names(view, t), set_colours(view, t), frozenset(highlight), t)
-    fig = go.Figure()
-    notes = _add_edges(fig, dr)
-    _add_nodes(fig, dr, tally)
+    data: list[dict] = []
+    notes = _add_edges(data, dr)
+    _add_nodes(data, dr, tally)
     leaf_end = bool(highlight) and view.tree.nodes[highlight[-1]].is_leaf
-    _add_totals(fig, dr, view.node_group[highlight[-1]] if leaf_end else None)
-    _add_legend(fig, dr)
+    _add_totals(data, dr, view.node_group[highlight[-1]] if leaf_end else None)
+    _add_legend(data, dr)
     notes += [
         {
             "x": x,
@@ -324,18 +325,16 @@ def tree_figure(
         for x, key in _HEADERS
     ]
     rows = max(dr.pos.rows, len(view.labels))
-    fig.update_layout(
-        **palette.base_layout(
-            height=int(150 + rows * (46 if rows <= 16 else 34)),  # big trees get tighter rows
-            margin={"l": 10, "r": 10, "t": 20, "b": 10},
-            legend={"orientation": "h", "yanchor": "top", "y": -0.01, "x": 0},
-            annotations=notes,
-            hovermode="closest",
-        )
+    fig_layout = palette.base_layout(
+        height=int(150 + rows * (46 if rows <= 16 else 34)),  # big trees get tighter rows
+        margin={"l": 10, "r": 10, "t": 20, "b": 10},
+        legend={"orientation": "h", "yanchor": "top", "y": -0.01, "x": 0},
+        annotations=notes,
+        hovermode="closest",
     )
-    fig.update_xaxes(visible=False, range=[-0.45, 5.1], fixedrange=True)
-    fig.update_yaxes(visible=False, range=[rows - 0.4, _HEADER_Y - 0.5], fixedrange=True)
-    return fig
+    fig_layout["xaxis"] = {"visible": False, "range": [-0.45, 5.1], "fixedrange": True}
+    fig_layout["yaxis"] = {"visible": False, "range": [rows - 0.4, _HEADER_Y - 0.5], "fixedrange": True}
+    return figure(data, fig_layout)
 
 
 @figure_cache
@@ -344,24 +343,23 @@ def leaf_sum_figure(view: TreeView, text: Mapping[str, str]) -> go.Figure:
     t = pick(text, KEYS, "leaf_sum_figure")
     split = leaf_split(view)
     names = group_names(view, t)
-    fig = go.Figure()
-    for values, colour, key in (
-        (split.direct, palette.OVERLAP, "direct"),
-        (split.via_reject, palette.DEFICIT, "via_reject"),
-    ):
-        fig.add_trace(
-            go.Bar(
-                x=names,
-                y=values,
-                name=t[key],
-                marker_color=colour,
-                text=[num(v) if v > 0 else "" for v in values],
-                textposition="inside",
-                hovertemplate="%{x}: %{y:.6g}<extra>" + t[key] + "</extra>",
-            )
+    data = [
+        bar(
+            x=names,
+            y=values,
+            name=t[key],
+            marker={"color": colour},
+            text=[num(v) if v > 0 else "" for v in values],
+            textposition="inside",
+            hovertemplate="%{x}: %{y:.6g}<extra>" + t[key] + "</extra>",
         )
-    fig.add_trace(
-        go.Scatter(
+        for values, colour, key in (
+            (split.direct, palette.OVERLAP, "direct"),
+            (split.via_reject, palette.DEFICIT, "via_reject"),
+        )
+    ]
+    data.append(
+        scatter(
             x=names,
             y=view.tree.p,
             mode="markers+text",
@@ -380,10 +378,9 @@ def leaf_sum_figure(view: TreeView, text: Mapping[str, str]) -> go.Figure:
     top = float(max(view.tree.p.max(), split.total.max()))
     layout = palette.base_layout(barmode="stack", height=360, bargap=0.35)
     layout["legend"] = {**layout["legend"], "traceorder": "normal"}
-    fig.update_layout(**layout)
-    fig.update_yaxes(title=t["leaf_axis"], range=[0, top * 1.25], gridcolor=palette.GRID)
-    fig.update_xaxes(type="category")
-    return fig
+    layout["yaxis"] = {"title": {"text": t["leaf_axis"]}, "range": [0, top * 1.25], "gridcolor": palette.GRID}
+    layout["xaxis"] = {"type": "category"}
+    return figure(data, layout)
 
 
 @figure_cache
@@ -391,34 +388,36 @@ def tally_figure(view: TreeView, tally: Tally, text: Mapping[str, str]) -> go.Fi
     """Shares of sampled paths per token, next to p(x) with a ±2 standard-error whisker."""
     t = pick(text, KEYS, "tally_figure")
     names = group_names(view, t)
-    fig = go.Figure(
-        [
-            go.Bar(
-                x=names,
-                y=tally.share,
-                name=t["tally_share"],
-                marker_color=palette.TARGET_ONLY,
-                customdata=tally.counts,
-                hovertemplate="%{x}: %{y:.3f} (%{customdata})<extra></extra>",
-            ),
-            go.Scatter(
-                x=names,
-                y=tally.p,
-                mode="markers",
-                name=t["tally_band"],
-                marker={"symbol": "diamond", "size": 11, "color": palette.TARGET},
-                error_y={
-                    "type": "data",
-                    "array": tally.band,
-                    "visible": bool(tally.n),
-                    "color": palette.TARGET,
-                },
-                hovertemplate="%{x}: p = %{y:.6g}<extra></extra>",
-            ),
-        ]
-    )
+    data = [
+        bar(
+            x=names,
+            y=tally.share,
+            name=t["tally_share"],
+            marker={"color": palette.TARGET_ONLY},
+            customdata=tally.counts,
+            hovertemplate="%{x}: %{y:.3f} (%{customdata})<extra></extra>",
+        ),
+        scatter(
+            x=names,
+            y=tally.p,
+            mode="markers",
+            name=t["tally_band"],
+            marker={"symbol": "diamond", "size": 11, "color": palette.TARGET},
+            error_y={
+                "type": "data",
+                "array": tally.band,
+                "visible": bool(tally.n),
+                "color": palette.TARGET,
+            },
+            hovertemplate="%{x}: p = %{y:.6g}<extra></extra>",
+        ),
+    ]
     top = float(max(tally.p.max(), tally.share.max(), (tally.p + tally.band).max()))
-    fig.update_layout(**palette.base_layout(height=320, bargap=0.35))
-    fig.update_yaxes(title=t["tally_axis"], range=[0, min(1.05, top * 1.15)], gridcolor=palette.GRID)
-    fig.update_xaxes(type="category")
-    return fig
+    layout = palette.base_layout(height=320, bargap=0.35)
+    layout["yaxis"] = {
+        "title": {"text": t["tally_axis"]},
+        "range": [0, min(1.05, top * 1.15)],
+        "gridcolor": palette.GRID,
+    }
+    layout["xaxis"] = {"type": "category"}
+    return figure(data, layout)

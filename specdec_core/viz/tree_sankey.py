@@ -16,6 +16,7 @@ import plotly.graph_objects as go
 from specdec_core.course.tree import MassFlows, TreeView, mass_flows
 from specdec_core.viz import palette
 from specdec_core.viz.memo import figure_cache
+from specdec_core.viz.spec import figure
 from specdec_core.viz.strings import pick
 from specdec_core.viz.tree import KEYS as TREE_KEYS
 from specdec_core.viz.tree import group_names, num, set_colours
@@ -78,27 +79,26 @@ def sankey_figure(view: TreeView, text: Mapping[str, str]) -> go.Figure:
     node_labels = [f"{names[g]} · q {num(flows.q[g])}" for g in left] + [
         f"{names[g]} · p {num(flows.p[g])}" for g in right
     ]
-    fig = go.Figure(
-        go.Sankey(
-            arrangement="snap",
-            node={
-                "label": node_labels,
-                "color": [colours[g] for g in left] + [colours[g] for g in right],
-                "pad": 14,
-                "thickness": 18,
-                "x": [0.001] * len(left) + [0.999] * len(right),
-                "y": _spread(flows.q[left]) + _spread(flows.p[right]),
-                "hovertemplate": "%{label}<extra></extra>",
-            },
-            link={
-                "source": source,
-                "target": target,
-                "value": value,
-                "color": link_colour,
-                "customdata": hover,
-                "hovertemplate": "%{customdata}<extra></extra>",
-            },
-        )
+    sankey = dict(
+        type="sankey",
+        arrangement="snap",
+        node={
+            "label": node_labels,
+            "color": [colours[g] for g in left] + [colours[g] for g in right],
+            "pad": 14,
+            "thickness": 18,
+            "x": [0.001] * len(left) + [0.999] * len(right),
+            "y": _spread(flows.q[left]) + _spread(flows.p[right]),
+            "hovertemplate": "%{label}<extra></extra>",
+        },
+        link={
+            "source": source,
+            "target": target,
+            "value": value,
+            "color": link_colour,
+            "customdata": hover,
+            "hovertemplate": "%{customdata}<extra></extra>",
+        },
     )
     notes = [
         {"x": 0, "y": 1.08, "xref": "paper", "yref": "paper", "text": f"<b>{t['sankey_left']}</b>",
@@ -106,10 +106,8 @@ def sankey_figure(view: TreeView, text: Mapping[str, str]) -> go.Figure:
         {"x": 1, "y": 1.08, "xref": "paper", "yref": "paper", "text": f"<b>{t['sankey_right']}</b>",
          "showarrow": False, "xanchor": "right"},
     ]  # fmt: skip
-    fig.update_layout(
-        **palette.base_layout(height=int(220 + 34 * max(len(left), len(right))), annotations=notes)
-    )
-    return fig
+    layout = palette.base_layout(height=int(220 + 34 * max(len(left), len(right))), annotations=notes)
+    return figure([sankey], layout)
 
 
 def _spread(sizes: np.ndarray) -> list[float]:
