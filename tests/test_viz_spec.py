@@ -16,12 +16,13 @@ import pytest
 from pages.common.i18n import Strings
 from specdec_core.course import block as block_demo
 from specdec_core.course import overlap as one_step
+from specdec_core.course import tree_drafts as tree_demo
 from specdec_core.course.cost import check_claims, cost_data
 from specdec_core.course.sampling_lab import example_rows, temperature_sweep
 from specdec_core.course.tree import draw, path_nodes, start_run, tally, tree_view
 from specdec_core.sampling import SamplingConfig, apply
 from specdec_core.theory import linear_verify_cost
-from specdec_core.viz import block, cost, overlap, rounds, spec, speedup_maps, tree, tree_sankey
+from specdec_core.viz import block, cost, overlap, rounds, spec, speedup_maps, tree, tree_drafts, tree_sankey
 from specdec_core.viz.sampling import stages_figure, sweep_figure
 
 
@@ -145,6 +146,41 @@ def test_tree_figures_pass_plotly_validation_unchanged(lang, top_n):
         tree_sankey.sankey_figure.uncached(view, text=t),
     ):
         assert json.loads(fig.to_json()) == _validated_json(fig)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize(("shape", "temperature"), [((2, 2), 1.0), ((1, 1, 1), 0.0), ((3, 1), 1.5)])
+def test_tree_drafts_figures_pass_plotly_validation_unchanged(lang, shape, temperature):
+    t = Strings("tree_drafts", lang)["fig"]
+    target, draft = tree_demo.lesson_pair("story", "poor")
+    demo = tree_demo.TreeDemo(target, draft, [0], shape, 7, SamplingConfig(temperature=temperature))
+    figures = []
+    for _ in range(3):
+        rnd = demo.step()
+        names = [target.labels[token] for token in rnd.tokens]
+        final = (target.labels[rnd.committed[-1]], rnd.kinds[-1])
+        figures += [
+            tree_drafts.draft_tree_figure.uncached(names, rnd.layout.parents, rnd.status, t, final, names),
+            tree_drafts.mask_figure.uncached(rnd.layout.attention_mask(), names, rnd.position_ids, t),
+            tree_drafts.cache_figure.uncached(rnd.prefix_length, names, rnd.kept_slots, t),
+        ]
+    shapes = tree_demo.lesson_shapes("story", "poor", 4, temperature)
+    labels = [tree_demo.shape_label(sh) for sh in shapes.shapes]
+    figures.append(tree_drafts.shapes_figure.uncached(labels, shapes.expected, 0, t))
+    one = tree_demo.one_position(2, False)
+    figures += [
+        tree_drafts.candidate_tree_figure.uncached(one.tree, t),
+        tree_drafts.acceptance_figure.uncached(one.curves, t),
+    ]
+    for fig in figures:
+        assert json.loads(fig.to_json()) == _validated_json(fig)
+
+
+def test_titles_given_as_text_are_written_as_plotly_writes_them():
+    fig = spec.figure([], {"title": "T", "xaxis": {"title": "x"}, "yaxis2": {"title": {"text": "y"}}})
+    assert json.loads(fig.to_json())["layout"]["title"] == {"text": "T"}
+    assert fig.to_dict()["layout"]["xaxis"]["title"] == {"text": "x"}
+    assert json.loads(fig.to_json()) == _validated_json(fig)
 
 
 def test_an_invalid_spec_fails_validation():

@@ -29,7 +29,19 @@ def figure(data: list[dict[str, Any]], layout: dict[str, Any]) -> go.Figure:
     name = layout.get("template", pio.templates.default)
     if isinstance(name, str):
         layout = {**layout, "template": _template(name)}
-    return go.Figure({"data": data, "layout": layout}, _validate=False)
+    return go.Figure({"data": data, "layout": _titles(layout)}, _validate=False)
+
+
+def _titles(layout: dict[str, Any]) -> dict[str, Any]:
+    """`layout` with every title given as text (the figure's, an axis's) written as
+    ``{"text": …}``, as plotly's validator writes it (plotly.js reads only that form)."""
+    out = dict(layout)
+    for key, value in layout.items():
+        if key == "title" and isinstance(value, str):
+            out[key] = {"text": value}
+        elif key[1:5] == "axis" and isinstance(value, dict) and isinstance(value.get("title"), str):
+            out[key] = {**value, "title": {"text": value["title"]}}
+    return out
 
 
 @lru_cache(maxsize=8)

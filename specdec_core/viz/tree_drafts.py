@@ -26,6 +26,7 @@ from specdec_core.candidates import CandidateTree
 from specdec_core.viz import palette
 from specdec_core.viz.labels import display_label
 from specdec_core.viz.memo import figure_cache
+from specdec_core.viz.spec import bar, figure, scatter
 from specdec_core.viz.strings import pick
 
 FADED = palette.NEUTRAL
@@ -98,13 +99,13 @@ def draft_tree_figure(
     for i in range(1, n):
         depths[i] = depths[parents[i]] + 1
     ys = _rows_by_leaves(parents)
-    fig = go.Figure()
+    data: list[dict] = []
     on_path = {i for i, s in enumerate(status) if s in ("root", "accepted")}
     for i in range(1, n):
         par = parents[i]
         strong = i in on_path
-        fig.add_trace(
-            go.Scatter(
+        data.append(
+            scatter(
                 x=[depths[par], depths[i]],
                 y=[ys[par], ys[i]],
                 mode="lines",
@@ -125,8 +126,8 @@ def draft_tree_figure(
         names.append(display_label(final[0]))
         kinds.append(final[1])
         tips.append(f"{names[-1]} · {t[final[1]]}")
-        fig.add_trace(
-            go.Scatter(
+        data.append(
+            scatter(
                 x=[depths[last_path_node], xs[-1]],
                 y=[ys[last_path_node], yv[-1]],
                 mode="lines",
@@ -139,8 +140,8 @@ def draft_tree_figure(
         idx = [i for i, k in enumerate(kinds) if k == kind]
         if not idx:
             continue
-        fig.add_trace(
-            go.Scatter(
+        data.append(
+            scatter(
                 x=[xs[i] for i in idx],
                 y=[yv[i] for i in idx],
                 mode="markers+text",
@@ -159,12 +160,10 @@ def draft_tree_figure(
             )
         )
     height = max(260, 46 * (1 + len({round(y, 3) for y in yv})))
-    fig.update_layout(
-        **palette.base_layout(title=t["tree_title"], height=height),
-        xaxis={"title": t["depth_axis"], "dtick": 1, "range": [-0.4, max(xs) + 0.9]},
-        yaxis={"visible": False},
-    )
-    return fig
+    layout = palette.base_layout(title=t["tree_title"], height=height)
+    layout["xaxis"] = {"title": t["depth_axis"], "dtick": 1, "range": [-0.4, max(xs) + 0.9]}
+    layout["yaxis"] = {"visible": False}
+    return figure(data, layout)
 
 
 @figure_cache
@@ -186,26 +185,23 @@ def mask_figure(
         ]
         for i in range(m.shape[0])
     ]
-    fig = go.Figure(
-        go.Heatmap(
-            z=m.astype(float),
-            x=names,
-            y=names,
-            colorscale=[[0, palette.PALE], [1, palette.TARGET]],
-            showscale=False,
-            hovertext=hover,
-            hoverinfo="text",
-            xgap=2,
-            ygap=2,
-        )
-    )
+    heatmap = {
+        "type": "heatmap",
+        "z": m.astype(float),
+        "x": names,
+        "y": names,
+        "colorscale": [[0, palette.PALE], [1, palette.TARGET]],
+        "showscale": False,
+        "hovertext": hover,
+        "hoverinfo": "text",
+        "xgap": 2,
+        "ygap": 2,
+    }
     side = max(300, 34 * m.shape[0] + 160)
-    fig.update_layout(
-        **palette.base_layout(title=t["mask_title"], height=side),
-        xaxis={"title": t["key_axis"], "side": "bottom", "tickangle": -45},
-        yaxis={"title": t["query_axis"], "autorange": "reversed"},
-    )
-    return fig
+    layout = palette.base_layout(title=t["mask_title"], height=side)
+    layout["xaxis"] = {"title": t["key_axis"], "side": "bottom", "tickangle": -45}
+    layout["yaxis"] = {"title": t["query_axis"], "autorange": "reversed"}
+    return figure([heatmap], layout)
 
 
 @figure_cache
@@ -215,7 +211,7 @@ def cache_figure(
     """Two rows of cells: prefix + every tree node after the forward; prefix + kept path after."""
     t = pick(text, KEYS, "cache_figure")
     kept = list(kept_slots)
-    fig = go.Figure()
+    data: list[dict] = []
     rows = [
         (1.0, t["cache_forward"], list(range(len(labels))), [i in kept for i in range(len(labels))]),
         (0.0, t["cache_compacted"], kept, [True] * len(kept)),
@@ -223,8 +219,8 @@ def cache_figure(
     for y, _, slots, keep in rows:
         xs = [prefix_length + j for j in range(len(slots))]
         colours = [palette.ACCEPTED if k else FADED for k in keep]
-        fig.add_trace(
-            go.Scatter(
+        data.append(
+            scatter(
                 x=[0, prefix_length - 0.5] if prefix_length else [],
                 y=[y, y],
                 mode="lines",
@@ -234,8 +230,8 @@ def cache_figure(
                 hoverinfo="skip",
             )
         )
-        fig.add_trace(
-            go.Scatter(
+        data.append(
+            scatter(
                 x=xs,
                 y=[y] * len(xs),
                 mode="markers+text",
@@ -250,12 +246,10 @@ def cache_figure(
                 showlegend=False,
             )
         )  # fmt: skip
-    fig.update_layout(
-        **palette.base_layout(title=t["cache_title"], height=260),
-        yaxis={"tickvals": [1.0, 0.0], "ticktext": [rows[0][1], rows[1][1]], "range": [-0.6, 1.7]},
-        xaxis={"dtick": 1, "range": [-0.6, prefix_length + len(labels) + 0.5]},
-    )
-    return fig
+    layout = palette.base_layout(title=t["cache_title"], height=260)
+    layout["yaxis"] = {"tickvals": [1.0, 0.0], "ticktext": [rows[0][1], rows[1][1]], "range": [-0.6, 1.7]}
+    layout["xaxis"] = {"dtick": 1, "range": [-0.6, prefix_length + len(labels) + 0.5]}
+    return figure(data, layout)
 
 
 @figure_cache
@@ -266,11 +260,11 @@ def acceptance_figure(curves: Mapping[str, np.ndarray], text: Mapping[str, str])
         "with": (t["with_replacement"], palette.DRAFT),
         "without": (t["without_replacement"], palette.ACCEPTED),
     }
-    fig = go.Figure()
+    data: list[dict] = []
     for key, values in curves.items():
         name, colour = names[key]
-        fig.add_trace(
-            go.Scatter(
+        data.append(
+            scatter(
                 x=list(range(len(values))),
                 y=list(values),
                 mode="lines+markers",
@@ -279,12 +273,10 @@ def acceptance_figure(curves: Mapping[str, np.ndarray], text: Mapping[str, str])
                 hovertemplate="k = %{x}: %{y:.3f}<extra></extra>",
             )
         )
-    fig.update_layout(
-        **palette.base_layout(height=320),
-        xaxis={"title": t["k_axis"], "dtick": 1},
-        yaxis={"title": t["accept_axis"], "range": [0, 1.05]},
-    )
-    return fig
+    layout = palette.base_layout(height=320)
+    layout["xaxis"] = {"title": t["k_axis"], "dtick": 1}
+    layout["yaxis"] = {"title": t["accept_axis"], "range": [0, 1.05]}
+    return figure(data, layout)
 
 
 @figure_cache
@@ -294,15 +286,13 @@ def shapes_figure(
     """Exact expected tokens per round for each shape; the chain in the draft colour."""
     t = pick(text, KEYS, "shapes_figure")
     colours = [palette.DRAFT if i == chain_index else palette.ACCEPTED for i in range(len(names))]
-    fig = go.Figure(go.Bar(x=[display_label(n, 24) for n in names], y=list(expected), marker_color=colours,
-                           text=[f"{v:.2f}" for v in expected], textposition="outside",
-                           hovertemplate="%{x}: %{y:.3f}<extra></extra>"))  # fmt: skip
-    fig.update_layout(
-        **palette.base_layout(title=t["shapes_title"], height=360),
-        xaxis={"title": t["shape_axis"]},
-        yaxis={"title": t["tokens_axis"], "rangemode": "tozero"},
-    )
-    return fig
+    bars = bar(x=[display_label(n, 24) for n in names], y=list(expected), marker={"color": colours},
+               text=[f"{v:.2f}" for v in expected], textposition="outside",
+               hovertemplate="%{x}: %{y:.3f}<extra></extra>")  # fmt: skip
+    layout = palette.base_layout(title=t["shapes_title"], height=360)
+    layout["xaxis"] = {"title": t["shape_axis"]}
+    layout["yaxis"] = {"title": t["tokens_axis"], "rangemode": "tozero"}
+    return figure([bars], layout)
 
 
 _NODE_COLOURS = {"root": palette.WHITE, "proposal": palette.DRAFT, "accept": palette.ACCEPTED,
@@ -328,18 +318,17 @@ def candidate_tree_figure(view: CandidateTree, text: Mapping[str, str]) -> go.Fi
         }[node.kind]
         names.append(label)
         tips.append(t["hover_mass"].format(mass=f"{node.mass:.4f}", edge=f"{node.edge_prob:.4f}"))
-    fig = go.Figure(
-        go.Sunburst(
-            ids=[str(n.id) for n in view.nodes],
-            parents=["" if n.parent is None else str(n.parent) for n in view.nodes],
-            labels=names,
-            values=[n.mass if n.is_leaf else 0.0 for n in view.nodes],  # parents: sum of leaves
-            branchvalues="remainder",
-            marker={"colors": [_NODE_COLOURS[n.kind] for n in view.nodes]},
-            hovertext=tips,
-            hoverinfo="label+text",
-            sort=False,
-        )
-    )
-    fig.update_layout(**palette.base_layout(height=520, margin={"l": 10, "r": 10, "t": 10, "b": 10}))
-    return fig
+    sunburst = {
+        "type": "sunburst",
+        "ids": [str(n.id) for n in view.nodes],
+        "parents": ["" if n.parent is None else str(n.parent) for n in view.nodes],
+        "labels": names,
+        "values": [n.mass if n.is_leaf else 0.0 for n in view.nodes],  # parents: sum of leaves
+        "branchvalues": "remainder",
+        "marker": {"colors": [_NODE_COLOURS[n.kind] for n in view.nodes]},
+        "hovertext": tips,
+        "hoverinfo": "label+text",
+        "sort": False,
+    }
+    layout = palette.base_layout(height=520, margin={"l": 10, "r": 10, "t": 10, "b": 10})
+    return figure([sunburst], layout)
