@@ -115,3 +115,17 @@ def test_other_pages_state_does_not_leak_in():
     """Keys are page-prefixed: another lesson's seed or temperature cannot break this page."""
     at = open_page("block", "en", state={"seed": 10**9, "T": 4.5, "K": 0, "round": "x"})
     assert at.slider(key="block_t").value == 1.0 and at.number_input(key="block_seed").value == 7
+
+
+def test_moving_k_back_continues_that_demo_as_a_fresh_replay_would():
+    """The page keeps this session's demos by settings: K moved away and back, then more
+    rounds, shows exactly what a fresh page at those settings and that round shows."""
+    at = open_page("block", query={"block_round": "6", "block_k": "2"})
+    for k in (5, 2):
+        at.slider(key="block_k").set_value(k)
+        rerun(at)
+    at.button(key="block_next").click()
+    rerun(at)
+    fresh = open_page("block", query={"block_round": "7", "block_k": "2"})
+    assert _view(at) == _view(fresh)
+    assert at.query_params["block_round"] == "7"
