@@ -53,7 +53,7 @@ def test_draft_rows_carry_the_theorys_best_gamma_and_speedup():
         assert r.gamma == best_gamma(r.alpha, r.cost, verify, 12)
         assert r.predicted == pytest.approx(float(speedup(r.alpha, r.gamma, r.cost, verify)))
     assert rows["layers8"].predicted < 1.0 < rows["ngram_copy_high"].predicted
-    assert rows["head"].cost == pytest.approx(head_card().cost_ratio)
+    assert rows["head"].cost == round(head_card().cost_ratio, 2)  # as the cost page's preset
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
