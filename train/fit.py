@@ -33,7 +33,7 @@ STEP_WEIGHTS = (1.0, 0.8, 0.64)
 FEATURE_WEIGHT = 0.2
 BATCH_TOKENS = 1536
 MAX_LEN = 320
-LR = 1e-3
+LR = 1e-3  # peak learning rate by default (``--lr``; kept in the checkpoint)
 WARMUP = 40
 TOTAL_STEPS = 1200  # the cosine schedule's default length (``--schedule``; kept in the checkpoint)
 SAVE_EVERY = 5
@@ -213,7 +213,9 @@ def least_squares_init(head: EagleHead, data: Data, embed: torch.Tensor, final_n
     return float(1 - resid / total)
 
 
-def run(minutes: float = 50.0, max_steps: int | None = None, schedule: int | None = None) -> None:
+def run(
+    minutes: float = 50.0, max_steps: int | None = None, schedule: int | None = None, lr: float | None = None
+) -> None:
     from specdec_core.models import load_bundled
 
     target = load_bundled()
@@ -225,7 +227,14 @@ def run(minutes: float = 50.0, max_steps: int | None = None, schedule: int | Non
         if p.dim() == 2:
             torch.nn.init.normal_(p, std=0.02)
     opt = torch.optim.AdamW(head.parameters(), lr=LR, weight_decay=0.0, betas=(0.9, 0.95))
-    state = {"step": 0, "seconds": 0.0, "positions": 0, "log": [], "schedule": schedule or TOTAL_STEPS}
+    state = {
+        "step": 0,
+        "seconds": 0.0,
+        "positions": 0,
+        "log": [],
+        "schedule": schedule or TOTAL_STEPS,
+        "lr": lr or LR,
+    }
     ckpt = checkpoint_path()
     data = Data()
     if not ckpt.exists():
@@ -244,6 +253,7 @@ def run(minutes: float = 50.0, max_steps: int | None = None, schedule: int | Non
         opt.load_state_dict(saved["opt"])
         state = saved["state"]
         state.setdefault("schedule", TOTAL_STEPS)
+        state.setdefault("lr", LR)
         print(f"resuming at step {state['step']} ({state['seconds'] / 60:.1f} min trained)", flush=True)
     state["data"] = data.summary()
     print(
@@ -263,7 +273,7 @@ def run(minutes: float = 50.0, max_steps: int | None = None, schedule: int | Non
         epoch, within = divmod(step, per_epoch)
         idx = data.batches(epoch)[within]
         lr = (
-            LR
+            state["lr"]
             * min(1.0, (step + 1) / WARMUP)
             * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * min(step / state["schedule"], 1.0))))
         )

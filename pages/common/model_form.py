@@ -137,8 +137,11 @@ def depth_input(col: DeltaGenerator, key: str, prefix: str) -> None:
     s = strings("live")
     layers = layer_bound(prefix)
     top = layers or MAX_LAYERS
-    if int(st.session_state.get(key, 1)) > top:
+    asked = int(st.session_state.get(key, 1))
+    if asked > top:
         st.session_state[key] = top
+        if layers is not None:
+            st.warning(s("k_lowered", asked=asked, n=layers, model=md(_target_label(prefix))))
     help_text = s["k_help"]
     if layers is not None:
         help_text += " " + s("k_bound", n=layers, model=md(_target_label(prefix)))
