@@ -167,6 +167,7 @@ def test_the_bound_unloads_the_least_recently_used_pair(monkeypatch):
     rerun(at)
     names = sorted(m.name for m in shelf().loaded())
     assert names == ["Toy Markov draft (30% noise)", "Toy Markov target (18 words)"]
+    before = shelf().evicted  # the shelf is the process's: earlier tests may have unloaded some
     at = open_page("live", state={**toy, "live_draft": "ngram", "live_seed": 3})
     at.button(key="live_generate").click()
     rerun(at)
@@ -175,7 +176,10 @@ def test_the_bound_unloads_the_least_recently_used_pair(monkeypatch):
     assert len(kept) == 2 and names[0] not in kept and names[1] in kept, (
         "the toy draft went, the target stayed"
     )
-    assert any("At most 2 models" in c.value and "so far: 1" in c.value for c in _panel(at).caption)
+    assert shelf().evicted == before + 1
+    assert any(
+        "At most 2 models" in c.value and f"so far: {before + 1}." in c.value for c in _panel(at).caption
+    )
 
 
 @pytest.mark.parametrize("name", ["live", "race"])

@@ -298,9 +298,16 @@ MODEL_CASES = [
         live_draft="custom",
         live_draft_src="{other}",
     ),
-    Case("model-live-layer-count", "live", "warning", "live", "k_lowered",
-         state={**CUSTOM, "live_target_src": "{target}", "live_draft": "layerskip", "live_k": 99},
-         act="generate", extra=("99",)),  # fmt: skip
+    Case(
+        "model-live-layer-count",
+        "live",
+        "warning",
+        "live",
+        "k_lowered",
+        state={**CUSTOM, "live_target_src": "{target}", "live_draft": "layerskip", "live_k": 99},
+        act=None,
+        extra=("99",),
+    ),
     race("missing-id", "no_target_source", race_target="custom", race_target_src=""),
     race("etc", "cannot_load", "zh", race_target="custom", race_target_src="/etc"),
     race(
