@@ -36,6 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("corpus")
     f = sub.add_parser("features")
     f.add_argument("--split", default="train", choices=("train", "held_out", "corpus"))
+    f.add_argument("--shards", type=int, default=None, help="only the first N shards of the split")
     t = sub.add_parser("fit")
     t.add_argument("--minutes", type=float, default=50.0, help="wall-clock budget of this run")
     t.add_argument("--steps", type=int, default=None, help="stop at this total step count")
@@ -74,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     elif args.stage == "features":
         from train import features
 
-        features.run(args.split)
+        features.run(args.split, args.shards)
     elif args.stage == "fit":
         from train import fit
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import torch
 
-from train import fit, paths, prompts
+from train import features, fit, paths, prompts
 
 
 def run() -> None:
@@ -36,6 +36,8 @@ def run() -> None:
         "train_prompts": len(prompts.build("train")),
         "steps": state["step"],
         "schedule": state.get("schedule", fit.TOTAL_STEPS),
+        "lr": state.get("lr", fit.LR),
+        "feature_shards": {split: len(features.load(split)) for split in ("train", "corpus", "held_out")},
         "generated_shards": {
             split: len(list((paths.GENERATED / split).glob("shard_*.json")))
             for split in ("train", "held_out")
@@ -104,6 +106,7 @@ def model_card(card: dict) -> str:
     depth = ", ".join(f"{x:.2f}" for x in ev.get("greedy_acceptance_by_depth", []))
     alpha = ", ".join(f"{x:.2f}" for x in ev.get("alpha_t07_by_depth", []))
     shards = card.get("generated_shards") or {}
+    fs = card.get("feature_shards") or {}
     return f"""# Draft head for {card["target"]}
 
 An EAGLE-style draft head (specdec_core/models/head.py): one Llama decoder layer over
@@ -141,10 +144,11 @@ least-squares start.
     python -m train generate --split train --limit {32 * shards.get("train", 0)}
     python -m train generate --split held_out --batch 16 --max-new-tokens 128 \\
         --limit {16 * shards.get("held_out", 0)}
-    python -m train corpus && python -m train features --split corpus
-    python -m train features --split train
-    python -m train fit --steps {card["steps"]} --schedule {card.get("schedule", fit.TOTAL_STEPS)}
-    python -m train evaluate && python -m train export
+    python -m train corpus && python -m train features --split corpus --shards {fs.get("corpus", "")}
+    python -m train features --split train && python -m train features --split held_out
+    python -m train fit --steps {card["steps"]} --schedule {card.get("schedule", fit.TOTAL_STEPS)} \\
+        --lr {card.get("lr", fit.LR)}
+    python -m train evaluate --prompts {ev.get("prompts", 24)} && python -m train export
 (each stage is seeded and resumes where it stopped; train/data/ holds the generated answers
 this head used, so the generate stages find them done; torch's thread count can change the
 last digits of a float sum, so a refit matches closely, not bit for bit).

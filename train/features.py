@@ -25,17 +25,18 @@ def feature_dir(split: str):
     return paths.WORK / "features" / split
 
 
-def run(split: str = "train") -> None:
+def run(split: str = "train", shards: int | None = None) -> None:
+    """Features of the split's generated shards (the first `shards` of them when given)."""
     from specdec_core.models import load_bundled
 
     model = load_bundled()
     module = model.module.eval()
     out_dir = feature_dir(split)
     paths.ensure(out_dir)
-    shards = sorted((paths.GENERATED / split).glob("shard_*.json"))
+    files = sorted((paths.GENERATED / split).glob("shard_*.json"))[:shards]
     started = time.perf_counter()
     done = 0
-    for shard in shards:
+    for shard in files:
         target = out_dir / (shard.stem + ".npz")
         if target.exists():
             continue
