@@ -25,14 +25,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +39,7 @@ from specdec_core.variants import MAX_TRIALS, simulate
 from specdec_core.viz import memo
 from tests.apptest_helpers import open_page
 from tests.browser.conftest import ARGS, CHROMIUM  # the browser tests' Chromium setup
+from tests.browser.conftest import serve as serve_app
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -201,24 +199,10 @@ def browser_reruns(changes: int) -> dict[str, list[tuple[float, float, float, bo
     from playwright.sync_api import sync_playwright
 
     port = _free_port()
-    url = f"http://localhost:{port}"
     with tempfile.TemporaryDirectory() as tmp:
         log = Path(tmp) / "runs.jsonl"
-        out = (Path(tmp) / "server.log").open("w")
         cmd = [sys.executable, "-m", "bench.lessons", "--serve", str(port), str(log)]
-        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, env=os.environ.copy())
-        try:
-            deadline = time.time() + 90
-            while True:
-                try:
-                    with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                        if r.status == 200:
-                            break
-                except OSError:
-                    pass
-                if proc.poll() is not None or time.time() > deadline:
-                    raise RuntimeError("streamlit did not start")
-                time.sleep(0.3)
+        with serve_app(cmd, port, Path(tmp) / "server.log") as url:
             results: dict[str, list[tuple[float, float, float, bool]]] = {}
             with sync_playwright() as pw:
                 browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
@@ -241,13 +225,6 @@ def browser_reruns(changes: int) -> dict[str, list[tuple[float, float, float, bo
                         times.append((browser_s, server_s, cpu_s, all(r["fragment"] for r in runs)))
                     results[name] = times
                 browser.close()
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-            out.close()
     return results
 
 

@@ -6,12 +6,14 @@ Playwright never downloads a browser here.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -57,19 +59,24 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="session")
-def app_url():
-    """Serve app.py on a free port for the whole session; stop it afterwards."""
-    port = _free_port()
-    log = (ROOT / "artifacts").joinpath("streamlit-browser-test.log")
-    log.parent.mkdir(parents=True, exist_ok=True)
-    cmd = [
+def streamlit_cmd(port: int) -> list[str]:
+    """`streamlit run app.py` on `port`, headless, as every browser test serves it."""
+    return [
         sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
         "--server.headless", "true", "--server.port", str(port),
         "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
     ]  # fmt: skip
+
+
+@contextlib.contextmanager
+def serve(cmd: list[str], port: int, log: Path, env: dict[str, str] | None = None) -> Iterator[str]:
+    """Run a Streamlit server command (output to `log`), wait until its health check answers,
+    yield its URL; stop it afterwards."""
+    log.parent.mkdir(parents=True, exist_ok=True)
     with log.open("w") as out:
-        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, env=os.environ.copy())
+        proc = subprocess.Popen(
+            cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})}
+        )
     url = f"http://localhost:{port}"
     try:
         deadline = time.time() + 90
@@ -90,6 +97,14 @@ def app_url():
             proc.wait(timeout=15)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+@pytest.fixture(scope="session")
+def app_url():
+    """Serve app.py on a free port for the whole session; stop it afterwards."""
+    port = _free_port()
+    with serve(streamlit_cmd(port), port, ROOT / "artifacts" / "streamlit-browser-test.log") as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

@@ -11,17 +11,13 @@ right one and the learner's panel shows the empty shelf. The course's ordinary s
 from __future__ import annotations
 
 import contextlib
-import os
-import subprocess
-import sys
 import time
-import urllib.request
 from collections.abc import Iterator
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.browser.conftest import ROOT, _free_port
+from tests.browser.conftest import ROOT, _free_port, serve, streamlit_cmd
 
 TIMEOUT = 60_000
 PASSCODE = "owl-42"
@@ -30,37 +26,8 @@ PASSCODE = "owl-42"
 @contextlib.contextmanager
 def _serve(env: dict[str, str]) -> Iterator[str]:
     port = _free_port()
-    log = ROOT / "artifacts" / "streamlit-classroom-test.log"
-    log.parent.mkdir(parents=True, exist_ok=True)
-    cmd = [
-        sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
-        "--server.headless", "true", "--server.port", str(port),
-        "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
-    ]  # fmt: skip
-    with log.open("w") as out:
-        proc = subprocess.Popen(
-            cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, env={**os.environ, **env}
-        )
-    url = f"http://localhost:{port}"
-    try:
-        deadline = time.time() + 90
-        while True:
-            with (
-                contextlib.suppress(OSError),
-                urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r,
-            ):
-                if r.status == 200:
-                    break
-            if proc.poll() is not None or time.time() > deadline:
-                raise RuntimeError(f"streamlit did not start; see {log}")
-            time.sleep(0.3)
+    with serve(streamlit_cmd(port), port, ROOT / "artifacts" / "streamlit-classroom-test.log", env) as url:
         yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
 
 
 @pytest.fixture(scope="module")
