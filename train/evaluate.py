@@ -40,7 +40,7 @@ def run(
 
     target = load_bundled()
     module = target.module
-    if split == "held_out" and (not features.feature_dir(split).exists() or not features.load(split)):
+    if split == "held_out" and not features.files(split):
         features.run(split)
     vocab, embed, lm_rows = target_parts(module)
     if weights:

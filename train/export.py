@@ -37,7 +37,7 @@ def run() -> None:
         "steps": state["step"],
         "schedule": state.get("schedule", fit.TOTAL_STEPS),
         "lr": state.get("lr", fit.LR),
-        "feature_shards": {split: len(features.load(split)) for split in ("train", "corpus", "held_out")},
+        "feature_shards": {split: len(features.files(split)) for split in ("train", "corpus", "held_out")},
         "generated_shards": {
             split: len(list((paths.GENERATED / split).glob("shard_*.json")))
             for split in ("train", "held_out")

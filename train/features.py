@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import time
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -100,6 +101,11 @@ def write_vocab(eos: int | None) -> None:
     )
 
 
+def files(split: str) -> list[Path]:
+    """The split's finished feature shards, in shard order."""
+    return [p for p in sorted(feature_dir(split).glob("shard_*.npz")) if ".tmp" not in p.name]
+
+
 def load(split: str) -> list[dict[str, np.ndarray]]:
     """Every shard's arrays of a split, in shard order."""
-    return [dict(np.load(p)) for p in sorted(feature_dir(split).glob("shard_*.npz")) if ".tmp" not in p.name]
+    return [dict(np.load(p)) for p in files(split)]

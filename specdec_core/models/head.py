@@ -260,6 +260,7 @@ class HeadSession:
         self.own: list[torch.Tensor] = []  # f̂_j per position (the head's guesses)
         self.target: Any = None
         self._tree: TreeSegment | None = None
+        self._tree_feats: list[torch.Tensor] = []  # f̂ per node of the tree being fed
 
     def bind_target(self, target_session: Any) -> None:
         """Read committed-text features from `target_session` (it must serve ``features``)."""
@@ -321,7 +322,7 @@ class HeadSession:
         if parents[0] == -1:
             self.logits([])  # pending tokens in, guesses redone where the target has caught up
             self._tree = TreeSegment(len(self.tokens))
-            self._tree_feats: list[torch.Tensor] = []
+            self._tree_feats = []
         if self._tree is None:
             raise ValueError("a tree starts with its root (parent -1).")
         tree = self._tree
