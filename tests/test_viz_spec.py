@@ -2,7 +2,9 @@
 
 spec.figure skips plotly's validators on every rerun; here each such builder's output goes
 through a validating ``go.Figure``: an unknown property, a bad value or a template plotly.js
-cannot read fails, and so does any value validation would have changed.
+cannot read fails, and so does any value validation would have changed. Each figure's
+serialised dict (made once by spec.SpecFigure) must equal the one plotly's own ``to_dict``
+makes, and be remade after any change.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import json
 
 import numpy as np
 import plotly.graph_objects as go
+import plotly.io as pio
 import pytest
 
 from pages.common.i18n import Strings
@@ -26,7 +29,22 @@ from specdec_core.viz import block, cost, overlap, rounds, spec, speedup_maps, t
 from specdec_core.viz.sampling import stages_figure, sweep_figure
 
 
+def _plotly_json(fig: go.Figure) -> dict:
+    """The figure serialised by plotly's own ``to_dict`` (deep copy, then base64 arrays)."""
+    return json.loads(pio.to_json(go.Figure.to_dict(fig), validate=False))
+
+
+def _our_json(fig: go.Figure) -> dict:
+    return json.loads(pio.to_json(fig.to_dict(), validate=False))
+
+
 def _validated_json(fig: go.Figure) -> dict:
+    assert isinstance(fig, spec.SpecFigure)
+    fresh = spec.figure(fig._spec["data"], fig._spec["layout"]) if fig._spec else None
+    for _ in range(2):  # the first call makes the dict, the second reuses it
+        assert _our_json(fig) == _plotly_json(fig)
+    if fresh is not None:  # made from the JSON alone, before plotly built the figure
+        assert _our_json(fresh) == _plotly_json(fig)
     return json.loads(go.Figure(fig.to_dict()).to_json())
 
 
@@ -206,3 +224,33 @@ def test_subplot_axes_match_make_subplots():
         "a": {"b": 1, "c": 3},
         "d": 4,
     }
+
+
+def test_a_changed_figure_is_serialised_afresh():
+    fig = spec.figure(
+        [{"type": "bar", "x": np.arange(3), "y": np.array([0.5, 0.25, 0.25])}],
+        {"title": "T", "xaxis": {"range": [0, 2]}},
+    )
+    first = fig.to_dict()
+    assert first["data"][0]["y"]["dtype"] == "f8"  # arrays as plotly.js typed arrays
+    changes = [
+        lambda f: f.update_layout(title="U"),
+        lambda f: f.update_traces(marker_color="red"),
+        lambda f: f.add_trace(go.Scatter(x=[0, 1], y=[1, 0])),
+        lambda f: setattr(f.data[0], "y", np.array([0.1, 0.2, 0.7])),
+        lambda f: setattr(f.layout.xaxis, "range", [0, 5]),
+        lambda f: setattr(f, "layout", {"title": "V"}),
+        lambda f: f.update_layout(template="plotly_dark"),
+        lambda f: f.update({"layout": {"height": 300}}),
+    ]
+    for change in changes:
+        before = _our_json(fig)
+        change(fig)
+        after = _our_json(fig)
+        assert after == _plotly_json(fig) and after != before
+    with fig.batch_update():
+        fig.layout.width = 640
+        fig.data[0].name = "p"
+    assert _our_json(fig) == _plotly_json(fig)
+    fig.to_dict()["layout"] = {}  # a caller replacing a top-level key changes nothing
+    assert _our_json(fig) == _plotly_json(fig)

@@ -8,6 +8,11 @@ the same figure as a dict (``{"type": "bar", ...}`` traces and a layout dict) an
 still checked: tests/test_viz_spec.py feeds every such builder's output to a validating
 ``go.Figure`` (an unknown or malformed property raises there), so an invalid spec fails a
 test instead of slowing every rerun.
+
+``st.plotly_chart`` serialises its figure on every rerun through ``to_dict()``, which in
+plotly deep-copies the whole figure and then walks it again for arrays to base64-encode;
+that was a third of a lesson page's rerun. :class:`SpecFigure` makes that dict once, in
+one copying walk, and hands it out again until the figure is changed.
 """
 
 from __future__ import annotations
@@ -18,10 +23,118 @@ from typing import Any
 
 import plotly.graph_objects as go
 import plotly.io as pio
+from _plotly_utils.basevalidators import is_homogeneous_array
+from _plotly_utils.utils import is_skipped_key, to_typed_array_spec
 from plotly.subplots import make_subplots
 
+_SCALARS = (str, int, float, bool, type(None))
 
-def figure(data: list[dict[str, Any]], layout: dict[str, Any]) -> go.Figure:
+
+class SpecFigure(go.Figure):
+    """A ``go.Figure`` of plotly JSON, built into plotly's objects only when something reads them.
+
+    ``st.plotly_chart`` only asks for ``to_dict()``: that is made from the JSON itself (equal
+    to plotly's own, tests/test_viz_spec.py compares them for every builder), once, and
+    reused. Plotly's constructor, which walks every property of the layout, each axis and the
+    template, runs on the first other use (``fig.data``, ``fig.layout``, ``update_layout`` …),
+    and changes made after that are validated and drop the stored dict.
+
+    The dict is shared between calls: treat it as read-only, as ``st.plotly_chart`` and
+    ``plotly.io.to_json`` do."""
+
+    def __init__(self, data: list[dict[str, Any]], layout: dict[str, Any]) -> None:
+        object.__setattr__(self, "_spec", {"data": data, "layout": layout})
+        object.__setattr__(self, "_spec_dict", None)
+
+    def __getattr__(self, name: str) -> Any:
+        # Only reached for what the instance lacks: plotly's state, before it is built.
+        spec = self.__dict__.get("_spec")
+        if spec is None or name.startswith("__"):
+            raise AttributeError(name)
+        object.__setattr__(self, "_spec", None)
+        go.Figure.__init__(self, spec, _validate=False)
+        for part in (self, self._layout_obj, *self._data_objs):
+            part._validate = True  # unvalidated, plotly writes changes into its dicts unannounced
+        return getattr(self, name)
+
+    def to_dict(self) -> dict[str, Any]:
+        if self._spec_dict is None:
+            spec = self.__dict__.get("_spec")
+            if spec is not None:
+                res = {"data": _copied(spec["data"]), "layout": _copied(spec["layout"])}
+            else:
+                res = {"data": _copied(self._data), "layout": _copied(self._layout)}
+                if self._frame_objs:
+                    res["frames"] = _copied([frame._props for frame in self._frame_objs])
+            object.__setattr__(self, "_spec_dict", res)
+        return dict(self._spec_dict)
+
+    def _changed(self) -> None:
+        object.__setattr__(self, "_spec_dict", None)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        self._changed()
+        super().__setattr__(name, value)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        self._changed()
+        super().__setitem__(key, value)
+
+    # every change to a built figure's traces or layout goes through one of these
+    def _restyle_child(self, *args: Any, **kwargs: Any) -> Any:
+        self._changed()
+        return super()._restyle_child(*args, **kwargs)
+
+    def _relayout_child(self, *args: Any, **kwargs: Any) -> Any:
+        self._changed()
+        return super()._relayout_child(*args, **kwargs)
+
+    def _perform_plotly_update(self, *args: Any, **kwargs: Any) -> Any:
+        self._changed()
+        return super()._perform_plotly_update(*args, **kwargs)
+
+    def _perform_plotly_restyle(self, *args: Any, **kwargs: Any) -> Any:
+        self._changed()
+        return super()._perform_plotly_restyle(*args, **kwargs)
+
+    def _perform_plotly_relayout(self, *args: Any, **kwargs: Any) -> Any:
+        self._changed()
+        return super()._perform_plotly_relayout(*args, **kwargs)
+
+    def add_traces(self, *args: Any, **kwargs: Any) -> Any:
+        self._changed()
+        return super().add_traces(*args, **kwargs)
+
+    def update(self, *args: Any, **kwargs: Any) -> Any:
+        self._changed()
+        return super().update(*args, **kwargs)
+
+
+def _copied(obj: Any) -> Any:
+    """`obj` copied as plotly's ``to_dict`` copies and converts it: arrays under a dict key
+    (except plotly's skipped keys) become its base64 typed-array specs, the rest deep copies."""
+    if isinstance(obj, _SCALARS):
+        return obj
+    if isinstance(obj, dict):
+        out = {}
+        for key, value in obj.items():
+            if isinstance(value, _SCALARS):
+                out[key] = value
+            elif is_skipped_key(key):
+                out[key] = copy.deepcopy(value)
+            elif is_homogeneous_array(value):
+                out[key] = to_typed_array_spec(value)
+            else:
+                out[key] = _copied(value)
+        return out
+    if isinstance(obj, list):
+        return [_copied(v) for v in obj]
+    if isinstance(obj, tuple):
+        return tuple(_copied(v) for v in obj)
+    return copy.deepcopy(obj)
+
+
+def figure(data: list[dict[str, Any]], layout: dict[str, Any]) -> SpecFigure:
     """A figure holding `data` and `layout` as given (plotly's validators are not run).
 
     A template named in `layout` (or plotly's default one when none is) is put in as its
@@ -29,7 +142,7 @@ def figure(data: list[dict[str, Any]], layout: dict[str, Any]) -> go.Figure:
     name = layout.get("template", pio.templates.default)
     if isinstance(name, str):
         layout = {**layout, "template": _template(name)}
-    return go.Figure({"data": data, "layout": _titles(layout)}, _validate=False)
+    return SpecFigure(data, _titles(layout))
 
 
 def _titles(layout: dict[str, Any]) -> dict[str, Any]:
