@@ -254,3 +254,28 @@ def test_a_changed_figure_is_serialised_afresh():
     assert _our_json(fig) == _plotly_json(fig)
     fig.to_dict()["layout"] = {}  # a caller replacing a top-level key changes nothing
     assert _our_json(fig) == _plotly_json(fig)
+
+
+ARRAYS = [
+    np.array([0.1, 0.2]),
+    np.array([1.5], dtype=np.float32),
+    np.arange(5),
+    np.array([-(2**40), 1]),
+    np.array([2**63 - 1, 0]),
+    np.array([300, 70_000], dtype=np.uint64),
+    np.array([2**64 - 1], dtype=np.uint64),
+    np.array([True, False]),
+    np.array([1, 2], dtype=np.float16),
+    np.array([0.5, 2.0], dtype=">f8"),
+    np.arange(6.0).reshape(2, 3),
+    np.arange(6, dtype=np.int64).reshape(3, 2)[::2],
+    np.array([], dtype=float),
+    np.array(["a", "b"]),
+    np.array(["a", 1], dtype=object),
+]
+
+
+@pytest.mark.parametrize("array", ARRAYS, ids=lambda a: f"{a.dtype}{a.shape}")
+def test_arrays_are_encoded_as_plotly_encodes_them(array):
+    fig = spec.figure([{"type": "scatter", "x": array, "customdata": [array]}], {"xaxis": {"range": array}})
+    assert _our_json(fig) == _plotly_json(fig)

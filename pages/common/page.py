@@ -9,6 +9,7 @@ import streamlit as st
 from streamlit import config
 from streamlit.runtime.pages_manager import PagesManager
 
+from pages.common.gc_settle import settle_after_imports
 from pages.common.i18n import Strings, current_lang, strings
 from pages.common.lesson import Lesson, lesson
 
@@ -47,6 +48,7 @@ def _through_entry_script() -> None:
 def start(name: str, with_lesson: bool = True) -> tuple[Strings, Lesson | None]:
     """Set up a page: style, strings and lesson of `name` in the session language, and title."""
     _through_entry_script()
+    settle_after_imports()  # once per process, with the first page's modules imported
     lang = current_lang()
     if st.query_params.get("lang") != lang:
         st.query_params["lang"] = lang

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import secrets
 import zlib
+from functools import lru_cache
 
 import numpy as np
 import streamlit as st
@@ -38,8 +39,13 @@ def learner_seed() -> int:
 
 def option_order(seed: int, page: str, question: int, n_options: int) -> list[int]:
     """The order in which question `question` of `page` shows its options to learner `seed`."""
+    return list(_order(seed, page, question, n_options))
+
+
+@lru_cache(maxsize=4096)
+def _order(seed: int, page: str, question: int, n_options: int) -> tuple[int, ...]:
     rng = np.random.default_rng([seed, zlib.crc32(page.encode("utf-8")), question])
-    return [int(j) for j in rng.permutation(n_options)]
+    return tuple(int(j) for j in rng.permutation(n_options))
 
 
 def quiz(s: Strings) -> None:

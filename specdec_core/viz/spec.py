@@ -17,10 +17,12 @@ one copying walk, and hands it out again until the figure is changed.
 
 from __future__ import annotations
 
+import base64
 import copy
 from functools import lru_cache
 from typing import Any
 
+import numpy as np
 import plotly.graph_objects as go
 import plotly.io as pio
 from _plotly_utils.basevalidators import is_homogeneous_array
@@ -122,16 +124,49 @@ def _copied(obj: Any) -> Any:
                 out[key] = value
             elif is_skipped_key(key):
                 out[key] = copy.deepcopy(value)
+            elif isinstance(value, np.ndarray):
+                out[key] = _typed_array(value)
+            elif isinstance(value, (dict, list, tuple)):
+                out[key] = _copied(value)
             elif is_homogeneous_array(value):
                 out[key] = to_typed_array_spec(value)
             else:
-                out[key] = _copied(value)
+                out[key] = copy.deepcopy(value)
         return out
     if isinstance(obj, list):
+        if all(isinstance(v, _SCALARS) for v in obj):
+            return list(obj)
         return [_copied(v) for v in obj]
     if isinstance(obj, tuple):
         return tuple(_copied(v) for v in obj)
     return copy.deepcopy(obj)
+
+
+#: plotly.js typed-array names of the dtypes plotly encodes, and plotly's downcasts of 64-bit ints
+_SHORT = {"int8": "i1", "uint8": "u1", "int16": "i2", "uint16": "u2", "int32": "i4", "uint32": "u4"}
+_SHORT |= {"float32": "f4", "float64": "f8"}
+_NARROW = {
+    "int64": [np.int8, np.int16, np.int32],
+    "uint64": [np.uint8, np.uint16, np.uint32],
+}
+
+
+def _typed_array(v: np.ndarray) -> Any:
+    """Plotly's ``to_typed_array_spec`` of a numeric array without its generic checks (which
+    cost more than the encoding); any other array goes to plotly's own function."""
+    name = v.dtype.name
+    if v.size == 0 or not v.dtype.isnative or (name not in _SHORT and name not in _NARROW):
+        return to_typed_array_spec(v)
+    if name in _NARROW:
+        lo, hi = v.min(), v.max()
+        fits = [t for t in _NARROW[name] if np.iinfo(t).min <= lo and hi <= np.iinfo(t).max]
+        if not fits:
+            return to_typed_array_spec(v)
+        v = v.astype(fits[0])
+    out = {"dtype": _SHORT[v.dtype.name], "bdata": base64.b64encode(np.ascontiguousarray(v)).decode("ascii")}
+    if v.ndim > 1:
+        out["shape"] = str(v.shape)[1:-1]
+    return out
 
 
 def figure(data: list[dict[str, Any]], layout: dict[str, Any]) -> SpecFigure:
