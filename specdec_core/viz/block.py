@@ -250,7 +250,7 @@ def round_figure(rnd: BlockRound, labels: Sequence[str], text: Mapping[str, str]
             shapes=shapes,
             annotations=notes,
             title={"text": t["round_title"].format(n=rnd.index, committed=len(rnd.committed))},
-            margin={"l": 50, "r": 20, "t": 90, "b": 40},
+            margin={"l": 62, "r": 20, "t": 90, "b": 40},
         ),
     )
     return figure(data, layout)
@@ -447,7 +447,7 @@ def cache_figure(
     data = [_legend_entry(name, colour) for colour, name in legend]
     names = [t["text_row"], *(f"{name}<br>{c.start} → {c.peak} → {c.after}" for name, c, _, _ in caches)]
     layout = base_layout(
-        height=300, margin={"l": 110, "r": 20, "t": 60, "b": 45}, shapes=shapes, annotations=notes
+        height=300, margin={"l": 110, "r": 20, "t": 92, "b": 60}, shapes=shapes, annotations=notes
     )
     layout["xaxis"] = {
         "range": [lo - 2.0 if lo else -0.6, hi - 0.4],

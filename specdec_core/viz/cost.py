@@ -145,7 +145,7 @@ def verify_cost_figure(
                 },
             )
         )
-    layout = base_layout(height=360)
+    layout = base_layout(height=360, margin={"l": 64, "r": 24, "t": 74, "b": 60})
     layout["xaxis"] = {"title": {"text": t["tokens_in_forward"]}, "dtick": 1, "gridcolor": GRID}
     layout["yaxis"] = {
         "title": {"text": t["cost_in_steps"]},
@@ -223,7 +223,7 @@ def expected_tokens_figure(
             marker={"color": DRAFT, "size": 15, "line": {"color": palette.INK, "width": 1.5}},
         )
     )
-    layout = base_layout(height=430)
+    layout = base_layout(height=430, margin={"l": 64, "r": 24, "t": 96, "b": 60})
     layout["xaxis"] = {
         "title": {"text": t["gamma_axis"]},
         "dtick": 1 if max_gamma <= 16 else 2,
@@ -295,7 +295,9 @@ def speedup_gamma_figure(
             marker={"size": 15, "color": DRAFT, "line": {"color": palette.INK, "width": 1.5}},
         ),
     ]
-    layout = base_layout(height=400, shapes=[line], annotations=[label])
+    layout = base_layout(
+        height=400, margin={"l": 64, "r": 24, "t": 94, "b": 60}, shapes=[line], annotations=[label]
+    )
     layout["xaxis"] = {
         "title": {"text": t["gamma_axis"]},
         "dtick": 1 if max_gamma <= 16 else 2,
@@ -344,7 +346,9 @@ def speedup_alpha_figure(
             marker={"size": 15, "color": DRAFT, "line": {"color": palette.INK, "width": 1.5}},
         ),
     ]
-    layout = base_layout(height=400, shapes=[line], annotations=[label])
+    layout = base_layout(
+        height=400, margin={"l": 64, "r": 24, "t": 94, "b": 60}, shapes=[line], annotations=[label]
+    )
     layout["xaxis"] = {"title": {"text": t["alpha_axis"]}, "range": [0, 1], "gridcolor": GRID}
     # the envelope can climb far above your curve near α = 1; keep your curve readable
     top = 1.3 * max(float(yours.max()), 1.0)

@@ -91,7 +91,10 @@ def _figure(
 ) -> go.Figure:
     """Bars over the token axis, overlaid, with the shared layout of this lesson's bar charts."""
     layout = palette.base_layout(
-        barmode="overlay", height=height, uniformtext={"minsize": 11, "mode": "hide"}
+        barmode="overlay",
+        height=height,
+        margin={"l": 74, "r": 24, "t": 50, "b": 70},
+        uniformtext={"minsize": 11, "mode": "hide"},
     )
     layout["xaxis"] = _ticks(labels, xaxis)
     layout["yaxis"] = {"title": {"text": yaxis}, "rangemode": "tozero", "gridcolor": palette.GRID}
@@ -225,7 +228,7 @@ def conservation_bar(
         barmode="overlay",
         height=height,
         showlegend=False,
-        margin={"l": 20, "r": 110, "t": 20, "b": 45},
+        margin={"l": 104, "r": 110, "t": 20, "b": 68},
         uniformtext={"minsize": 11, "mode": "hide"},
         annotations=notes,
     )
@@ -354,7 +357,9 @@ def alpha_temperature(
             hovertemplate="T = %{x:.3g}<br>α = %{y:.4f}<extra></extra>",
         ),
     ]
-    layout = palette.base_layout(height=height, shapes=[line], annotations=[label])
+    layout = palette.base_layout(
+        height=height, margin={"l": 74, "r": 26, "t": 50, "b": 72}, shapes=[line], annotations=[label]
+    )
     layout["xaxis"] = {
         "type": "log",
         "title": {"text": t["xaxis"]},

@@ -58,7 +58,7 @@ def rounds_figure(rounds: Sequence[BlockRound], text: Mapping[str, str]) -> go.F
         barmode="stack",
         height=260,
         bargap=0.15,
-        margin={"l": 50, "r": 20, "t": 60, "b": 45},
+        margin={"l": 50, "r": 20, "t": 60, "b": 60},
         shapes=[line],
         annotations=[label],
     )

@@ -210,7 +210,7 @@ def stages_figure(
             barmode="overlay",
             bargap=0.35,
             height=ROW_HEIGHT * len(rows) + 120,
-            margin={"l": 60, "r": 20, "t": 70, "b": 60},
+            margin={"l": 60, "r": 20, "t": 70, "b": 78},
             legend={"orientation": "h", "yanchor": "bottom", "y": 1.03, "x": 0},
             uniformtext={"minsize": 9, "mode": "show"},
         ),
@@ -312,7 +312,7 @@ def sweep_figure(
         base_layout(
             height=480,
             hovermode="x unified",
-            margin={"l": 60, "r": 20, "t": 40, "b": 55},
+            margin={"l": 60, "r": 112, "t": 40, "b": 64},
             legend={"orientation": "v", "yanchor": "top", "y": 1.0, "x": 1.02, "font": {"size": 12}},
         ),
     )

@@ -89,7 +89,7 @@ def speedup_heatmap(
             marker={"size": 14, "color": DRAFT, "line": {"color": palette.INK, "width": 1.5}},
         ),
     ]
-    layout = base_layout(height=420)
+    layout = base_layout(height=420, margin={"l": 64, "r": 114, "t": 50, "b": 60})
     layout["xaxis"] = {"title": {"text": t["alpha_axis"]}, "range": [0, 1]}
     layout["yaxis"] = {
         "title": {"text": t["gamma_axis"]},
@@ -185,7 +185,7 @@ def drafts_map_figure(
             marker={"size": 15, "color": DRAFT, "line": {"color": palette.INK, "width": 1.5}},
         ),
     ]
-    layout = base_layout(height=480)
+    layout = base_layout(height=480, margin={"l": 64, "r": 150, "t": 52, "b": 60})
     layout["xaxis"] = {"title": {"text": t["alpha_axis"]}, "range": [-0.02, 1.02]}
     layout["yaxis"] = {"title": {"text": t["cost_axis"]}, "range": [-0.12, 1.04]}
     return figure(data, layout)

@@ -327,7 +327,7 @@ def tree_figure(
     rows = max(dr.pos.rows, len(view.labels))
     fig_layout = palette.base_layout(
         height=int(150 + rows * (46 if rows <= 16 else 34)),  # big trees get tighter rows
-        margin={"l": 10, "r": 10, "t": 20, "b": 10},
+        margin={"l": 10, "r": 10, "t": 20, "b": 50},
         legend={"orientation": "h", "yanchor": "top", "y": -0.01, "x": 0},
         annotations=notes,
         hovermode="closest",
