@@ -26,8 +26,8 @@ from specdec_core.live.streaming import Chunks, TextFeed
 from specdec_core.live.trace import LiveTrace, RunRecord, build
 
 TOP_N = 20  # probabilities kept per row for the inspector
-PAINT_EVERY = 0.25  # seconds between repaints while streaming (each one redraws the whole page)
-CAPTION_EVERY = 1.0  # seconds between rewrites of the running caption
+PAINT_EVERY = 0.5  # seconds between repaints while streaming (each one redraws the whole page)
+CAPTION_EVERY = 2.0  # seconds between rewrites of the running caption
 CHUNK_REPAINTS = 8  # repaints per element of the streaming text
 PLAYBACK_MAX_PAUSE = 0.4
 QUEUE_POLL = 0.5  # seconds between updates of a waiting request's place in the line
