@@ -68,3 +68,56 @@ def test_unrolled_loss_goes_down_with_training(setup):
         first = first if first is not None else float(loss)
     assert float(loss) < 0.8 * first
     assert len(agree) == 3 and all(0.0 <= a <= 1.0 for a in agree)
+
+
+def test_a_new_run_can_start_from_a_finished_one(setup, tmp_path, monkeypatch):
+    """`fit --init`: a second run takes the first's weights (not its optimiser or schedule) and
+    records where it started, so the card can give both stages' commands."""
+    import specdec_core.models
+    from train import fit, paths
+
+    model, data, _, _ = setup
+    monkeypatch.setattr(paths, "WORK", tmp_path)
+    monkeypatch.setattr(specdec_core.models, "load_bundled", lambda: model)
+    folder = tmp_path / "features" / "train"
+    folder.mkdir(parents=True)
+    feats, toks, lse = (np.concatenate([s[i] for s in data.seqs]) for i in range(3))
+    lengths = np.asarray([len(s[1]) for s in data.seqs], np.int32)
+    np.savez(folder / "shard_0000.npz", features=feats, tokens=toks, lse=lse, argmax=toks,
+             answer_start=np.ones(len(lengths), np.int32), length=lengths)  # fmt: skip
+    np.save(tmp_path / "vocab.npy", np.arange(model.module.config.vocab_size, dtype=np.int64))
+
+    fit.run(minutes=5, max_steps=3, schedule=3, lr=1e-3)
+    first = torch.load(fit.checkpoint_path(), weights_only=False)
+    assert first["state"]["step"] == 3 and "init_r2" in first["state"]
+    assert first["state"]["feature_shards"] == {"train": 1, "corpus": 0}
+    fit.checkpoint_path().rename(tmp_path / "stage1.pt")
+
+    fit.run(minutes=5, max_steps=0, schedule=10, lr=5e-4, init=str(tmp_path / "stage1.pt"))
+    second = torch.load(fit.checkpoint_path(), weights_only=False)
+    state = second["state"]
+    assert state["step"] == 0 and state["schedule"] == 10 and state["lr"] == 5e-4
+    assert state["init"]["file"] == "stage1.pt" and state["init"]["step"] == 3
+    assert state["init"]["schedule"] == 3 and state["init"]["feature_shards"] == {"train": 1, "corpus": 0}
+    assert all(torch.equal(second["head"][k], v) for k, v in first["head"].items())
+    assert "init_r2" not in state  # no least-squares start: the weights came from stage 1
+
+
+def test_the_model_card_gives_both_stages_of_a_run_started_from_another():
+    import json
+
+    from train import export, paths
+
+    card = json.loads((paths.ASSET / "card.json").read_text())
+    card.pop("init", None)
+    plain = export.model_card(card)
+    assert "--init" not in plain and "stage 1" not in plain
+    card["init"] = {"file": "stage1.pt", "step": 710, "schedule": 300, "lr": 2e-4,
+                    "feature_shards": {"train": 9, "corpus": 9}}  # fmt: skip
+    card["feature_shards"] = {"train": 20, "corpus": 15, "held_out": 2}
+    text = export.model_card(card)
+    first, second = text.split("# stage 2")
+    assert "--limit 288" in first and "fit --steps 710 --schedule 300 --lr 0.0002" in first
+    assert "mv artifacts/head/checkpoint.pt artifacts/head/stage1.pt" in first
+    assert "--limit 640" in second and "--shards 15" in second
+    assert "fit --init artifacts/head/stage1.pt" in second

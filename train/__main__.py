@@ -42,6 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--steps", type=int, default=None, help="stop at this total step count")
     t.add_argument("--schedule", type=int, default=None, help="cosine schedule length in steps (new runs)")
     t.add_argument("--lr", type=float, default=None, help="peak learning rate (new runs)")
+    t.add_argument("--init", default=None, help="a finished run's checkpoint to start a new run from")
     e = sub.add_parser("evaluate")
     e.add_argument("--prompts", type=int, default=24, help="held-out prompts to run")
     e.add_argument("--tokens", type=int, default=96, help="new tokens per prompt")
@@ -79,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     elif args.stage == "fit":
         from train import fit
 
-        fit.run(minutes=args.minutes, max_steps=args.steps, schedule=args.schedule, lr=args.lr)
+        fit.run(args.minutes, args.steps, args.schedule, args.lr, args.init)
     elif args.stage == "evaluate":
         from train import evaluate
 

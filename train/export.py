@@ -47,9 +47,15 @@ def run() -> None:
         "unrolled_steps": fit.STEPS,
         "evaluation": json.loads(evaluation.read_text()) if evaluation.exists() else None,
     }
+    old = paths.ASSET / "card.json"
+    if state.get("init"):  # trained on from an earlier run's weights: both stages go in the card
+        init = dict(state["init"])
+        previous = json.loads(old.read_text()) if old.exists() else {}
+        if not init.get("feature_shards") and previous.get("steps") == init.get("step"):
+            init["feature_shards"] = previous.get("feature_shards")  # the export of that run
+        card["init"] = init
     save_head(head, saved["vocab"], DEFAULT_WEIGHTS, card)
     card["cost_ratio"] = round(step_cost_ratio(target), 4)
-    old = paths.ASSET / "card.json"
     if old.exists():  # keep the benchmark figures recorded by `python -m train card --bench ...`
         card["bench"] = json.loads(old.read_text()).get("bench")
     card["size_mb"] = round(DEFAULT_WEIGHTS.stat().st_size / 1e6, 2)
@@ -107,6 +113,8 @@ def model_card(card: dict) -> str:
     alpha = ", ".join(f"{x:.2f}" for x in ev.get("alpha_t07_by_depth", []))
     shards = card.get("generated_shards") or {}
     fs = card.get("feature_shards") or {}
+    first_stage, init_flag = _first_stage(card.get("init")), _init_flag(card.get("init"))
+    train_prompts = 32 * fs.get("train", shards.get("train", 0))
     return f"""# Draft head for {card["target"]}
 
 An EAGLE-style draft head (specdec_core/models/head.py): one Llama decoder layer over
@@ -141,15 +149,37 @@ least-squares start.
   head_alpha {bench.get("head_alpha", "not run")}
 
 ## Reproduce
-    python -m train generate --split train --limit {32 * shards.get("train", 0)}
     python -m train generate --split held_out --batch 16 --max-new-tokens 128 \\
         --limit {16 * shards.get("held_out", 0)}
-    python -m train corpus && python -m train features --split corpus --shards {fs.get("corpus", "")}
-    python -m train features --split train && python -m train features --split held_out
-    python -m train fit --steps {card["steps"]} --schedule {card.get("schedule", fit.TOTAL_STEPS)} \\
-        --lr {card.get("lr", fit.LR)}
+    python -m train corpus && python -m train features --split held_out
+{first_stage}    python -m train generate --split train --limit {train_prompts}
+    python -m train features --split corpus --shards {fs.get("corpus", "")}
+    python -m train features --split train
+    python -m train fit {init_flag}--steps {card["steps"]} \\
+        --schedule {card.get("schedule", fit.TOTAL_STEPS)} --lr {card.get("lr", fit.LR)}
     python -m train evaluate --prompts {ev.get("prompts", 24)} && python -m train export
 (each stage is seeded and resumes where it stopped; train/data/ holds the generated answers
 this head used, so the generate stages find them done; torch's thread count can change the
 last digits of a float sum, so a refit matches closely, not bit for bit).
 """
+
+
+def _first_stage(init: dict | None) -> str:
+    """The commands of the run a head was started from (``fit --init``), or nothing."""
+    if not init:
+        return ""
+    fs = init.get("feature_shards") or {}
+    return (
+        f"    # stage 1: the run this head started from ({init['step']} steps)\n"
+        f"    python -m train generate --split train --limit {32 * fs.get('train', 0)}\n"
+        f"    python -m train features --split corpus --shards {fs.get('corpus', '')}\n"
+        f"    python -m train features --split train\n"
+        f"    python -m train fit --steps {init['step']} --schedule {init.get('schedule')} "
+        f"--lr {init.get('lr')}\n"
+        f"    mv artifacts/head/checkpoint.pt artifacts/head/{init['file']}\n"
+        f"    # stage 2: more answers, trained on from stage 1's weights\n"
+    )
+
+
+def _init_flag(init: dict | None) -> str:
+    return f"--init artifacts/head/{init['file']} " if init else ""

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import time
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -214,8 +215,16 @@ def least_squares_init(head: EagleHead, data: Data, embed: torch.Tensor, final_n
 
 
 def run(
-    minutes: float = 50.0, max_steps: int | None = None, schedule: int | None = None, lr: float | None = None
+    minutes: float = 50.0,
+    max_steps: int | None = None,
+    schedule: int | None = None,
+    lr: float | None = None,
+    init: str | None = None,
 ) -> None:
+    """Train (or resume) the head; a new run starts from the least-squares fit, or from the
+    weights of the checkpoint `init` (a finished earlier run, recorded in the new state as
+    ``init``: its steps, schedule, learning rate, data and feature shards), with a fresh
+    optimiser and schedule."""
     from specdec_core.models import load_bundled
 
     target = load_bundled()
@@ -237,7 +246,19 @@ def run(
     }
     ckpt = checkpoint_path()
     data = Data()
-    if not ckpt.exists():
+    if not ckpt.exists() and init is not None:
+        source = torch.load(init, weights_only=False)
+        head.load_state_dict(source["head"])
+        before = source["state"]
+        state["init"] = {
+            "file": Path(init).name,
+            **{k: before.get(k) for k in ("step", "schedule", "lr", "data", "feature_shards", "init")},
+        }
+        state["feature_shards"] = _shard_counts()
+        print(f"starting from {init} ({before['step']} steps)", flush=True)
+        _save(ckpt, head, opt, state, vocab)
+    elif not ckpt.exists():
+        state["feature_shards"] = _shard_counts()
         t0 = time.perf_counter()
         r2 = least_squares_init(head, data, embed, module.model.norm.weight.detach().float())
         state["init_r2"] = round(r2, 4)
@@ -301,6 +322,10 @@ def run(
             _save(ckpt, head, opt, state, vocab)
     _save(ckpt, head, opt, state, vocab)
     print(f"stopped at step {state['step']} after {state['seconds'] / 60:.1f} min of training", flush=True)
+
+
+def _shard_counts() -> dict[str, int]:
+    return {split: len(features.files(split)) for split in ("train", "corpus")}
 
 
 def _save(path, head, opt, state, vocab) -> None:
