@@ -166,4 +166,5 @@ def show(trace: LiveTrace) -> None:
         mime="application/json",
         icon=":material/download:",
         key="live_download",
+        on_click="ignore",  # no rerun: it could drop the file being built for this click
     )

@@ -106,4 +106,5 @@ def show(result: RaceResult) -> None:
         mime="application/json",
         icon=":material/download:",
         key="race_download",
+        on_click="ignore",  # no rerun: it could drop the file being built for this click
     )

@@ -3,14 +3,17 @@
 A greedy n-gram run on the copy prompt shows coloured tokens, the identical-text check and
 a measured speedup, and a click on a token opens its position in the inspector; two
 browser sessions generating at the same time both finish, each with
-its own text (the second waits, visibly, for the model); a long run can be stopped.
+its own text (the second waits, visibly, for the model) and downloads its own trace; a long
+run can be stopped.
 Screenshots are saved under artifacts/screenshots. Prepare the model cache first
 (``python -m specdec_core.models.bundled``) so loading takes seconds, not half a minute.
 """
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
@@ -73,8 +76,21 @@ def test_greedy_copy_run_shows_colours_and_a_speedup(page: Page, app_url: str, s
     expect(checked).to_have_value(str(slot), timeout=TIMEOUT)
 
 
+def _download_trace(page: Page) -> dict:
+    """The session's run as the JSON trace its download button gives."""
+    button = page.get_by_test_id("stDownloadButton").filter(has_text="JSON trace").locator("button")
+    with page.expect_download(timeout=TIMEOUT) as info:
+        button.click()
+    return json.loads(Path(info.value.path()).read_text(encoding="utf-8"))
+
+
+def _trace_text(trace: dict) -> str:
+    texts = trace["token_texts"]
+    return "".join(texts[str(t)] for e in trace["speculative"]["events"] for t in e["committed"])
+
+
 def test_two_sessions_generate_at_once(browser: Browser, app_url: str, screenshot_dir):
-    first, second = browser.new_context(), browser.new_context()
+    first, second = browser.new_context(accept_downloads=True), browser.new_context(accept_downloads=True)
     try:
         a, b = first.new_page(), second.new_page()
         _open(a, f"{app_url}/live?live_preset=chat&live_max=64&live_compare=0")
@@ -89,6 +105,10 @@ def test_two_sessions_generate_at_once(browser: Browser, app_url: str, screensho
         _finished(b)
         text_a, text_b = _generated_text(a), _generated_text(b)
         assert "Thames" in text_b and "Thames" not in text_a, "each session shows its own run"
+        trace_a, trace_b = _download_trace(a), _download_trace(b)
+        assert trace_a["settings"]["max_new_tokens"] == 64 and trace_b["settings"]["max_new_tokens"] == 32
+        shown = [t.replace("↵", "") for t in (text_a, text_b)]  # the page marks line breaks
+        assert [_trace_text(trace_a), _trace_text(trace_b)] == shown
         _shot(a, screenshot_dir / "live-two-sessions-a.png")
         _shot(b, screenshot_dir / "live-two-sessions-b.png")
     finally:
