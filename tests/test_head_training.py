@@ -121,3 +121,20 @@ def test_the_model_card_gives_both_stages_of_a_run_started_from_another():
     assert "mv artifacts/head/checkpoint.pt artifacts/head/stage1.pt" in first
     assert "--limit 640" in second and "--shards 15" in second
     assert "fit --init artifacts/head/stage1.pt" in second
+
+
+def test_every_step_has_a_batch_when_epochs_pack_differently(setup, monkeypatch):
+    """Epochs are shuffled and packed afresh, so their batch counts differ; a step must still
+    find a batch in any epoch (stop 20's fit stopped at step 975 on an IndexError)."""
+    from train import fit
+
+    _, data, _, _ = setup
+    monkeypatch.setattr(fit, "BATCH_TOKENS", 40)  # a few sequences a batch
+    counts = {e: len(data.batches(e)) for e in range(40)}
+    assert len(set(counts.values())) > 1  # the packing does differ between epochs
+    per_epoch = counts[0]
+    for step in range(40 * per_epoch):
+        batch = data.batch_at(step, per_epoch)
+        assert batch and all(0 <= i < len(data.seqs) for i in batch)
+    epoch = next(e for e, n in counts.items() if n != per_epoch)
+    assert data.batch_at(epoch * per_epoch + per_epoch - 1, per_epoch) in data.batches(epoch)

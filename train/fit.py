@@ -76,6 +76,14 @@ class Data:
             out.append(cur)
         return out
 
+    def batch_at(self, step: int, per_epoch: int) -> list[int]:
+        """The batch of training step `step`: epochs are `per_epoch` steps long (epoch 0's
+        batch count); an epoch whose shuffle packs into fewer batches starts over on its own
+        batches, one that packs into more leaves its last ones out."""
+        epoch, within = divmod(step, per_epoch)
+        batches = self.batches(epoch)
+        return batches[within % len(batches)]
+
     def tensors(self, idx: list[int]) -> tuple[torch.Tensor, ...]:
         width = max(min(len(self.seqs[i][1]), MAX_LEN) for i in idx)
         f = torch.zeros(len(idx), width, self.seqs[idx[0]][0].shape[1])
@@ -291,8 +299,8 @@ def run(
             break
         if time.perf_counter() - started > 60 * minutes or (paths.WORK / "stop").exists():
             break
-        epoch, within = divmod(step, per_epoch)
-        idx = data.batches(epoch)[within]
+        epoch = step // per_epoch
+        idx = data.batch_at(step, per_epoch)
         lr = (
             state["lr"]
             * min(1.0, (step + 1) / WARMUP)
