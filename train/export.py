@@ -51,8 +51,10 @@ def run() -> None:
     if state.get("init"):  # trained on from an earlier run's weights: both stages go in the card
         init = dict(state["init"])
         previous = json.loads(old.read_text()) if old.exists() else {}
-        if not init.get("feature_shards") and previous.get("steps") == init.get("step"):
-            init["feature_shards"] = previous.get("feature_shards")  # the export of that run
+        if not init.get("feature_shards"):  # from the export of that run, or of this one before
+            for card_of in (previous, previous.get("init") or {}):
+                if card_of.get("steps", card_of.get("step")) == init.get("step"):
+                    init["feature_shards"] = card_of.get("feature_shards")
         card["init"] = init
     save_head(head, saved["vocab"], DEFAULT_WEIGHTS, card)
     card["cost_ratio"] = round(step_cost_ratio(target), 4)
