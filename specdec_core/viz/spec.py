@@ -82,34 +82,29 @@ class SpecFigure(go.Figure):
         self._changed()
         super().__setitem__(key, value)
 
-    # every change to a built figure's traces or layout goes through one of these
-    def _restyle_child(self, *args: Any, **kwargs: Any) -> Any:
-        self._changed()
-        return super()._restyle_child(*args, **kwargs)
 
-    def _relayout_child(self, *args: Any, **kwargs: Any) -> Any:
-        self._changed()
-        return super()._relayout_child(*args, **kwargs)
+def _dropping_the_dict(name: str) -> Any:
+    """SpecFigure's version of go.Figure's method `name`: drop the stored dict, then do it."""
 
-    def _perform_plotly_update(self, *args: Any, **kwargs: Any) -> Any:
+    def method(self: SpecFigure, *args: Any, **kwargs: Any) -> Any:
         self._changed()
-        return super()._perform_plotly_update(*args, **kwargs)
+        return getattr(super(SpecFigure, self), name)(*args, **kwargs)
 
-    def _perform_plotly_restyle(self, *args: Any, **kwargs: Any) -> Any:
-        self._changed()
-        return super()._perform_plotly_restyle(*args, **kwargs)
+    method.__name__ = name
+    return method
 
-    def _perform_plotly_relayout(self, *args: Any, **kwargs: Any) -> Any:
-        self._changed()
-        return super()._perform_plotly_relayout(*args, **kwargs)
 
-    def add_traces(self, *args: Any, **kwargs: Any) -> Any:
-        self._changed()
-        return super().add_traces(*args, **kwargs)
-
-    def update(self, *args: Any, **kwargs: Any) -> Any:
-        self._changed()
-        return super().update(*args, **kwargs)
+# every change to a built figure's traces or layout goes through one of these
+for _name in (
+    "_restyle_child",
+    "_relayout_child",
+    "_perform_plotly_update",
+    "_perform_plotly_restyle",
+    "_perform_plotly_relayout",
+    "add_traces",
+    "update",
+):
+    setattr(SpecFigure, _name, _dropping_the_dict(_name))
 
 
 def _copied(obj: Any) -> Any:
