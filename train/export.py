@@ -37,7 +37,10 @@ def run() -> None:
         "steps": state["step"],
         "schedule": state.get("schedule", fit.TOTAL_STEPS),
         "lr": state.get("lr", fit.LR),
-        "feature_shards": {split: len(features.files(split)) for split in ("train", "corpus", "held_out")},
+        "feature_shards": {  # what the training run loaded, where its checkpoint records it
+            split: (state.get("feature_shards") or {}).get(split, len(features.files(split)))
+            for split in ("train", "corpus", "held_out")
+        },
         "generated_shards": {
             split: len(list((paths.GENERATED / split).glob("shard_*.json")))
             for split in ("train", "held_out")
@@ -49,13 +52,7 @@ def run() -> None:
     }
     old = paths.ASSET / "card.json"
     if state.get("init"):  # trained on from an earlier run's weights: both stages go in the card
-        init = dict(state["init"])
-        previous = json.loads(old.read_text()) if old.exists() else {}
-        if not init.get("feature_shards"):  # from the export of that run, or of this one before
-            for card_of in (previous, previous.get("init") or {}):
-                if card_of.get("steps", card_of.get("step")) == init.get("step"):
-                    init["feature_shards"] = card_of.get("feature_shards")
-        card["init"] = init
+        card["init"] = state["init"]
     save_head(head, saved["vocab"], DEFAULT_WEIGHTS, card)
     card["cost_ratio"] = round(step_cost_ratio(target), 4)
     if old.exists():  # keep the benchmark figures recorded by `python -m train card --bench ...`

@@ -254,27 +254,26 @@ def run(
     }
     ckpt = checkpoint_path()
     data = Data()
-    if not ckpt.exists() and init is not None:
-        source = torch.load(init, weights_only=False)
-        head.load_state_dict(source["head"])
-        before = source["state"]
-        state["init"] = {
-            "file": Path(init).name,
-            **{k: before.get(k) for k in ("step", "schedule", "lr", "data", "feature_shards", "init")},
-        }
-        state["feature_shards"] = _shard_counts()
-        print(f"starting from {init} ({before['step']} steps)", flush=True)
-        _save(ckpt, head, opt, state, vocab)
-    elif not ckpt.exists():
-        state["feature_shards"] = _shard_counts()
-        t0 = time.perf_counter()
-        r2 = least_squares_init(head, data, embed, module.model.norm.weight.detach().float())
-        state["init_r2"] = round(r2, 4)
-        state["seconds"] += time.perf_counter() - t0
-        print(
-            f"least-squares start: R² = {r2:.3f} of the next feature, {time.perf_counter() - t0:.0f} s",
-            flush=True,
-        )
+    if not ckpt.exists():
+        state["feature_shards"] = {split: len(features.files(split)) for split in ("train", "corpus")}
+        if init is not None:
+            source = torch.load(init, weights_only=False)
+            head.load_state_dict(source["head"])
+            before = source["state"]
+            state["init"] = {
+                "file": Path(init).name,
+                **{k: before.get(k) for k in ("step", "schedule", "lr", "data", "feature_shards", "init")},
+            }
+            print(f"starting from {init} ({before['step']} steps)", flush=True)
+        else:
+            t0 = time.perf_counter()
+            r2 = least_squares_init(head, data, embed, module.model.norm.weight.detach().float())
+            state["init_r2"] = round(r2, 4)
+            state["seconds"] += time.perf_counter() - t0
+            print(
+                f"least-squares start: R² = {r2:.3f} of the next feature, {time.perf_counter() - t0:.0f} s",
+                flush=True,
+            )
         _save(ckpt, head, opt, state, vocab)
     else:
         saved = torch.load(ckpt, weights_only=False)
@@ -330,10 +329,6 @@ def run(
             _save(ckpt, head, opt, state, vocab)
     _save(ckpt, head, opt, state, vocab)
     print(f"stopped at step {state['step']} after {state['seconds'] / 60:.1f} min of training", flush=True)
-
-
-def _shard_counts() -> dict[str, int]:
-    return {split: len(features.files(split)) for split in ("train", "corpus")}
 
 
 def _save(path, head, opt, state, vocab) -> None:
