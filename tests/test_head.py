@@ -154,3 +154,15 @@ def test_tree_forward_rows_equal_chain_rows_along_each_branch(tiny, head_file):
     chain = draft.session(ids[:m])
     chain.bind_target(t_sess)
     assert torch.allclose(after, chain.logits([ids[m], 12, 21, 30], last_only=True), atol=1e-4)
+
+
+def test_the_gamma_controller_prices_the_head_at_its_cards_measured_cost(tiny, head_file, tmp_path):
+    from specdec_core.engine.gamma import UNKNOWN_COST_RATIO, estimate_cost_ratio
+
+    unmeasured = HeadDraft(tiny, head_file)  # its card has no cost_ratio
+    assert unmeasured.cost_ratio is None
+    assert estimate_cost_ratio(tiny, unmeasured) == UNKNOWN_COST_RATIO
+    head = EagleHead(HeadConfig.for_target(tiny.module, tiny.name))
+    path = tmp_path / "measured.safetensors"
+    save_head(head, torch.arange(0, tiny.vocab_size, 2), path, {"steps": 0, "cost_ratio": 0.0888})
+    assert estimate_cost_ratio(tiny, HeadDraft(tiny, path)) == pytest.approx(0.0888)

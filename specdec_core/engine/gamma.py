@@ -14,17 +14,22 @@ changes speed, never what is generated: the output law is the target's for every
 
 from __future__ import annotations
 
+import itertools
 from typing import Any, Protocol, runtime_checkable
 
 from specdec_core import theory
 from specdec_core.models.base import Draft, LanguageModel
 
-#: Verification of γ+1 tokens in target steps: 1 + VERIFY_JUMP + VERIFY_PER_TOKEN·γ (γ ≥ 1),
-#: a least-squares fit to the measured costs (bench/RESULTS.md, "Verification cost"). Once
-#: a decode step only reads the weights once, a batched forward is no longer free on a
-#: CPU: each extra token adds real arithmetic.
-VERIFY_JUMP = 0.10
-VERIFY_PER_TOKEN = 0.064
+#: Verification of γ+1 tokens in target steps, measured (bench.kernels, ``verify_steps``:
+#: medians of interleaved forwards over the one-token steps around them; bench/RESULTS.md,
+#: "Verification cost"). Two rows still take the thin kernel of a decode step, so γ = 1
+#: costs hardly more than a step; from three rows on each extra token adds real arithmetic.
+#: Between the measured γ the cost is interpolated, past the last one extended at the last
+#: segment's slope. (A straight-line fit, 1.10 + 0.064·γ, priced γ = 1 at 1.16 steps and so
+#: switched off cheap drafts that pay at γ = 1.)
+VERIFY_STEPS: dict[int, float] = {
+    1: 1.04, 2: 1.20, 3: 1.25, 4: 1.32, 5: 1.38, 6: 1.45, 8: 1.66, 10: 1.72, 12: 1.83, 16: 2.08,
+}  # fmt: skip
 
 
 @runtime_checkable
@@ -175,8 +180,17 @@ class TheoryGamma:
 
 
 def default_verify_cost(gamma: int) -> float:
-    """Target steps of a verification forward of γ+1 tokens (1 for γ = 0, a plain step)."""
-    return 1.0 if gamma == 0 else 1.0 + VERIFY_JUMP + VERIFY_PER_TOKEN * gamma
+    """Target steps of a verification forward of γ+1 tokens (1 for γ = 0, a plain step):
+    ``VERIFY_STEPS`` interpolated (see there)."""
+    if gamma <= 0:
+        return 1.0
+    known = sorted(VERIFY_STEPS)
+    if gamma <= known[0]:
+        return VERIFY_STEPS[known[0]]
+    segments = list(itertools.pairwise(known))
+    low, high = next(((a, b) for a, b in segments if gamma <= b), segments[-1])
+    slope = (VERIFY_STEPS[high] - VERIFY_STEPS[low]) / (high - low)
+    return VERIFY_STEPS[low] + slope * (gamma - low)
 
 
 #: Cost ratio assumed for a draft model whose cost cannot be estimated (e.g. a toy chain).

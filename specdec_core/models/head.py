@@ -232,6 +232,15 @@ class HeadDraft:
     def parameters(self) -> int:
         return sum(p.numel() for p in self.head.parameters())
 
+    @property
+    def cost_ratio(self) -> float | None:
+        """One head draft step in target decode steps, as ``train export`` measured it (the
+        card's ``cost_ratio``); None when the card lacks it. The engine's γ controller prices
+        drafts with it: the weight-bytes estimate of a model draft does not fit a head whose
+        step is mostly small operations."""
+        value = self.card.get("cost_ratio")
+        return float(value) if isinstance(value, int | float) and value > 0 else None
+
     def session(self, prompt_ids: Sequence[int]) -> HeadSession:
         s = HeadSession(self)
         s.pending = [int(t) for t in prompt_ids]
