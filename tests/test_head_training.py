@@ -123,6 +123,32 @@ def test_the_model_card_gives_both_stages_of_a_run_started_from_another():
     assert "fit --init artifacts/head/stage1.pt" in second
 
 
+def test_the_model_card_unrolls_a_chain_of_stages():
+    import json
+
+    from train import export, paths
+
+    card = json.loads((paths.ASSET / "card.json").read_text())
+    first = {
+        "file": "s1.pt",
+        "step": 710,
+        "schedule": 300,
+        "lr": 2e-4,
+        "feature_shards": {"train": 9, "corpus": 9},
+    }
+    second = {"file": "s2.pt", "step": 1000, "schedule": 1000, "lr": 3e-4,
+              "feature_shards": {"train": 38, "corpus": 15}, "init": first}  # fmt: skip
+    card["init"] = second
+    card["feature_shards"] = {"train": 57, "corpus": 15, "held_out": 2}
+    text = export.model_card(card)
+    one, rest = text.split("# stage 2")
+    two, three = rest.split("# stage 3")
+    assert "fit --steps 710 --schedule 300" in one and "artifacts/head/s1.pt" in one and "--init" not in one
+    assert "--limit 1216" in two and "fit --init artifacts/head/s1.pt --steps 1000" in two
+    assert "mv artifacts/head/checkpoint.pt artifacts/head/s2.pt" in two
+    assert "--limit 1824" in three and "fit --init artifacts/head/s2.pt" in three
+
+
 def test_every_step_has_a_batch_when_epochs_pack_differently(setup, monkeypatch):
     """Epochs are shuffled and packed afresh, so their batch counts differ; a step must still
     find a batch in any epoch (stop 20's fit stopped at step 975 on an IndexError)."""

@@ -112,7 +112,7 @@ def model_card(card: dict) -> str:
     alpha = ", ".join(f"{x:.2f}" for x in ev.get("alpha_t07_by_depth", []))
     shards = card.get("generated_shards") or {}
     fs = card.get("feature_shards") or {}
-    first_stage, init_flag = _first_stage(card.get("init")), _init_flag(card.get("init"))
+    first_stage, init_flag = _earlier_stages(card.get("init")), _init_flag(card.get("init"))
     train_prompts = 32 * fs.get("train", shards.get("train", 0))
     return f"""# Draft head for {card["target"]}
 
@@ -163,21 +163,32 @@ last digits of a float sum, so a refit matches closely, not bit for bit).
 """
 
 
-def _first_stage(init: dict | None) -> str:
-    """The commands of the run a head was started from (``fit --init``), or nothing."""
-    if not init:
-        return ""
-    fs = init.get("feature_shards") or {}
-    return (
-        f"    # stage 1: the run this head started from ({init['step']} steps)\n"
-        f"    python -m train generate --split train --limit {32 * fs.get('train', 0)}\n"
-        f"    python -m train features --split corpus --shards {fs.get('corpus', '')}\n"
-        f"    python -m train features --split train\n"
-        f"    python -m train fit --steps {init['step']} --schedule {init.get('schedule')} "
-        f"--lr {init.get('lr')}\n"
-        f"    mv artifacts/head/checkpoint.pt artifacts/head/{init['file']}\n"
-        f"    # stage 2: more answers, trained on from stage 1's weights\n"
-    )
+def _earlier_stages(init: dict | None) -> str:
+    """The commands of the runs a head was started from (``fit --init``, oldest first), or
+    nothing. Each state records its own start in ``init``, so a chain of stages unrolls."""
+    chain = []
+    while init:
+        chain.append(init)
+        init = init.get("init")
+    chain.reverse()
+    lines = []
+    for n, stage in enumerate(chain, 1):
+        fs = stage.get("feature_shards") or {}
+        what = "the first run" if n == 1 else f"trained on from stage {n - 1}'s weights"
+        lines += [
+            f"    # stage {n}: {what} ({stage['step']} steps)",
+            f"    python -m train generate --split train --limit {32 * fs.get('train', 0)}",
+            f"    python -m train features --split corpus --shards {fs.get('corpus', '')}",
+            "    python -m train features --split train",
+            f"    python -m train fit {_init_flag(stage.get('init'))}--steps {stage['step']} "
+            f"--schedule {stage.get('schedule')} --lr {stage.get('lr')}",
+            f"    mv artifacts/head/checkpoint.pt artifacts/head/{stage['file']}",
+        ]
+    if chain:
+        lines.append(
+            f"    # stage {len(chain) + 1}: more answers, trained on from stage {len(chain)}'s weights"
+        )
+    return "".join(line + "\n" for line in lines)
 
 
 def _init_flag(init: dict | None) -> str:
