@@ -62,3 +62,15 @@ def test_a_tree_round_leaves_the_real_cache_equal_to_a_fresh_prefill(bundled_mod
         after = sess.extend([600])
         fresh = model.session([*ids, 200, 500]).extend([600])
         np.testing.assert_allclose(after, fresh, atol=tol)
+
+
+def test_adaptive_gamma_keeps_the_shipped_head_drafting_on_an_open_chat_prompt(bundled_model):
+    """The γ controller prices the head at its card's measured step cost and verification
+    from the measured table; priced as an unknown draft (0.25 steps) it switched the head
+    off on this prompt, where about a quarter of its drafts stand, and ran plain steps."""
+    target, head = bundled_model, HeadDraft(bundled_model)
+    ids = target.encode("Write a short story about a robot who learns to paint.", chat=True)
+    events = list(generate(target, head, ids, SamplingConfig(temperature=0), 4, 48, 0, adaptive_gamma=True))
+    idle = sum(1 for e in events if not e.draft_tokens)
+    assert idle <= 2, f"{idle} of {len(events)} rounds drafted nothing"
+    assert summarize(events).alpha > 0.1
