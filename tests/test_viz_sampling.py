@@ -163,6 +163,19 @@ def test_sweep_lines_are_the_final_distribution_at_each_temperature(case):
     assert bool(fig.layout.shapes) == (current is not None)
 
 
+@settings(max_examples=60, deadline=None)
+@given(cases(), st.booleans())
+def test_the_vectorised_sweep_equals_apply_at_every_default_temperature(case, masked):
+    """The sweep computes all 161 temperatures at once (course.sampling_lab._final_rows):
+    every value must be apply's own, bit for bit, masked (-inf) logits included."""
+    logits, config = case
+    if masked:
+        logits = [-np.inf, *logits[1:]]
+    sweep = temperature_sweep(logits, replace(config, temperature=1.0) if config.is_greedy_switch else config)
+    for t, row in zip(sweep.temperatures, sweep.probs, strict=True):
+        assert np.array_equal(row, apply(logits, replace(config, temperature=float(t))).probs)
+
+
 def test_default_sweep_spans_the_slider_and_shows_underflow():
     sweep = temperature_sweep([4.0, 2.0, 1.5, 1.0, 0.0, -0.5], SamplingConfig())
     assert sweep.temperatures[0] == pytest.approx(1e-4) and sweep.temperatures[-1] == pytest.approx(10)

@@ -10,14 +10,14 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from specdec_core.sampling import SamplingConfig, SamplingTrace, apply, greedy, validate_logits
+from specdec_core.sampling import SamplingConfig, SamplingTrace, greedy, validate_logits
 
 #: Round numbers spaced roughly evenly on a log scale within one decade.
 _MANTISSAS = (1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0)
@@ -102,11 +102,51 @@ def temperature_sweep(
 def _sweep(z: tuple[float, ...], config: SamplingConfig, temps: tuple[float, ...]) -> TemperatureSweep:
     """The sweep for exact inputs, kept: a learner turning other controls asks for it again.
     Its arrays are read-only, as every caller shares them."""
-    probs = np.array([apply(z, replace(config, temperature=t)).probs for t in temps])
+    probs = _final_rows(np.array(z), config, np.array(temps))
     sweep = TemperatureSweep(np.array(temps), probs, np.count_nonzero(probs > 0, axis=1))
     for array in (sweep.temperatures, sweep.probs, sweep.support_size):
         array.flags.writeable = False
     return sweep
+
+
+def _softmax_rows(scores: np.ndarray) -> np.ndarray:
+    shifted = scores - np.max(scores, axis=1, keepdims=True)
+    e = np.exp(shifted)
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def _final_rows(z: np.ndarray, config: SamplingConfig, temps: np.ndarray) -> np.ndarray:
+    """``apply(z, config with T = t).probs`` for every t at once, one row per temperature.
+
+    The same float64 operations as :func:`specdec_core.sampling.apply`, row by row (row-wise
+    max, exp and sum, a stable sort for top-k and top-p, a sequential cumulative sum), so a
+    first visit of the sampling lab does not pay 161 separate calls; tests compare it with
+    ``apply`` value for value.
+    """
+    n = z.size
+    scores = np.repeat(z[None, :], temps.size, axis=0)
+    probs = _softmax_rows(scores)
+    keep_min = min(config.min_tokens_to_keep, n)
+    for name in config.order:
+        cut = np.zeros(scores.shape, dtype=bool)
+        if name == "temperature":
+            finite = np.isfinite(scores)
+            top = np.max(scores, axis=1, keepdims=True)
+            scores = np.where(finite, (scores - top) / temps[:, None], -np.inf)
+        elif name == "top_k" and config.top_k > 0:
+            k = min(max(config.top_k, config.min_tokens_to_keep), n)
+            threshold = np.sort(probs, axis=1)[:, n - k]
+            cut = probs < threshold[:, None]
+        elif name == "top_p" and config.top_p < 1.0:
+            order = np.argsort(probs, axis=1, kind="stable")
+            cum = np.cumsum(np.take_along_axis(probs, order, axis=1), axis=1)
+            remove_sorted = cum <= 1 - config.top_p
+            remove_sorted[:, n - keep_min :] = False
+            np.put_along_axis(cut, order, remove_sorted, axis=1)
+        cut &= probs > 0
+        scores = np.where(cut, -np.inf, scores)
+        probs = _softmax_rows(scores)
+    return probs
 
 
 def format_logit_table(labels: Sequence[str], logits: Sequence[float]) -> str:
