@@ -193,14 +193,15 @@ def multi_draft_split(p: Dist, q: Dist | np.ndarray, k: int, replacement: bool =
         residual += mass * p_i
         return CandidateSplit(accepted, residual, reached)
     states = [0]
+    too_many = (
+        f"the exact law without replacement would enumerate more than {MAX_STATES} "
+        "rejection orders; use a smaller vocabulary or fewer candidates."
+    )
 
     def walk(p_i: np.ndarray, q_i: np.ndarray | None, mass: float, i: int) -> None:
         states[0] += 1
         if states[0] > MAX_STATES:
-            raise ValueError(
-                f"the exact law without replacement would enumerate more than {MAX_STATES} "
-                "rejection orders; use a smaller vocabulary or fewer candidates."
-            )
+            raise ValueError(too_many)
         if i == k or q_i is None:  # no candidate left to try: draw from the residual
             reached[i] += mass if i == k else 0.0
             residual[:] += mass * p_i
@@ -210,7 +211,17 @@ def multi_draft_split(p: Dist, q: Dist | np.ndarray, k: int, replacement: bool =
         nxt = _residual(p_i, q_i)
         if nxt is None:
             return
-        for x in np.flatnonzero(q_i > p_i):
+        children = np.flatnonzero(q_i > p_i)
+        if i + 1 == k:  # the last rejection: each order ends drawing from nxt (no q needed)
+            for x in children:
+                states[0] += 1
+                if states[0] > MAX_STATES:
+                    raise ValueError(too_many)
+                leaf = mass * float(q_i[x] - p_i[x])
+                reached[k] += leaf
+                residual[:] += leaf * nxt
+            return
+        for x in children:
             walk(nxt, _without(q_i, int(x)), mass * float(q_i[x] - p_i[x]), i + 1)
 
     walk(p_arr, q_arr, 1.0, 0)

@@ -162,3 +162,14 @@ def test_candidate_tree_leaves_add_up_to_p(pq, k, replacement):
         children[n.parent] = children.get(n.parent, 0.0) + n.mass
     for pid, total in children.items():
         assert total == pytest.approx(t.nodes[pid].mass, abs=1e-12)
+
+
+def test_the_exact_law_without_replacement_refuses_too_many_orders_even_at_its_last_level(monkeypatch):
+    import specdec_core.candidates as candidates
+
+    p, q = np.full(6, 1 / 6), np.array([0.3, 0.3, 0.2, 0.1, 0.05, 0.05])
+    full = multi_draft_split(p, q, 2, replacement=False)  # 1 root + 3 orders + their leaves
+    assert np.allclose(full.law, p, atol=1e-12)
+    monkeypatch.setattr(candidates, "MAX_STATES", 4)  # the root and three first rejections fit
+    with pytest.raises(ValueError, match="rejection orders"):
+        multi_draft_split(p, q, 2, replacement=False)  # the leaves (last rejections) do not
