@@ -279,3 +279,29 @@ ARRAYS = [
 def test_arrays_are_encoded_as_plotly_encodes_them(array):
     fig = spec.figure([{"type": "scatter", "x": array, "customdata": [array]}], {"xaxis": {"range": array}})
     assert _our_json(fig) == _plotly_json(fig)
+
+
+SUBPLOT_CASES = [
+    *(
+        (1, 2, {"shared_yaxes": True, "column_widths": (k, k + 1), "horizontal_spacing": 0.03})
+        for k in range(1, 25)
+    ),
+    *(
+        (2, 1, {"shared_xaxes": True, "row_heights": rh, "vertical_spacing": 0.06})
+        for rh in [(0.42, 0.58), (1, 2)]
+    ),
+    (2, 1, {"shared_xaxes": True, "row_heights": (0.7, 0.3)}),
+    *(
+        (rows, 3, {"column_widths": (1, 2, 3), "row_heights": tuple(range(rows, 0, -1))})
+        for rows in range(1, 6)
+    ),
+    (3, 1, {"shared_xaxes": True, "vertical_spacing": 0.1}),
+]
+
+
+@pytest.mark.parametrize(("rows", "cols", "options"), SUBPLOT_CASES)
+def test_subplot_axes_equal_make_subplots_when_widths_and_heights_are_computed_here(rows, cols, options):
+    from plotly.subplots import make_subplots
+
+    layout = make_subplots(rows=rows, cols=cols, **options).to_dict()["layout"]
+    assert spec.subplot_axes(rows, cols, **options) == {k: v for k, v in layout.items() if k[1:5] == "axis"}

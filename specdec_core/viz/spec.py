@@ -215,8 +215,54 @@ def subplot_axes(rows: int, cols: int = 1, **options: Any) -> dict[str, Any]:
     ``make_subplots(rows, cols, **options)`` lays out; a fresh copy the caller may change.
 
     Options must be hashable (tuples, not lists); subplot titles are left to the caller
-    (:func:`subplot_title`) so that a title's text does not change the cached layout."""
-    return copy.deepcopy(_subplot_axes(rows, cols, tuple(sorted(options.items()))))
+    (:func:`subplot_title`) so that a title's text does not change the cached layout.
+    ``column_widths`` and ``row_heights`` only move the domains: the layout is made (and
+    kept) without them and the domains computed as ``make_subplots`` computes them, so a
+    figure whose widths follow a slider does not build a plotly figure per value."""
+    widths, heights = options.pop("column_widths", None), options.pop("row_heights", None)
+    axes = copy.deepcopy(_subplot_axes(rows, cols, tuple(sorted(options.items()))))
+    if widths is not None or heights is not None:
+        h = options.get("horizontal_spacing", 0.2 / cols)
+        v = options.get("vertical_spacing", 0.3 / rows)
+        for (row, col), (x_domain, y_domain) in _grid_domains(rows, cols, widths, heights, h, v).items():
+            x_ref, y_ref = axis_names(row, col, cols)
+            axes[layout_axis(x_ref)]["domain"] = x_domain
+            axes[layout_axis(y_ref)]["domain"] = y_domain
+    return axes
+
+
+def _grid_domains(
+    rows: int, cols: int, widths: Any, heights: Any, h: float, v: float
+) -> dict[tuple[int, int], tuple[list[float], list[float]]]:
+    """(row, col) → (x domain, y domain) of a plain grid started top-left: plotly's own
+    arithmetic (plotly/_subplots.py), operation for operation, so the floats are the same."""
+    if widths is None:
+        w = [(1.0 - h * (cols - 1)) / cols] * cols
+    else:
+        total = float(sum(widths))
+        w = [(1.0 - h * (cols - 1)) * (x / total) for x in widths]
+    if heights is None:
+        ht = [(1.0 - v * (rows - 1)) / rows] * rows
+    else:
+        total = float(sum(heights))
+        ht = list(reversed([(1.0 - v * (rows - 1)) * (x / total) for x in heights]))
+
+    def snapped(y: float) -> float:
+        return 0.0 if -0.01 < y < 0.0 else 1.0 if 1.0 < y < 1.01 else y
+
+    out = {}
+    for r in range(rows):  # top to bottom; plotly's grid counts rows from the bottom
+        up = rows - 1 - r
+        y_s = sum(ht[:up]) + up * v
+        y_e = y_s + ht[-1 - r]
+        for c in range(cols):
+            x_s = sum(w[:c]) + c * h
+            x_e = x_s + w[c]
+            out[(r + 1, c + 1)] = (
+                [max(0.0, x_s), min(1.0, x_e)],
+                [max(0.0, snapped(y_s)), min(1.0, snapped(y_e))],
+            )
+    return out
 
 
 def subplot_title(
