@@ -305,3 +305,11 @@ def test_subplot_axes_equal_make_subplots_when_widths_and_heights_are_computed_h
 
     layout = make_subplots(rows=rows, cols=cols, **options).to_dict()["layout"]
     assert spec.subplot_axes(rows, cols, **options) == {k: v for k, v in layout.items() if k[1:5] == "axis"}
+
+
+def test_subplot_axes_leave_other_grids_to_make_subplots():
+    from plotly.subplots import make_subplots
+
+    options = {"start_cell": "bottom-left", "column_widths": (1, 3), "row_heights": (2, 1)}
+    layout = make_subplots(rows=2, cols=2, **options).to_dict()["layout"]
+    assert spec.subplot_axes(2, 2, **options) == {k: v for k, v in layout.items() if k[1:5] == "axis"}

@@ -20,13 +20,14 @@ from typing import Any, Protocol, runtime_checkable
 from specdec_core import theory
 from specdec_core.models.base import Draft, LanguageModel
 
-#: Verification of γ+1 tokens in target steps, measured (bench.kernels, ``verify_steps``:
-#: medians of interleaved forwards over the one-token steps around them; bench/RESULTS.md,
-#: "Verification cost"). Two rows still take the thin kernel of a decode step, so γ = 1
-#: costs hardly more than a step; from three rows on each extra token adds real arithmetic.
-#: Between the measured γ the cost is interpolated, past the last one extended at the last
-#: segment's slope. (A straight-line fit, 1.10 + 0.064·γ, priced γ = 1 at 1.16 steps and so
-#: switched off cheap drafts that pay at γ = 1.)
+#: Verification of γ+1 tokens in target steps, measured: medians of interleaved forwards
+#: over the one-token steps around them, as bench.kernels times its 5- and 17-token
+#: verifications (bench/RESULTS.md, "Verification cost"). Two rows still take the thin
+#: kernel of a decode step, so γ = 1 costs hardly more than a step; from three rows on
+#: each extra token adds real arithmetic. Between the measured γ the cost is
+#: interpolated, past the last one extended at the last segment's slope. (A straight-line
+#: fit, 1.10 + 0.064·γ, priced γ = 1 at 1.16 steps and so switched off cheap drafts that
+#: pay at γ = 1.)
 VERIFY_STEPS: dict[int, float] = {
     1: 1.04, 2: 1.20, 3: 1.25, 4: 1.32, 5: 1.38, 6: 1.45, 8: 1.66, 10: 1.72, 12: 1.83, 16: 2.08,
 }  # fmt: skip

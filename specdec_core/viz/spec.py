@@ -219,7 +219,9 @@ def subplot_axes(rows: int, cols: int = 1, **options: Any) -> dict[str, Any]:
     ``column_widths`` and ``row_heights`` only move the domains: the layout is made (and
     kept) without them and the domains computed as ``make_subplots`` computes them, so a
     figure whose widths follow a slider does not build a plotly figure per value."""
-    widths, heights = options.pop("column_widths", None), options.pop("row_heights", None)
+    plain_grid = set(options) <= _PLAIN_GRID_OPTIONS  # no spans, insets or other start cell
+    widths = options.pop("column_widths", None) if plain_grid else None
+    heights = options.pop("row_heights", None) if plain_grid else None
     axes = copy.deepcopy(_subplot_axes(rows, cols, tuple(sorted(options.items()))))
     if widths is not None or heights is not None:
         h = options.get("horizontal_spacing", 0.2 / cols)
@@ -229,6 +231,12 @@ def subplot_axes(rows: int, cols: int = 1, **options: Any) -> dict[str, Any]:
             axes[layout_axis(x_ref)]["domain"] = x_domain
             axes[layout_axis(y_ref)]["domain"] = y_domain
     return axes
+
+
+#: Options under which :func:`_grid_domains` lays the grid out as make_subplots does.
+_PLAIN_GRID_OPTIONS = {
+    "shared_xaxes", "shared_yaxes", "horizontal_spacing", "vertical_spacing", "column_widths", "row_heights",
+}  # fmt: skip
 
 
 def _grid_domains(
