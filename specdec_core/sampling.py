@@ -180,10 +180,11 @@ REASONS_EN: dict[str, str] = {
 
 
 def softmax(scores: np.ndarray) -> np.ndarray:
-    """Numerically stable float64 softmax; -inf scores get probability 0."""
-    shifted = scores - np.max(scores)
+    """Numerically stable float64 softmax over the last axis (one law per row of a 2-D
+    array); -inf scores get probability 0."""
+    shifted = scores - np.max(scores, axis=-1, keepdims=True)
     e = np.exp(shifted)
-    return e / e.sum()
+    return e / e.sum(axis=-1, keepdims=True)
 
 
 def validate_logits(logits: Sequence[float] | np.ndarray) -> np.ndarray:

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from specdec_core.sampling import SamplingConfig, SamplingTrace, greedy, validate_logits
+from specdec_core.sampling import SamplingConfig, SamplingTrace, greedy, softmax, validate_logits
 
 #: Round numbers spaced roughly evenly on a log scale within one decade.
 _MANTISSAS = (1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0)
@@ -109,12 +109,6 @@ def _sweep(z: tuple[float, ...], config: SamplingConfig, temps: tuple[float, ...
     return sweep
 
 
-def _softmax_rows(scores: np.ndarray) -> np.ndarray:
-    shifted = scores - np.max(scores, axis=1, keepdims=True)
-    e = np.exp(shifted)
-    return e / e.sum(axis=1, keepdims=True)
-
-
 def _final_rows(z: np.ndarray, config: SamplingConfig, temps: np.ndarray) -> np.ndarray:
     """``apply(z, config with T = t).probs`` for every t at once, one row per temperature.
 
@@ -125,7 +119,7 @@ def _final_rows(z: np.ndarray, config: SamplingConfig, temps: np.ndarray) -> np.
     """
     n = z.size
     scores = np.repeat(z[None, :], temps.size, axis=0)
-    probs = _softmax_rows(scores)
+    probs = softmax(scores)
     keep_min = min(config.min_tokens_to_keep, n)
     for name in config.order:
         cut = np.zeros(scores.shape, dtype=bool)
@@ -145,7 +139,7 @@ def _final_rows(z: np.ndarray, config: SamplingConfig, temps: np.ndarray) -> np.
             np.put_along_axis(cut, order, remove_sorted, axis=1)
         cut &= probs > 0
         scores = np.where(cut, -np.inf, scores)
-        probs = _softmax_rows(scores)
+        probs = softmax(scores)
     return probs
 
 
