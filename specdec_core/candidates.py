@@ -25,6 +25,8 @@ from specdec_core.verify import Dist, TreeNode, sample
 
 #: Most states the exact law without replacement may enumerate before it refuses.
 MAX_STATES = 200_000
+#: Most cells (orders × vocabulary) one batch of ``_orders`` holds.
+_BATCH_CELLS = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -192,40 +194,65 @@ def multi_draft_split(p: Dist, q: Dist | np.ndarray, k: int, replacement: bool =
         reached[k] = mass
         residual += mass * p_i
         return CandidateSplit(accepted, residual, reached)
-    states = [0]
-    too_many = (
-        f"the exact law without replacement would enumerate more than {MAX_STATES} "
-        "rejection orders; use a smaller vocabulary or fewer candidates."
-    )
-
-    def walk(p_i: np.ndarray, q_i: np.ndarray | None, mass: float, i: int) -> None:
-        states[0] += 1
-        if states[0] > MAX_STATES:
-            raise ValueError(too_many)
-        if i == k or q_i is None:  # no candidate left to try: draw from the residual
-            reached[i] += mass if i == k else 0.0
-            residual[:] += mass * p_i
-            return
-        reached[i] += mass
-        accepted[:] += mass * np.minimum(p_i, q_i)
-        nxt = _residual(p_i, q_i)
-        if nxt is None:
-            return
-        children = np.flatnonzero(q_i > p_i)
-        if i + 1 == k:  # the last rejection: each order ends drawing from nxt (no q needed)
-            for x in children:
-                states[0] += 1
-                if states[0] > MAX_STATES:
-                    raise ValueError(too_many)
-                leaf = mass * float(q_i[x] - p_i[x])
-                reached[k] += leaf
-                residual[:] += leaf * nxt
-            return
-        for x in children:
-            walk(nxt, _without(q_i, int(x)), mass * float(q_i[x] - p_i[x]), i + 1)
-
-    walk(p_arr, q_arr, 1.0, 0)
+    if k == 0:
+        return CandidateSplit(accepted, p_arr.copy(), np.array([1.0]))
+    counted = [1]  # the root
+    _orders(p_arr[None, :], q_arr[None, :], np.ones(1), 0, k, accepted, residual, reached, counted)
     return CandidateSplit(accepted, residual, reached)
+
+
+def _orders(
+    p_rows: np.ndarray,
+    q_rows: np.ndarray,
+    mass: np.ndarray,
+    i: int,
+    k: int,
+    accepted: np.ndarray,
+    residual: np.ndarray,
+    reached: np.ndarray,
+    counted: list[int],
+) -> None:
+    """Candidate i of every rejection order in a batch, without replacement, then its children.
+
+    Row s is one order of rejected tokens so far: its target law p_i, its draft law q_i (the
+    rejected tokens removed) and its mass. Only tokens with q_i(x) > p_i(x) can fall, so only
+    they branch; after the last candidate every order draws from its residual, whichever
+    token fell. Children are taken a bounded batch at a time (memory stays O(k · batch · V)).
+    """
+    reached[i] += float(mass.sum())
+    accepted += mass @ np.minimum(p_rows, q_rows)
+    deficit = np.maximum(p_rows - q_rows, 0.0)
+    total = deficit.sum(axis=1)
+    live = total > 0  # no deficit: q_i covers p_i and rejection is impossible
+    rows, fell = np.nonzero((q_rows > p_rows) & live[:, None])
+    counted[0] += rows.size
+    if counted[0] > MAX_STATES:
+        raise ValueError(
+            f"the exact law without replacement would enumerate more than {MAX_STATES} "
+            "rejection orders; use a smaller vocabulary or fewer candidates."
+        )
+    if rows.size == 0:
+        return
+    nxt = np.zeros_like(deficit)
+    nxt[live] = deficit[live] / total[live, None]
+    leaf = mass[rows] * (q_rows[rows, fell] - p_rows[rows, fell])
+    if i + 1 == k:  # the last rejection: each order ends drawing from its residual
+        reached[k] += float(leaf.sum())
+        residual += leaf @ nxt[rows]
+        return
+    batch = max(1, _BATCH_CELLS // p_rows.shape[1])
+    for lo in range(0, rows.size, batch):
+        r, x, m = rows[lo : lo + batch], fell[lo : lo + batch], leaf[lo : lo + batch]
+        q_next = q_rows[r].copy()
+        q_next[np.arange(r.size), x] = 0.0
+        left = q_next.sum(axis=1)
+        empty = left <= 0  # the fallen token was all q had: the residual is drawn at once
+        if empty.any():
+            residual += m[empty] @ nxt[r[empty]]
+        keep = ~empty
+        if keep.any():
+            q_keep = q_next[keep] / left[keep, None]
+            _orders(nxt[r[keep]], q_keep, m[keep], i + 1, k, accepted, residual, reached, counted)
 
 
 def multi_draft_distribution(p: Dist, q: Dist | np.ndarray, k: int, replacement: bool = True) -> np.ndarray:

@@ -80,3 +80,42 @@ def test_one_position_tree_adds_up_to_p():
             one = td.one_position(k, repl)
             np.testing.assert_allclose(one.tree.leaf_totals, td.EXAMPLE_P, atol=1e-12)
     assert one.curves["without"][2] == pytest.approx(0.9) and one.curves["with"][2] == pytest.approx(0.68)
+
+
+def _tokens_by_walking_the_tree(target, draft, shape, cfg):
+    """Reference: expected tokens per round, node by node from each anchor token."""
+    from functools import cache
+
+    from specdec_core.candidates import multi_draft_split
+    from specdec_core.draft_tree import top_children
+    from specdec_core.sampling import apply
+
+    def accepted(t, b):
+        if cfg.temperature == 0:
+            out = np.zeros(target.vocab_size)
+            best = int(np.argmax(target.next_logits(t)))
+            out[best] = 1.0 if best in top_children(draft.next_logits(t), b) else 0.0
+            return out
+        p, q = apply(target.next_logits(t), cfg).probs, apply(draft.next_logits(t), cfg).probs
+        return multi_draft_split(p, q, b, replacement=False).accepted
+
+    @cache
+    def tokens_from(t, depth):
+        if depth == len(shape):
+            return 1.0
+        acc = accepted(t, shape[depth])
+        stop = 1.0 - acc.sum()  # no child stands: one corrected token
+        return stop + sum(acc[y] * (1.0 + tokens_from(int(y), depth + 1)) for y in np.flatnonzero(acc > 0))
+
+    law = td.stationary(target)
+    return sum(law[t] * tokens_from(t, 0) for t in range(target.vocab_size) if law[t] > 0)
+
+
+@pytest.mark.parametrize("temperature", [0.0, 0.7, 1.0])
+@pytest.mark.parametrize("draft_kind", ["poor", "good"])
+def test_expected_tokens_of_every_shape_match_a_node_by_node_walk(temperature, draft_kind):
+    target, draft = td.lesson_pair("story", draft_kind)
+    cfg = SamplingConfig(temperature=temperature)
+    for shape in [(1,), (1, 1, 1), (3,), (2, 2), (3, 1, 2), (1, 2, 1, 1)]:
+        fast = td.expected_tokens_tree(target, draft, shape, cfg)
+        assert fast == pytest.approx(_tokens_by_walking_the_tree(target, draft, shape, cfg), abs=1e-12)

@@ -173,3 +173,55 @@ def test_the_exact_law_without_replacement_refuses_too_many_orders_even_at_its_l
     monkeypatch.setattr(candidates, "MAX_STATES", 4)  # the root and three first rejections fit
     with pytest.raises(ValueError, match="rejection orders"):
         multi_draft_split(p, q, 2, replacement=False)  # the leaves (last rejections) do not
+
+
+def _split_by_walking_every_order(p, q, k):
+    """Reference: the law without replacement by a depth-first walk of every rejection order."""
+    accepted, residual, reached = np.zeros_like(p), np.zeros_like(p), np.zeros(k + 1)
+
+    def walk(p_i, q_i, mass, i):
+        if i == k or q_i is None:
+            reached[i] += mass if i == k else 0.0
+            residual[:] += mass * p_i
+            return
+        reached[i] += mass
+        accepted[:] += mass * np.minimum(p_i, q_i)
+        deficit = np.maximum(p_i - q_i, 0.0)
+        if deficit.sum() <= 0:
+            return
+        for x in np.flatnonzero(q_i > p_i):
+            rest = q_i.copy()
+            rest[x] = 0.0
+            walk(
+                deficit / deficit.sum(),
+                rest / rest.sum() if rest.sum() > 0 else None,
+                mass * (q_i[x] - p_i[x]),
+                i + 1,
+            )
+
+    walk(p, q, 1.0, 0)
+    return accepted, residual, reached
+
+
+@settings(max_examples=300, deadline=None)
+@given(pairs(max_size=7), st.integers(0, 4))
+def test_the_batched_law_without_replacement_matches_a_walk_of_every_order(pq, k):
+    p, q = pq
+    split = multi_draft_split(p, q, k, replacement=False)
+    accepted, residual, reached = _split_by_walking_every_order(p, q, k)
+    np.testing.assert_allclose(split.accepted, accepted, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(split.residual, residual, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(split.reached, reached, rtol=0, atol=1e-12)
+
+
+def test_small_batches_give_the_same_law_without_replacement(monkeypatch):
+    import specdec_core.candidates as candidates
+
+    rng = np.random.default_rng(7)
+    p, q = rng.dirichlet(np.ones(9)), rng.dirichlet(np.ones(9))
+    whole = multi_draft_split(p, q, 3, replacement=False)
+    monkeypatch.setattr(candidates, "_BATCH_CELLS", 1)  # one order per batch
+    one_by_one = multi_draft_split(p, q, 3, replacement=False)
+    np.testing.assert_allclose(one_by_one.law, whole.law, rtol=0, atol=1e-14)
+    np.testing.assert_allclose(one_by_one.reached, whole.reached, rtol=0, atol=1e-14)
+    np.testing.assert_allclose(whole.law, p, atol=1e-12)

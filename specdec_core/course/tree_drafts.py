@@ -20,7 +20,7 @@ expected tokens per round of any tree shape, so shapes with one node budget comp
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 
@@ -276,60 +276,52 @@ def expected_tokens_tree(
 ) -> float:
     """Exact expected tokens a round commits with tree `branching` (a chain is (1, …, 1)).
 
-    Recursion over the tree: at a node of token t and depth d < D, the children stand with
-    the accepted part of ``multi_draft_split`` (without replacement; greedy: the argmax is
-    among the draft's top b), and a stop commits one token; a node at depth D commits its
-    bonus. Averaged over `anchor_law` (default: the target's stationary law).
+    Recursion over the tree, all tokens at once: a node of token t at depth d < D commits
+    one token (its child or, when none stands, a corrected one) plus what its standing
+    child y commits, so with A_b[t, y] the law of the child that stands among b candidates
+    after t (``multi_draft_split``'s accepted part, without replacement; greedy: the argmax
+    if it is among the draft's top b), the tokens from depth d are 1 + A_{b_d} · (tokens from
+    d + 1), and a node at depth D commits its bonus (1). Averaged over `anchor_law`
+    (default: the target's stationary law).
     """
     shape = check_branching(branching)
     cfg = sampling or SamplingConfig()
-    accepted = _accepted_table(target, draft, cfg)
-
-    @cache
-    def tokens_from(t: int, depth: int) -> float:
-        if depth == len(shape):
-            return 1.0
-        acc = np.array(accepted(t, shape[depth]))
-        total = 1.0 - float(acc.sum())  # stop here: a corrected token
-        for y in np.flatnonzero(acc > 0):
-            total += float(acc[y]) * (1.0 + tokens_from(int(y), depth + 1))
-        return total
-
+    tokens = np.ones(target.vocab_size)
+    for width in reversed(shape):
+        tokens = 1.0 + _accepted_matrix(target, draft, cfg, width) @ tokens
     law = stationary(target) if anchor_law is None else np.asarray(anchor_law, dtype=np.float64)
-    return float(sum(law[t] * tokens_from(t, 0) for t in range(target.vocab_size) if law[t] > 0))
+    return float(law @ tokens)
 
 
-def _accepted_table(
-    target: MarkovChainLM, draft: MarkovChainLM, cfg: SamplingConfig
-) -> Callable[[int, int], tuple[float, ...]]:
-    """accepted(t, b): the law of the child that stands among b candidates after token t
-    (zeros where none does), for this pair and sampling; one table per pair and sampling,
-    kept, so every shape compared with the same pair reads the same entries."""
-    return _accepted_for(_chain_key(target), _chain_key(draft), cfg)
+def _accepted_matrix(
+    target: MarkovChainLM, draft: MarkovChainLM, cfg: SamplingConfig, width: int
+) -> np.ndarray:
+    """A[t, y]: the law of the child that stands among `width` candidates after token t (zero
+    where none does), for this pair and sampling; kept, so every shape compared with the same
+    pair reads the same rows."""
+    return _accepted_for(_chain_key(target), _chain_key(draft), cfg, width)
 
 
-@lru_cache(maxsize=16)
+@lru_cache(maxsize=64)
 def _accepted_for(
-    target_key: tuple[tuple[int, ...], bytes], draft_key: tuple[tuple[int, ...], bytes], cfg: SamplingConfig
-) -> Callable[[int, int], tuple[float, ...]]:
+    target_key: tuple[tuple[int, ...], bytes],
+    draft_key: tuple[tuple[int, ...], bytes],
+    cfg: SamplingConfig,
+    width: int,
+) -> np.ndarray:
     target, draft = (MarkovChainLM(np.frombuffer(d).reshape(sh)) for sh, d in (target_key, draft_key))
-    greedy = cfg.temperature == 0
     size = target.vocab_size
-    p_rows = [apply(target.next_logits(t), cfg).probs for t in range(size)]
-    d_logits = [draft.next_logits(t) for t in range(size)]
-    q_rows = [apply(lg, cfg).probs for lg in d_logits]
-
-    @cache
-    def accepted(t: int, b: int) -> tuple[float, ...]:
-        if greedy:
-            out = np.zeros(size)
+    rows = np.zeros((size, size))
+    for t in range(size):
+        if cfg.temperature == 0:
             best = int(np.argmax(target.next_logits(t)))
-            if best in top_children(d_logits[t], b):
-                out[best] = 1.0
-            return tuple(out)
-        return tuple(multi_draft_split(p_rows[t], q_rows[t], b, replacement=False).accepted)
-
-    return accepted
+            rows[t, best] = 1.0 if best in top_children(draft.next_logits(t), width) else 0.0
+        else:
+            p = apply(target.next_logits(t), cfg).probs
+            q = apply(draft.next_logits(t), cfg).probs
+            rows[t] = multi_draft_split(p, q, width, replacement=False).accepted
+    rows.setflags(write=False)
+    return rows
 
 
 @dataclass(frozen=True)
