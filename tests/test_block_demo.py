@@ -186,3 +186,18 @@ def test_bad_setups_raise_readable_errors():
         bd.tokens_per_round_law(1.5, 3)
     with pytest.raises(ValueError, match="K = 3"):
         bd.tokens_per_round_counts(bd.replay(target, target, [THE], 3, 0, 1).rounds, 4)
+
+
+def test_a_long_replay_processes_each_chain_row_once(monkeypatch):
+    target, draft = _pair("story", "good")
+    calls = []
+    real_apply = bd.apply
+
+    def counting(logits, config):
+        calls.append(1)
+        return real_apply(logits, config)
+
+    monkeypatch.setattr(bd, "apply", counting)
+    demo = bd.replay(target, draft, [THE], 4, seed=3, rounds=40, sampling=SamplingConfig(temperature=0.8))
+    assert len(demo.rounds) == 40
+    assert len(calls) <= target.vocab_size + draft.vocab_size  # one per distinct row, not ~9 a round

@@ -54,6 +54,8 @@ GOOD_DRAFT_NOISE = 0.25
 _RANDOM_TARGET_SEED = 11
 _NOISE_SEED = 29
 _POOR_DRAFT_SEED = 47
+#: Most processed rows a demo keeps (a lesson chain has 2 × its vocabulary at most).
+_KEPT_ROWS = 4096
 
 
 def story_chain() -> MarkovChainLM:
@@ -186,9 +188,18 @@ class BlockDemo:
         self.target_session: MarkovSession = target.session(self.prompt[:-1])
         self.draft_session: MarkovSession = draft.session(self.prompt[:-1])
         self.rounds: list[BlockRound] = []
+        self._processed: dict[bytes, np.ndarray] = {}
 
     def _probs(self, logits: np.ndarray) -> np.ndarray:
-        return apply(logits, self.sampling).probs
+        """The processed law of one logits row, kept: a Markov chain repeats its rows, so a
+        replay of many rounds (a control moved back) processes each row once."""
+        key = logits.tobytes()
+        probs = self._processed.get(key)
+        if probs is None:
+            if len(self._processed) >= _KEPT_ROWS:
+                self._processed.clear()
+            probs = self._processed[key] = apply(logits, self.sampling).probs
+        return probs
 
     def _draft_block(self) -> tuple[list[int], np.ndarray]:
         """Sample K drafts autoregressively from the draft's processed rows."""
