@@ -42,6 +42,18 @@ def expected_tokens(alpha: float | np.ndarray, gamma: int) -> float | np.ndarray
     return float(total) if total.ndim == 0 else total
 
 
+def expected_tokens_curve(alpha: float | np.ndarray, max_gamma: int) -> np.ndarray:
+    """:func:`expected_tokens` for γ = 0 … max_gamma at once (row γ), bit for bit: the same
+    series 1 + α·(…) is summed, each γ one step further than the last."""
+    a = _check_alpha(alpha)
+    g = _check_gamma(max_gamma)
+    rows = np.empty((g + 1, *a.shape))
+    rows[0] = 1.0
+    for i in range(1, g + 1):
+        rows[i] = 1.0 + a * rows[i - 1]
+    return rows
+
+
 def mean_expected_tokens(alpha: float | np.ndarray, drafted: Sequence[int]) -> np.floating | np.ndarray:
     """Mean of :func:`expected_tokens` over rounds that drafted `drafted` tokens each.
 
@@ -93,9 +105,11 @@ def best_gamma(
     gammas = np.arange(low, _check_gamma(max_gamma) + 1)
     if gammas.size == 0:
         raise ValueError(f"max_gamma must be at least {low}.")
-    values = np.array(
-        [np.asarray(speedup(alpha, int(g), cost_ratio, verify_cost), dtype=np.float64) for g in gammas]
-    )
+    if not np.isfinite(cost_ratio) or cost_ratio < 0:
+        raise ValueError(f"cost_ratio must be 0 or more (draft step / target step), got {cost_ratio!r}.")
+    tokens = expected_tokens_curve(alpha, int(gammas[-1]))[gammas]
+    costs = np.array([g * cost_ratio + _verify(verify_cost, int(g)) for g in gammas])
+    values = tokens / costs.reshape(-1, *([1] * (tokens.ndim - 1)))  # speedup(α, γ), row γ
     best = gammas[np.argmax(values >= values.max(axis=0) - 1e-12, axis=0)]
     return int(best) if np.ndim(alpha) == 0 else best
 

@@ -2,8 +2,16 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from specdec_core.theory import best_gamma, expected_tokens, linear_verify_cost, speedup
+from specdec_core.theory import (
+    best_gamma,
+    expected_tokens,
+    expected_tokens_curve,
+    linear_verify_cost,
+    speedup,
+)
 
 
 @pytest.mark.parametrize(
@@ -66,3 +74,27 @@ def test_best_gamma_moves_with_cost():
 def test_bad_input(call, needle):
     with pytest.raises(ValueError, match=needle):
         call()
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.floats(0.0, 1.0), min_size=1, max_size=5),
+    st.integers(0, 40),
+    st.floats(0.0, 2.0),
+    st.floats(0.2, 3.0),
+)
+def test_the_curve_and_best_gamma_match_one_gamma_at_a_time(alphas, max_gamma, cost_ratio, per_token):
+    curve = expected_tokens_curve(np.array(alphas), max_gamma)
+    for g in range(max_gamma + 1):
+        assert np.array_equal(curve[g], expected_tokens(np.array(alphas), g))  # bit for bit
+    assert expected_tokens_curve(alphas[0], max_gamma)[max_gamma] == expected_tokens(alphas[0], max_gamma)
+    if max_gamma == 0:
+        return
+    verify = linear_verify_cost(per_token)
+    for a in alphas:
+        values = [speedup(a, g, cost_ratio, verify) for g in range(1, max_gamma + 1)]
+        smallest_best = 1 + next(i for i, v in enumerate(values) if v >= max(values) - 1e-12)
+        assert best_gamma(a, cost_ratio, verify, max_gamma) == smallest_best
+    assert best_gamma(np.array(alphas), cost_ratio, verify, max_gamma).tolist() == [
+        best_gamma(a, cost_ratio, verify, max_gamma) for a in alphas
+    ]

@@ -19,7 +19,7 @@ from typing import Protocol
 import numpy as np
 import plotly.graph_objects as go
 
-from specdec_core.theory import VerifyCost, best_gamma, expected_tokens, speedup
+from specdec_core.theory import VerifyCost, best_gamma, expected_tokens, expected_tokens_curve, speedup
 from specdec_core.viz import palette
 from specdec_core.viz.memo import figure_cache
 from specdec_core.viz.palette import (
@@ -183,7 +183,7 @@ def expected_tokens_figure(
         )
     ]
     for a, colour in zip(sorted(alphas), _blues(len(alphas)), strict=True):
-        values = [expected_tokens(a, int(g)) for g in gammas]
+        values = expected_tokens_curve(a, max_gamma)
         data.append(
             scatter(
                 x=gammas,
@@ -240,9 +240,9 @@ def expected_tokens_figure(
 
 def _round_data(alpha: float, gammas: np.ndarray, cost_ratio: float, verify_cost: VerifyCost) -> np.ndarray:
     """(E[tokens], round cost in target steps) for each γ."""
-    return np.array(
-        [[expected_tokens(alpha, int(g)), g * cost_ratio + _verify(verify_cost, int(g))] for g in gammas]
-    )
+    tokens = expected_tokens_curve(alpha, int(gammas.max(initial=0)))[gammas]
+    costs = [g * cost_ratio + _verify(verify_cost, int(g)) for g in gammas]
+    return np.column_stack([tokens, costs]) if gammas.size else np.empty((0, 2))
 
 
 @figure_cache
@@ -257,7 +257,8 @@ def speedup_gamma_figure(
     """Speedup against γ = 1 … max_gamma, with the best γ starred and yours circled."""
     t = pick(text, KEYS, "speedup_gamma_figure")
     gammas = np.arange(1, max_gamma + 1)
-    values = np.array([float(speedup(alpha, int(g), cost_ratio, verify_cost)) for g in gammas])
+    costs = np.array([g * cost_ratio + _verify(verify_cost, int(g)) for g in gammas])
+    values = expected_tokens_curve(alpha, max_gamma)[gammas] / costs  # speedup(α, γ) for each γ
     best = best_gamma(alpha, cost_ratio, verify_cost, max_gamma)
     line, label = hline(
         1.0, {"color": REJECTED, "dash": "dash", "width": 1.5}, t["break_even"], "bottom right"
@@ -321,7 +322,9 @@ def speedup_alpha_figure(
     t = pick(text, KEYS, "speedup_alpha_figure")
     alphas = np.linspace(0.0, 1.0, 101)
     yours = np.asarray(speedup(alphas, gamma, cost_ratio, verify_cost))
-    per_gamma = np.array([speedup(alphas, g, cost_ratio, verify_cost) for g in range(1, max_gamma + 1)])
+    gammas = np.arange(1, max_gamma + 1)
+    costs = np.array([g * cost_ratio + _verify(verify_cost, int(g)) for g in gammas])
+    per_gamma = expected_tokens_curve(alphas, max_gamma)[gammas] / costs[:, None]  # row γ − 1
     line, label = hline(1.0, {"color": REJECTED, "dash": "dash", "width": 1.5}, t["break_even"], "top left")
     data = [
         scatter(
