@@ -312,16 +312,31 @@ def _accepted_for(
     target, draft = (MarkovChainLM(np.frombuffer(d).reshape(sh)) for sh, d in (target_key, draft_key))
     size = target.vocab_size
     rows = np.zeros((size, size))
-    for t in range(size):
-        if cfg.temperature == 0:
+    if cfg.temperature == 0:
+        for t in range(size):
             best = int(np.argmax(target.next_logits(t)))
             rows[t, best] = 1.0 if best in top_children(draft.next_logits(t), width) else 0.0
-        else:
-            p = apply(target.next_logits(t), cfg).probs
-            q = apply(draft.next_logits(t), cfg).probs
-            rows[t] = multi_draft_split(p, q, width, replacement=False).accepted
+    else:
+        p_rows, q_rows = _processed_rows(target_key, draft_key, cfg)
+        for t in range(size):
+            rows[t] = multi_draft_split(p_rows[t], q_rows[t], width, replacement=False).accepted
     rows.setflags(write=False)
     return rows
+
+
+@lru_cache(maxsize=16)
+def _processed_rows(
+    target_key: tuple[tuple[int, ...], bytes], draft_key: tuple[tuple[int, ...], bytes], cfg: SamplingConfig
+) -> tuple[np.ndarray, np.ndarray]:
+    """Every row of the target and the draft after the sampling transforms (one pass for all
+    widths)."""
+    target, draft = (MarkovChainLM(np.frombuffer(d).reshape(sh)) for sh, d in (target_key, draft_key))
+    p_rows, q_rows = (
+        np.array([apply(m.next_logits(t), cfg).probs for t in range(m.vocab_size)]) for m in (target, draft)
+    )
+    p_rows.setflags(write=False)
+    q_rows.setflags(write=False)
+    return p_rows, q_rows
 
 
 @dataclass(frozen=True)
