@@ -200,26 +200,34 @@ def greedy(logits: Sequence[float] | np.ndarray) -> int:
     return int(np.argmax(validate_logits(logits)))
 
 
+def _scaled(scores: np.ndarray, temperature: float | np.ndarray) -> np.ndarray:
+    """Scores shifted by their (row's) max and divided by the temperature; -inf stays -inf."""
+    top = np.max(scores, axis=-1, keepdims=True)
+    return np.where(np.isfinite(scores), (scores - top) / temperature, -np.inf)
+
+
 def _top_k_remove(probs: np.ndarray, k: int, min_keep: int) -> np.ndarray:
-    k = min(max(k, min_keep), probs.size)
-    threshold = np.sort(probs)[::-1][k - 1]
-    return probs < threshold
+    """The tokens below the k-th largest probability (of each row, over the last axis)."""
+    n = probs.shape[-1]
+    k = min(max(k, min_keep), n)
+    threshold = np.sort(probs, axis=-1)[..., n - k]
+    return probs < threshold[..., None]
 
 
 def _top_p_remove(probs: np.ndarray, top_p: float, min_keep: int) -> np.ndarray:
-    """Drop the least likely tokens whose cumulative mass stays within 1 - top_p.
+    """Drop the least likely tokens whose cumulative mass stays within 1 - top_p (each row).
 
     Same arithmetic as transformers' TopPLogitsWarper (stable ascending sort, cumulative
     sum compared with 1 - top_p), so the two agree even at rounding boundaries and at ties:
     among equal tokens the highest index comes last and is the last to be dropped.
     """
-    n = probs.size
-    order = np.argsort(probs, kind="stable")  # ascending; among equals the highest index last
-    cum = np.cumsum(probs[order])
+    n = probs.shape[-1]
+    order = np.argsort(probs, axis=-1, kind="stable")  # ascending; among equals the highest index last
+    cum = np.cumsum(np.take_along_axis(probs, order, axis=-1), axis=-1)
     remove_sorted = cum <= 1 - top_p
-    remove_sorted[n - min(min_keep, n) :] = False
-    remove = np.zeros(n, dtype=bool)
-    remove[order] = remove_sorted
+    remove_sorted[..., n - min(min_keep, n) :] = False
+    remove = np.zeros(probs.shape, dtype=bool)
+    np.put_along_axis(remove, order, remove_sorted, axis=-1)
     return remove
 
 
@@ -250,8 +258,7 @@ def apply(logits: Sequence[float] | np.ndarray, config: SamplingConfig) -> Sampl
     for name in config.order:
         cut = np.zeros(z.size, dtype=bool)
         if name == "temperature":
-            finite = np.isfinite(scores)
-            scores = np.where(finite, (scores - np.max(scores)) / config.temperature, -np.inf)
+            scores = _scaled(scores, config.temperature)
         elif name == "top_k" and config.top_k > 0:
             cut = _top_k_remove(probs, config.top_k, config.min_tokens_to_keep)
         elif name == "top_p" and config.top_p < 1.0:

@@ -17,7 +17,16 @@ from typing import Any
 
 import numpy as np
 
-from specdec_core.sampling import SamplingConfig, SamplingTrace, greedy, softmax, validate_logits
+from specdec_core.sampling import (
+    SamplingConfig,
+    SamplingTrace,
+    _scaled,
+    _top_k_remove,
+    _top_p_remove,
+    greedy,
+    softmax,
+    validate_logits,
+)
 
 #: Round numbers spaced roughly evenly on a log scale within one decade.
 _MANTISSAS = (1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0)
@@ -110,33 +119,21 @@ def _sweep(z: tuple[float, ...], config: SamplingConfig, temps: tuple[float, ...
 
 
 def _final_rows(z: np.ndarray, config: SamplingConfig, temps: np.ndarray) -> np.ndarray:
-    """``apply(z, config with T = t).probs`` for every t at once, one row per temperature.
-
-    The same float64 operations as :func:`specdec_core.sampling.apply`, row by row (row-wise
-    max, exp and sum, a stable sort for top-k and top-p, a sequential cumulative sum), so a
-    first visit of the sampling lab does not pay 161 separate calls; tests compare it with
-    ``apply`` value for value.
+    """``apply(z, config with T = t).probs`` for every t at once, one row per temperature:
+    the same transforms as :func:`specdec_core.sampling.apply` (they work row by row), so a
+    first visit of the sampling lab does not pay 161 separate calls; tests compare the two
+    value for value.
     """
-    n = z.size
     scores = np.repeat(z[None, :], temps.size, axis=0)
     probs = softmax(scores)
-    keep_min = min(config.min_tokens_to_keep, n)
     for name in config.order:
         cut = np.zeros(scores.shape, dtype=bool)
         if name == "temperature":
-            finite = np.isfinite(scores)
-            top = np.max(scores, axis=1, keepdims=True)
-            scores = np.where(finite, (scores - top) / temps[:, None], -np.inf)
+            scores = _scaled(scores, temps[:, None])
         elif name == "top_k" and config.top_k > 0:
-            k = min(max(config.top_k, config.min_tokens_to_keep), n)
-            threshold = np.sort(probs, axis=1)[:, n - k]
-            cut = probs < threshold[:, None]
+            cut = _top_k_remove(probs, config.top_k, config.min_tokens_to_keep)
         elif name == "top_p" and config.top_p < 1.0:
-            order = np.argsort(probs, axis=1, kind="stable")
-            cum = np.cumsum(np.take_along_axis(probs, order, axis=1), axis=1)
-            remove_sorted = cum <= 1 - config.top_p
-            remove_sorted[:, n - keep_min :] = False
-            np.put_along_axis(cut, order, remove_sorted, axis=1)
+            cut = _top_p_remove(probs, config.top_p, config.min_tokens_to_keep)
         cut &= probs > 0
         scores = np.where(cut, -np.inf, scores)
         probs = softmax(scores)
