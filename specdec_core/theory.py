@@ -83,10 +83,17 @@ def speedup(
     `cost_ratio` is one draft step as a fraction of one target step; `verify_cost` is the
     (γ+1)-token verification forward in target steps (a number, or a function of γ).
     """
+    g = _check_gamma(gamma)
+    return expected_tokens(alpha, g) / round_costs([g], cost_ratio, verify_cost)[0]
+
+
+def round_costs(
+    gammas: Sequence[int] | np.ndarray, cost_ratio: float, verify_cost: VerifyCost = 1.0
+) -> np.ndarray:
+    """γ·c + verify(γ) for each γ: what a round of γ drafts costs, in target steps."""
     if not np.isfinite(cost_ratio) or cost_ratio < 0:
         raise ValueError(f"cost_ratio must be 0 or more (draft step / target step), got {cost_ratio!r}.")
-    g = _check_gamma(gamma)
-    return expected_tokens(alpha, g) / (g * cost_ratio + _verify(verify_cost, g))
+    return np.array([g * cost_ratio + _verify(verify_cost, int(g)) for g in gammas], dtype=np.float64)
 
 
 def best_gamma(
@@ -105,10 +112,8 @@ def best_gamma(
     gammas = np.arange(low, _check_gamma(max_gamma) + 1)
     if gammas.size == 0:
         raise ValueError(f"max_gamma must be at least {low}.")
-    if not np.isfinite(cost_ratio) or cost_ratio < 0:
-        raise ValueError(f"cost_ratio must be 0 or more (draft step / target step), got {cost_ratio!r}.")
+    costs = round_costs(gammas, cost_ratio, verify_cost)
     tokens = expected_tokens_curve(alpha, int(gammas[-1]))[gammas]
-    costs = np.array([g * cost_ratio + _verify(verify_cost, int(g)) for g in gammas])
     values = tokens / costs.reshape(-1, *([1] * (tokens.ndim - 1)))  # speedup(α, γ), row γ
     best = gammas[np.argmax(values >= values.max(axis=0) - 1e-12, axis=0)]
     return int(best) if np.ndim(alpha) == 0 else best

@@ -19,7 +19,14 @@ from typing import Protocol
 import numpy as np
 import plotly.graph_objects as go
 
-from specdec_core.theory import VerifyCost, best_gamma, expected_tokens, expected_tokens_curve, speedup
+from specdec_core.theory import (
+    VerifyCost,
+    best_gamma,
+    expected_tokens,
+    expected_tokens_curve,
+    round_costs,
+    speedup,
+)
 from specdec_core.viz import palette
 from specdec_core.viz.memo import figure_cache
 from specdec_core.viz.palette import (
@@ -88,10 +95,6 @@ class Claim(Protocol):
 
     @property
     def matches(self) -> bool: ...
-
-
-def _verify(verify_cost: VerifyCost, gamma: int) -> float:
-    return float(verify_cost(gamma)) if callable(verify_cost) else float(verify_cost)
 
 
 @figure_cache
@@ -241,7 +244,7 @@ def expected_tokens_figure(
 def _round_data(alpha: float, gammas: np.ndarray, cost_ratio: float, verify_cost: VerifyCost) -> np.ndarray:
     """(E[tokens], round cost in target steps) for each γ."""
     tokens = expected_tokens_curve(alpha, int(gammas.max(initial=0)))[gammas]
-    costs = [g * cost_ratio + _verify(verify_cost, int(g)) for g in gammas]
+    costs = round_costs(gammas, cost_ratio, verify_cost)
     return np.column_stack([tokens, costs]) if gammas.size else np.empty((0, 2))
 
 
@@ -257,7 +260,7 @@ def speedup_gamma_figure(
     """Speedup against γ = 1 … max_gamma, with the best γ starred and yours circled."""
     t = pick(text, KEYS, "speedup_gamma_figure")
     gammas = np.arange(1, max_gamma + 1)
-    costs = np.array([g * cost_ratio + _verify(verify_cost, int(g)) for g in gammas])
+    costs = round_costs(gammas, cost_ratio, verify_cost)
     values = expected_tokens_curve(alpha, max_gamma)[gammas] / costs  # speedup(α, γ) for each γ
     best = best_gamma(alpha, cost_ratio, verify_cost, max_gamma)
     line, label = hline(
@@ -323,7 +326,7 @@ def speedup_alpha_figure(
     alphas = np.linspace(0.0, 1.0, 101)
     yours = np.asarray(speedup(alphas, gamma, cost_ratio, verify_cost))
     gammas = np.arange(1, max_gamma + 1)
-    costs = np.array([g * cost_ratio + _verify(verify_cost, int(g)) for g in gammas])
+    costs = round_costs(gammas, cost_ratio, verify_cost)
     per_gamma = expected_tokens_curve(alphas, max_gamma)[gammas] / costs[:, None]  # row γ − 1
     line, label = hline(1.0, {"color": REJECTED, "dash": "dash", "width": 1.5}, t["break_even"], "top left")
     data = [
