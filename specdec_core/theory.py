@@ -96,6 +96,22 @@ def round_costs(
     return np.array([g * cost_ratio + _verify(verify_cost, int(g)) for g in gammas], dtype=np.float64)
 
 
+def speedup_by_gamma(
+    alpha: float | np.ndarray,
+    gammas: Sequence[int] | np.ndarray,
+    cost_ratio: float,
+    verify_cost: VerifyCost = 1.0,
+) -> np.ndarray:
+    """``speedup(α, γ, …)`` for every γ in `gammas` (≥ 0) at once: row i is γ = gammas[i]
+    (an array of α adds its own axes after it)."""
+    gammas = np.asarray(gammas, dtype=np.int64)
+    for g in gammas:
+        _check_gamma(int(g))
+    tokens = expected_tokens_curve(alpha, int(gammas.max(initial=0)))[gammas]
+    costs = round_costs(gammas, cost_ratio, verify_cost)
+    return tokens / costs.reshape(-1, *([1] * (tokens.ndim - 1)))
+
+
 def best_gamma(
     alpha: float | np.ndarray,
     cost_ratio: float,
@@ -112,9 +128,7 @@ def best_gamma(
     gammas = np.arange(low, _check_gamma(max_gamma) + 1)
     if gammas.size == 0:
         raise ValueError(f"max_gamma must be at least {low}.")
-    costs = round_costs(gammas, cost_ratio, verify_cost)
-    tokens = expected_tokens_curve(alpha, int(gammas[-1]))[gammas]
-    values = tokens / costs.reshape(-1, *([1] * (tokens.ndim - 1)))  # speedup(α, γ), row γ
+    values = speedup_by_gamma(alpha, gammas, cost_ratio, verify_cost)
     best = gammas[np.argmax(values >= values.max(axis=0) - 1e-12, axis=0)]
     return int(best) if np.ndim(alpha) == 0 else best
 

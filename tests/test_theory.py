@@ -11,6 +11,7 @@ from specdec_core.theory import (
     expected_tokens_curve,
     linear_verify_cost,
     speedup,
+    speedup_by_gamma,
 )
 
 
@@ -91,6 +92,12 @@ def test_the_curve_and_best_gamma_match_one_gamma_at_a_time(alphas, max_gamma, c
     if max_gamma == 0:
         return
     verify = linear_verify_cost(per_token)
+    gammas = np.arange(0, max_gamma + 1)
+    table = speedup_by_gamma(np.array(alphas), gammas, cost_ratio, verify)  # row γ, column α
+    for g in gammas:
+        assert np.allclose(
+            table[g], speedup(np.array(alphas), int(g), cost_ratio, verify), rtol=1e-15, atol=0
+        )
     for a in alphas:
         values = [speedup(a, g, cost_ratio, verify) for g in range(1, max_gamma + 1)]
         smallest_best = 1 + next(i for i, v in enumerate(values) if v >= max(values) - 1e-12)

@@ -26,6 +26,7 @@ from specdec_core.theory import (
     expected_tokens_curve,
     round_costs,
     speedup,
+    speedup_by_gamma,
 )
 from specdec_core.viz import palette
 from specdec_core.viz.memo import figure_cache
@@ -243,9 +244,8 @@ def expected_tokens_figure(
 
 def _round_data(alpha: float, gammas: np.ndarray, cost_ratio: float, verify_cost: VerifyCost) -> np.ndarray:
     """(E[tokens], round cost in target steps) for each γ."""
-    tokens = expected_tokens_curve(alpha, int(gammas.max(initial=0)))[gammas]
-    costs = round_costs(gammas, cost_ratio, verify_cost)
-    return np.column_stack([tokens, costs]) if gammas.size else np.empty((0, 2))
+    tokens = expected_tokens_curve(alpha, int(gammas.max()))[gammas]
+    return np.column_stack([tokens, round_costs(gammas, cost_ratio, verify_cost)])
 
 
 @figure_cache
@@ -260,8 +260,7 @@ def speedup_gamma_figure(
     """Speedup against γ = 1 … max_gamma, with the best γ starred and yours circled."""
     t = pick(text, KEYS, "speedup_gamma_figure")
     gammas = np.arange(1, max_gamma + 1)
-    costs = round_costs(gammas, cost_ratio, verify_cost)
-    values = expected_tokens_curve(alpha, max_gamma)[gammas] / costs  # speedup(α, γ) for each γ
+    values = speedup_by_gamma(alpha, gammas, cost_ratio, verify_cost)
     best = best_gamma(alpha, cost_ratio, verify_cost, max_gamma)
     line, label = hline(
         1.0, {"color": REJECTED, "dash": "dash", "width": 1.5}, t["break_even"], "bottom right"
@@ -325,9 +324,7 @@ def speedup_alpha_figure(
     t = pick(text, KEYS, "speedup_alpha_figure")
     alphas = np.linspace(0.0, 1.0, 101)
     yours = np.asarray(speedup(alphas, gamma, cost_ratio, verify_cost))
-    gammas = np.arange(1, max_gamma + 1)
-    costs = round_costs(gammas, cost_ratio, verify_cost)
-    per_gamma = expected_tokens_curve(alphas, max_gamma)[gammas] / costs[:, None]  # row γ − 1
+    per_gamma = speedup_by_gamma(alphas, np.arange(1, max_gamma + 1), cost_ratio, verify_cost)  # row γ − 1
     line, label = hline(1.0, {"color": REJECTED, "dash": "dash", "width": 1.5}, t["break_even"], "top left")
     data = [
         scatter(
