@@ -10,6 +10,9 @@
     python -m train export                  # assets/head/ (safetensors + model card numbers)
     python -m train early-exit              # α of untrained exits per depth (for the lesson)
     python -m train card --bench LOG        # record bench/speedup.py's head figures in the card
+    python -m train medusa-fit --steps 300  # Medusa heads on the same features (resumable)
+    python -m train medusa-evaluate         # their held-out acceptance per head
+    python -m train medusa-export           # assets/medusa/ (safetensors + model card numbers)
 
 Every stage is seeded and resumes from what the previous run left. See train/README.md.
 """
@@ -51,6 +54,12 @@ def main(argv: list[str] | None = None) -> int:
     e.add_argument("--first-shard", type=int, default=0, help="skip the shards before this one")
     sub.add_parser("export")
     sub.add_parser("early-exit")
+    m = sub.add_parser("medusa-fit")
+    m.add_argument("--minutes", type=float, default=30.0, help="wall-clock budget of this run")
+    m.add_argument("--steps", type=int, default=None, help="total steps of the run (new runs)")
+    m.add_argument("--lr", type=float, default=None, help="peak learning rate (new runs)")
+    sub.add_parser("medusa-evaluate")
+    sub.add_parser("medusa-export")
     c = sub.add_parser("card")
     c.add_argument("--bench", required=True, help="a saved output of bench/speedup.py")
     for p in sub.choices.values():
@@ -93,6 +102,15 @@ def main(argv: list[str] | None = None) -> int:
         from train import early_exit
 
         early_exit.run()
+    elif args.stage.startswith("medusa-"):
+        from train import medusa
+
+        if args.stage == "medusa-fit":
+            medusa.fit(args.minutes, args.steps or medusa.STEPS, args.lr or medusa.LR)
+        elif args.stage == "medusa-evaluate":
+            medusa.evaluate()
+        else:
+            medusa.export()
     elif args.stage == "export":
         from train import export
 

@@ -64,15 +64,16 @@ def run() -> None:
     print(f"wrote {DEFAULT_WEIGHTS} ({card['size_mb']} MB): {json.dumps(card)}", flush=True)
 
 
-def step_cost_ratio(target, steps: int = 40) -> float:
-    """Median head draft step ÷ median target decode step (one token each, warm caches)."""
+def step_cost_ratio(target, steps: int = 40, draft=None) -> float:
+    """Median draft step ÷ median target decode step (one token each, warm caches); the
+    draft is the shipped EAGLE head unless given."""
     import time
 
     from specdec_core.models.head import HeadDraft
 
     ids = target.encode("Explain how bridges carry their weight.", chat=True)
     t_sess = target.session(ids)
-    draft = HeadDraft(target)
+    draft = draft or HeadDraft(target)
     d_sess = draft.session(ids)
     d_sess.bind_target(t_sess)
     d_sess.logits([ids[-1]], last_only=True)
@@ -92,16 +93,23 @@ def step_cost_ratio(target, steps: int = 40) -> float:
 
 
 def record_bench(log: str) -> None:
-    """Copy head_chat / head_alpha (and the other drafts' keys) from bench/speedup.py's output."""
+    """Copy head_chat / head_alpha (and the other drafts' keys) from bench/speedup.py's output
+    into the head's card, and medusa_* into the Medusa heads' card where they are shipped."""
+    from specdec_core.models.medusa import DEFAULT_MEDUSA
+
     line = [x for x in Path(log).read_text(encoding="utf-8").splitlines() if x.startswith("{")][-1]
     bench = json.loads(line)
-    card_file = paths.ASSET / "card.json"
-    card = json.loads(card_file.read_text())
-    card["bench"] = {
-        k: bench.get(k) for k in ("head_chat", "head_alpha", "bf16_chat", "ngram_chat", "ngram_copy")
-    }
-    card_file.write_text(json.dumps(card, indent=1))
-    print(json.dumps(card["bench"]), flush=True)
+    others = ("bf16_chat", "ngram_chat", "ngram_copy")
+    for card_file, keys in (
+        (paths.ASSET / "card.json", ("head_chat", "head_alpha", *others)),
+        (DEFAULT_MEDUSA.parent / "card.json", ("medusa_chat", "medusa_alpha", "medusa_tree_chat", *others)),
+    ):
+        if not card_file.is_file():
+            continue
+        card = json.loads(card_file.read_text())
+        card["bench"] = {k: bench.get(k) for k in keys}
+        card_file.write_text(json.dumps(card, indent=1))
+        print(card_file.parent.name, json.dumps(card["bench"]), flush=True)
 
 
 def model_card(card: dict) -> str:

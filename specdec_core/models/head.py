@@ -186,6 +186,20 @@ def load_head(path: Path) -> tuple[EagleHead, torch.Tensor, dict[str, Any]]:
     return head.eval(), vocab, json.loads(meta.get("card", "{}"))
 
 
+def check_target(cfg: HeadConfig, target: Any) -> None:
+    """Raise HeadMismatchError unless `target` is the model a head of config `cfg` was trained for."""
+    expected = HeadConfig.for_target(target.module, cfg.target_name)
+    found = (expected.target_vocab, expected.hidden, expected.target_layers, expected.target_fingerprint)
+    wanted = (cfg.target_vocab, cfg.hidden, cfg.target_layers, cfg.target_fingerprint)
+    if found != wanted:
+        raise HeadMismatchError(
+            f"This draft head was trained for {cfg.target_name} (vocabulary {cfg.target_vocab}, width "
+            f"{cfg.hidden}, {cfg.target_layers} layers); the target {getattr(target, 'name', '?')} "
+            f"differs (vocabulary {found[0]}, width {found[1]}, {found[2]} layers"
+            f"{', other weights' if found[:3] == wanted[:3] else ''}). Pick another draft."
+        )
+
+
 class HeadDraft:
     """The trained head as a draft of the model protocol, bound to one target model."""
 
@@ -197,17 +211,7 @@ class HeadDraft:
             raise FileNotFoundError(f"No draft head at {path}; train one with `python -m train`.")
         head, vocab, card = load_head(path)
         module = target.module
-        expected = HeadConfig.for_target(module, head.cfg.target_name)
-        c = head.cfg
-        found = (expected.target_vocab, expected.hidden, expected.target_layers, expected.target_fingerprint)
-        wanted = (c.target_vocab, c.hidden, c.target_layers, c.target_fingerprint)
-        if found != wanted:
-            raise HeadMismatchError(
-                f"This draft head was trained for {c.target_name} (vocabulary {c.target_vocab}, width "
-                f"{c.hidden}, {c.target_layers} layers); the target {getattr(target, 'name', '?')} "
-                f"differs (vocabulary {found[0]}, width {found[1]}, {found[2]} layers"
-                f"{', other weights' if found[:3] == wanted[:3] else ''}). Pick another draft."
-            )
+        check_target(head.cfg, target)
         device = module.get_output_embeddings().weight.device
         self.target = target
         self.lock = getattr(target, "lock", None)  # reads the target's embeddings: one lock for both

@@ -1,0 +1,242 @@
+"""Medusa-style draft heads over the target's last feature (shipped in assets/medusa/).
+
+Medusa (Cai et al. 2024) adds K small heads on the target's final hidden state: head k reads
+the feature ``f_m`` at the last position the target has run and guesses the token k + 1
+places after it (head 0 would be the target's own LM head). Every head is one residual block,
+``f + U_k SiLU(W_k f + b_k)``, scored by the target's frozen LM head restricted to
+the head vocabulary (the 4096 tokens of the EAGLE head's; the rest get probability 0, so
+they are never proposed and verification stays exact).
+
+Unlike the EAGLE head (models.head) a Medusa head never sees the tokens drafted before its
+own position: all K guesses come from the one feature, so they can be computed at once and
+drafted as a tree of each head's top candidates, and every one of them is a proper law the
+draft samples from (what exact verification needs), but accuracy falls fast with k.
+Positions further ahead than the last head reuse it.
+
+Binding: like the EAGLE head, a session needs ``bind_target(target_session)``; the target
+session serves ``features(start, stop)``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from specdec_core.draft_tree import TreeSegment
+from specdec_core.models.head import HeadConfig, HeadMismatchError, check_target
+
+#: The shipped Medusa heads for the bundled model.
+DEFAULT_MEDUSA = Path(__file__).resolve().parents[2] / "assets" / "medusa" / "smollm2-135m-medusa.safetensors"
+
+
+class MedusaHeads(nn.Module):
+    """K residual blocks over one feature: block k's output is the predicted feature k + 1 ahead.
+
+    Block k: ``f + U_k SiLU(W_k f + b_k)``. Medusa-1's block is ``f + SiLU(W f)`` with a
+    trained LM head per head; with the target's LM head frozen the output projection U_k is
+    what lets a block move the feature anywhere (SiLU alone cannot go below −0.28)."""
+
+    def __init__(self, cfg: HeadConfig, count: int) -> None:
+        super().__init__()
+        if count < 1:
+            raise ValueError("Medusa needs at least one head.")
+        self.cfg = cfg
+        self.count = count
+        h = cfg.hidden
+        self.inner = nn.Parameter(torch.zeros(count, h, h))
+        self.bias = nn.Parameter(torch.zeros(count, h))
+        self.outer = nn.Parameter(torch.zeros(count, h, h))
+
+    def forward(self, features: torch.Tensor, which: torch.Tensor | None = None) -> torch.Tensor:
+        """Every head's prediction (count, n, hidden) for features (n, hidden), or with `which`
+        (one 0-based head index per row) each row's own head (n, hidden)."""
+        if which is None:
+            mid = F.silu(torch.einsum("kij,nj->kni", self.inner, features) + self.bias[:, None])
+            return features + torch.einsum("kij,knj->kni", self.outer, mid)
+        mid = F.silu(torch.einsum("nij,nj->ni", self.inner[which], features) + self.bias[which])
+        return features + torch.einsum("nij,nj->ni", self.outer[which], mid)
+
+
+def save_medusa(
+    heads: MedusaHeads, vocab_ids: torch.Tensor, path: Path, card: dict[str, Any] | None = None
+) -> None:
+    """Weights in float16 (the LM-head rows are the target's and not stored)."""
+    from safetensors.torch import save_file
+
+    tensors = {k: v.detach().to(torch.float16).contiguous() for k, v in heads.state_dict().items()}
+    tensors["vocab_ids"] = vocab_ids.to(torch.int32).contiguous()
+    meta = {
+        "config": json.dumps(asdict(heads.cfg)),
+        "medusa_heads": str(heads.count),
+        "card": json.dumps(card or {}),
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    save_file(tensors, str(path), metadata=meta)
+
+
+def load_medusa(path: Path) -> tuple[MedusaHeads, torch.Tensor, dict[str, Any]]:
+    """(heads in float32, vocabulary ids, model-card numbers) from a safetensors file."""
+    from safetensors import safe_open
+
+    with safe_open(str(path), framework="pt") as f:
+        meta = f.metadata() or {}
+        tensors = {k: f.get_tensor(k) for k in f.keys()}  # noqa: SIM118 - safe_open has no __iter__
+    if "config" not in meta or "medusa_heads" not in meta:
+        raise HeadMismatchError(f"{path} is not a Medusa-heads file (no config in its metadata).")
+    heads = MedusaHeads(HeadConfig(**json.loads(meta["config"])), int(meta["medusa_heads"]))
+    vocab = tensors.pop("vocab_ids").long()
+    heads.load_state_dict({k: v.float() for k, v in tensors.items()})
+    return heads.eval(), vocab, json.loads(meta.get("card", "{}"))
+
+
+class MedusaDraft:
+    """The trained Medusa heads as a draft of the model protocol, bound to one target model."""
+
+    kind = "Medusa heads"
+
+    def __init__(self, target: Any, path: Path | str = DEFAULT_MEDUSA) -> None:
+        path = Path(path)
+        if not path.is_file():
+            raise FileNotFoundError(f"No Medusa heads at {path}; train them with `python -m train medusa`.")
+        heads, vocab, card = load_medusa(path)
+        check_target(heads.cfg, target)
+        module = target.module
+        device = module.get_output_embeddings().weight.device
+        self.target = target
+        self.lock = getattr(target, "lock", None)  # reads the target's features: one lock for both
+        self.heads = heads.to(device)
+        self.card = card
+        self.path = path
+        self.vocab_ids = vocab.to(device)
+        with torch.inference_mode():
+            self.lm_rows = module.get_output_embeddings().weight[self.vocab_ids].float().clone()
+        self.name = f"Medusa heads ({path.stem})"
+
+    @property
+    def vocab_size(self) -> int:
+        return self.target.vocab_size
+
+    @property
+    def eos_token_id(self) -> int | None:
+        return self.target.eos_token_id
+
+    @property
+    def parameters(self) -> int:
+        return sum(p.numel() for p in self.heads.parameters())
+
+    @property
+    def cost_ratio(self) -> float | None:
+        """One draft step in target decode steps as ``train medusa-export`` measured it."""
+        value = self.card.get("cost_ratio")
+        return float(value) if isinstance(value, int | float) and value > 0 else None
+
+    def session(self, prompt_ids: Sequence[int]) -> MedusaSession:
+        s = MedusaSession(self)
+        s.tokens = [int(t) for t in prompt_ids]
+        return s
+
+    def __repr__(self) -> str:
+        size = f"{self.heads.count} heads, {self.parameters / 1e6:.1f} M parameters"
+        return f"MedusaDraft({self.path.name}, {size})"
+
+
+class MedusaSession:
+    """The draft's context is only its tokens: every row is computed from the target's feature."""
+
+    def __init__(self, draft: MedusaDraft) -> None:
+        self.draft = draft
+        self.tokens: list[int] = []
+        self.target: Any = None
+        self._tree: TreeSegment | None = None
+
+    def bind_target(self, target_session: Any) -> None:
+        """Read features from `target_session` (it must serve ``features``)."""
+        if not hasattr(target_session, "features"):
+            raise TypeError("Medusa heads need a target session that serves its features (an HF model).")
+        self.target = target_session
+
+    @property
+    def length(self) -> int:
+        return len(self.tokens)
+
+    def truncate(self, length: int) -> None:
+        self._tree = None
+        self.tokens = self.tokens[:length]
+
+    def extend(self, token_ids: Sequence[int]) -> np.ndarray:
+        return self.logits(token_ids).double().numpy()
+
+    def logits(self, token_ids: Sequence[int], last_only: bool = False) -> torch.Tensor:
+        """Float32 logit rows over the target's vocabulary (−inf outside the head vocabulary),
+        one per token fed: the law of the token after it."""
+        self._tree = None
+        start = len(self.tokens)
+        self.tokens.extend(int(t) for t in token_ids)
+        positions = range(start, len(self.tokens))
+        if last_only:
+            positions = positions[-1:]
+        return self._rows(list(positions))
+
+    def extend_tree(self, token_ids: Sequence[int], parents: Sequence[int]) -> np.ndarray:
+        """Tree nodes (``draft_tree.TreeSegment`` parents; -1 starts a tree after the context):
+        a node at depth d sits at position root + d and gets that position's head row."""
+        ids = [int(t) for t in token_ids]
+        if len(parents) != len(ids) or not ids:
+            raise ValueError("a tree forward needs one parent per token, and at least one token.")
+        if parents[0] == -1:
+            self._tree = TreeSegment(len(self.tokens))
+        if self._tree is None:
+            raise ValueError("a tree starts with its root (parent -1).")
+        positions, _ = self._tree.add(parents)
+        self.tokens.extend(ids)
+        return self._rows([int(p) for p in positions]).double().numpy()
+
+    def compact(self, keep: Sequence[int]) -> None:
+        """Keep the context and the tree path `keep` (tree indices, root first)."""
+        if self._tree is None:
+            raise ValueError("no tree to compact.")
+        kept = self._tree.kept(keep)
+        self.tokens = [self.tokens[i] for i in kept]
+        self._tree = None
+
+    def _rows(self, positions: list[int]) -> torch.Tensor:
+        """Rows for tokens at `positions`: the target's own law where it has run that position,
+        else head k = position − m on the last target feature f_m (the last head beyond K)."""
+        if self.target is None:
+            raise RuntimeError("The Medusa heads have no target session bound (engine: bind_target).")
+        draft = self.draft
+        if not positions:
+            return torch.empty(0, draft.vocab_size)
+        known = self.target.length  # f_0 … f_(known-1) exist
+        hidden = draft.heads.cfg.hidden
+        device = draft.lm_rows.device
+        with torch.inference_mode():
+            last = (
+                self.target.features(known - 1, known)[0].float()
+                if known
+                else torch.zeros(hidden, device=device)
+            )
+            own = [p for p in positions if p < known]
+            feats = torch.empty(len(positions), hidden, device=device)
+            if own:  # sorted, as positions are
+                seen = self.target.features(own[0], own[-1] + 1).float()
+                feats[: len(own)] = seen[torch.tensor(own, device=device) - own[0]]
+            ahead = positions[len(own) :]
+            if ahead:
+                which = torch.tensor(
+                    [min(p - known + 1, draft.heads.count) - 1 for p in ahead], device=device
+                )
+                feats[len(own) :] = draft.heads(last.expand(len(ahead), hidden), which)
+            small = feats @ draft.lm_rows.T
+        out = torch.full((len(positions), draft.vocab_size), -math.inf, device=device)
+        out[:, draft.vocab_ids] = small
+        return out.cpu()
