@@ -20,6 +20,9 @@ The last line is one JSON object:
   prompt, and ``head_alpha`` its greedy acceptance rate there (the head never saw this
   prompt: its held-out split and training prompts exclude the bench's subjects, see
   train/prompts.py);
+* ``medusa_chat`` / ``medusa_alpha``: the same for the shipped Medusa heads (assets/medusa/,
+  trained on the same data) drafting a chain with adaptive γ, and ``medusa_tree_chat`` the
+  same ratio for them drafting the tree :data:`TREE_MEDUSA` (each head's top candidates);
 * ``ngram_copy`` / ``ngram_chat`` / ``bf16_chat``: target-only time / speculative time
   (our engine both sides, default settings: adaptive γ) on a "repeat this paragraph"
   prompt and on an open chat prompt;
@@ -65,6 +68,7 @@ from specdec_core import theory
 from specdec_core.engine import RoundEvent, autoregressive, generate, summarize
 from specdec_core.models import NGramDraft, load_bundled, precision_copy
 from specdec_core.models.head import DEFAULT_WEIGHTS, HeadDraft
+from specdec_core.models.medusa import DEFAULT_MEDUSA, MedusaDraft
 from specdec_core.sampling import SamplingConfig
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -86,9 +90,13 @@ PROMPTS = {
 GAMMA_NGRAM = 10  # transformers' own prompt-lookup examples use 10
 GAMMA_BF16 = 4
 GAMMA_HEAD = 4  # the trained head's starting γ (adaptive from there)
+GAMMA_MEDUSA = 4  # one draft per Medusa head
 #: Tree shapes (b_1, …, b_D) raced against the chains of the same draft.
 TREES_BF16: tuple[tuple[int, ...], ...] = ((2, 1, 1, 1), (2, 2, 1, 1), (2, 1, 1, 1, 1, 1))
 TREES_NGRAM: tuple[tuple[int, ...], ...] = ((2, *(1,) * 9), (3, *(1,) * 5))
+#: The Medusa heads' tree: head 1's top 3, then head 2's top token under each (one of the live
+#: page's shapes; picked from the held-out top-3 rate, never from this bench's prompts).
+TREE_MEDUSA: tuple[int, ...] = (3, 1)
 
 
 def shape_name(shape: tuple[int, ...]) -> str:
@@ -264,10 +272,20 @@ def main(argv: list[str] | None = None) -> int:
     ngram_hf_like = NGramDraft.for_model(target, max_ngram=2, min_ngram=1)  # transformers' n-gram sizes
     head = HeadDraft(target) if DEFAULT_WEIGHTS.is_file() else None  # the shipped trained head (assets/head/)
 
+    medusa = MedusaDraft(target) if DEFAULT_MEDUSA.is_file() else None  # the shipped Medusa heads
+
     def head_cases(prompt: str) -> list[Contender]:
         if head is None:
             return []
         return [Contender("trained head, adaptive γ", spec(prompt, head, GAMMA_HEAD, True))]
+
+    def medusa_cases(prompt: str) -> list[Contender]:
+        if medusa is None:
+            return []
+        return [
+            Contender("Medusa heads, adaptive γ", spec(prompt, medusa, GAMMA_MEDUSA, True)),
+            Contender(f"Medusa heads, tree {shape_name(TREE_MEDUSA)}", tree(prompt, medusa, TREE_MEDUSA)),
+        ]
 
     def spec(prompt: str, draft: object, gamma: int, adaptive: bool | str) -> Callable:
         return ours(lambda: generate(target, draft, ids[prompt], GREEDY, gamma, n, 0, adaptive))
@@ -293,6 +311,7 @@ def main(argv: list[str] | None = None) -> int:
             Contender("n-gram, adaptive γ", spec("chat", ngram, GAMMA_NGRAM, True)),
             Contender("bf16 copy, adaptive γ", spec("chat", bf16, GAMMA_BF16, True)),
             *head_cases("chat"),
+            *medusa_cases("chat"),
             Contender("bf16 copy, heuristic γ", spec("chat", bf16, GAMMA_BF16, "heuristic")),
             Contender(f"bf16 copy, γ={GAMMA_BF16}", spec("chat", bf16, GAMMA_BF16, False)),
             Contender(f"HF assisted bf16, γ={GAMMA_BF16}",
@@ -369,12 +388,17 @@ def main(argv: list[str] | None = None) -> int:
     print("target forward (body + first head block) by tokens scored: "
           + ", ".join(f"{k}: {v * 1000:.1f} ms ({v / costs[1]:.2f}×)" for k, v in costs.items()))  # fmt: skip
     head_run = chat.get("trained head, adaptive γ")
+    medusa_run = chat.get("Medusa heads, adaptive γ")
+    medusa_tree = chat.get(f"Medusa heads, tree {shape_name(TREE_MEDUSA)}")
     result = {
         "ngram_copy": round(base_copy.best / copy["n-gram, adaptive γ"].best, 3),
         "ngram_chat": round(base_chat.best / chat["n-gram, adaptive γ"].best, 3),
         "bf16_chat": round(base_chat.best / chat["bf16 copy, adaptive γ"].best, 3),
         "head_chat": None if head_run is None else round(base_chat.best / head_run.best, 3),
         "head_alpha": None if head_run is None else round(summarize(head_run.events).alpha or 0.0, 3),
+        "medusa_chat": None if medusa_run is None else round(base_chat.best / medusa_run.best, 3),
+        "medusa_alpha": None if medusa_run is None else round(summarize(medusa_run.events).alpha or 0.0, 3),
+        "medusa_tree_chat": None if medusa_tree is None else round(base_chat.best / medusa_tree.best, 3),
         "vs_hf": round(max(vs_hf_ngram, vs_hf_bf16), 3),
         "efficiency": round(measured / predicted, 3),
         "cold_load_s": None if cold != cold else round(cold, 2),  # null with --no-cold

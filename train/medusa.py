@@ -311,6 +311,7 @@ started as the target's own LM head).
 
 ## Held-out acceptance (python -m train medusa-evaluate)
 - greedy acceptance by head 1…: {by_head("greedy_acceptance_by_head")}
+- the same, given that the heads before it matched (a chain): {by_head("chain_acceptance_by_head")}
 - top-3 hit rate by head: {by_head("top3_by_head")}
 - α at T = 0.7 by head: {by_head("alpha_t07_by_head")}
 - greedy chain of all heads: {ev.get("accepted_per_round_chain", "?")} drafts accepted per round
