@@ -4,13 +4,14 @@ import streamlit as st
 
 from pages.common.page import start
 from pages.common.quiz import quiz
-from specdec_core.course.self_spec import draft_rows, early_exit, head_card
+from specdec_core.course.self_spec import draft_rows, early_exit, head_card, medusa_card
 from specdec_core.viz import self_spec as viz
 
 s, text = start("self_spec")
 fig_text = s["fig"]
 exits = early_exit()
 card = head_card()
+medusa = medusa_card()
 
 text.show("intro")
 text.show("early_exit")
@@ -28,6 +29,30 @@ else:
 text.show("early_exit_after")
 text.show("layerskip")
 text.show("medusa")
+if medusa is None:
+    st.info(s["medusa_missing"])
+elif medusa.greedy_by_head and card is not None:
+    st.plotly_chart(
+        viz.medusa_figure(
+            medusa.greedy_by_head, medusa.chain_by_head, medusa.top3_by_head, card.greedy_by_depth, fig_text
+        ),
+        theme=None,
+    )
+    st.caption(
+        s(
+            "medusa_caption",
+            heads=medusa.heads,
+            parameters=medusa.parameters / 1e6,
+            minutes=medusa.train_minutes,
+            positions=medusa.positions,
+            accepted=medusa.accepted_per_round,
+            eagle_accepted=card.accepted_per_round,
+            cost=f"{medusa.cost_ratio:.3f}" if medusa.cost_ratio is not None else s["m_none"],
+            chain=f"{medusa.bench_chat:.2f}×" if medusa.bench_chat is not None else s["m_none"],
+            tree=f"{medusa.bench_tree_chat:.2f}×" if medusa.bench_tree_chat is not None else s["m_none"],
+        )
+    )
+    text.show("medusa_after")
 text.show("eagle")
 text.show("mtp")
 text.show("distillation")

@@ -13,6 +13,7 @@ import pytest
 
 from specdec_core.engine import RoundEvent, autoregressive, generate, summarize
 from specdec_core.models import LayerSkipDraft, NGramDraft, precision_copy
+from specdec_core.models.medusa import MedusaDraft
 from specdec_core.sampling import SamplingConfig
 from tests.greedy_check import PROMPTS, assert_same_greedy_output
 
@@ -28,6 +29,7 @@ def drafts(bundled_model):
         "n-gram": NGramDraft.for_model(bundled_model),
         "bf16 copy": precision_copy(bundled_model, "bfloat16"),
         "layer-skip k=8": LayerSkipDraft(bundled_model, 8),
+        "Medusa heads": MedusaDraft(bundled_model),  # the shipped ones (assets/medusa/)
     }
 
 
@@ -68,10 +70,11 @@ def test_chat_prompts_use_the_chat_template(bundled_model):
     assert bundled_model.token_texts(bundled_model.encode(" naïve")) == [" na", "ïve"]
 
 
-def test_sampled_runs_match_the_reference_maths_and_replay_from_json(bundled_model, drafts):
+@pytest.mark.parametrize("name", ["bf16 copy", "Medusa heads"])
+def test_sampled_runs_match_the_reference_maths_and_replay_from_json(bundled_model, drafts, name):
     cfg = SamplingConfig(temperature=0.8, top_k=40, top_p=0.95)
     ids = bundled_model.encode(PROMPTS["chat"], chat=True)
-    draft = drafts["bf16 copy"]
+    draft = drafts[name]
     fast = list(generate(bundled_model, draft, ids, cfg, 3, 12, 5))
     ref = list(generate(bundled_model, draft, ids, cfg, 3, 12, 5, reference=True))
     assert [(e.draft_tokens, e.committed, e.kinds) for e in fast] == [

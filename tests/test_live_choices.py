@@ -47,13 +47,15 @@ def test_every_preset_has_both_languages_and_a_toy_text_in_toy_words():
 
 def test_drafts_fit_their_target_kind():
     assert "toy_draft" in drafts_for("toy") and "bf16" not in drafts_for("toy")
-    assert {"ngram", "bf16", "layerskip", "head", "custom"} == set(drafts_for("bundled"))
+    assert {"ngram", "bf16", "layerskip", "head", "medusa", "custom"} == set(drafts_for("bundled"))
     toy = load_target(TargetSpec("toy"))
     assert isinstance(load_draft(toy, DraftSpec("ngram")), NGramDraft)
     with pytest.raises(ChoiceError, match="transformer target"):
         load_draft(toy, DraftSpec("layerskip", 2))
     with pytest.raises(ChoiceError, match="transformer target's features"):
         load_draft(toy, DraftSpec("head"))
+    with pytest.raises(ChoiceError, match="transformer target's features"):
+        load_draft(toy, DraftSpec("medusa"))
     with pytest.raises(ChoiceError, match="custom draft"):
         load_draft(toy, DraftSpec("custom", source="  "))
     with pytest.raises(ChoiceError, match="custom target"):

@@ -107,18 +107,30 @@ def test_a_measured_draft_loads_its_numbers_and_a_bad_apprentice_is_named():
     assert at.selectbox(key="cost_preset").value == "custom"
 
 
-def test_the_shipped_head_is_a_measured_preset_with_its_cards_numbers():
-    from specdec_core.course.self_spec import head_card
+def test_the_shipped_heads_are_measured_presets_with_their_cards_numbers():
+    from specdec_core.course.self_spec import head_card, medusa_card
 
-    card = head_card()
+    card, medusa = head_card(), medusa_card()
     assert card is not None and card.cost_ratio is not None  # assets/head/card.json ships
-    alpha = card.bench_alpha if card.bench_alpha is not None else card.greedy_gamma4
+    assert medusa is not None and medusa.cost_ratio is not None  # so does assets/medusa/card.json
+    presets = {
+        "head": (card.bench_alpha if card.bench_alpha is not None else card.greedy_gamma4, card.cost_ratio),
+        "medusa": (
+            medusa.bench_alpha
+            if medusa.bench_alpha is not None
+            else medusa.accepted_per_round / medusa.heads,
+            medusa.cost_ratio,
+        ),
+    }
     at = open_page("cost", "en")
-    assert "trained draft head of this repo (assets/head)" in at.selectbox(key="cost_preset").options
-    at.selectbox(key="cost_preset").set_value("head")
-    rerun(at)
-    assert at.slider(key="cost_alpha").value == round(alpha, 2)
-    assert at.slider(key="cost_c").value == round(card.cost_ratio, 2)
+    options = at.selectbox(key="cost_preset").options
+    assert "trained draft head of this repo (assets/head)" in options
+    assert "Medusa heads of this repo (assets/medusa)" in options
+    for key, (alpha, cost) in presets.items():
+        at.selectbox(key="cost_preset").set_value(key)
+        rerun(at)
+        assert at.slider(key="cost_alpha").value == round(alpha, 2), key
+        assert at.slider(key="cost_c").value == round(cost, 2), key
 
 
 def test_bad_url_values_fall_back_with_a_warning():

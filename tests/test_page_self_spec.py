@@ -10,7 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from specdec_core.course.self_spec import CARD_FILE, EARLY_EXIT_FILE, draft_rows, early_exit, head_card
+from specdec_core.course.self_spec import (
+    CARD_FILE,
+    EARLY_EXIT_FILE,
+    MEDUSA_CARD_FILE,
+    draft_rows,
+    early_exit,
+    head_card,
+    medusa_card,
+)
 from specdec_core.theory import best_gamma, linear_verify_cost, speedup
 from specdec_core.viz import self_spec as viz
 from tests.apptest_helpers import ROOT, open_page
@@ -27,7 +35,7 @@ def test_page_loads_with_the_shipped_measurements(lang):
     at = open_page("self_spec", lang)
     assert at.title[0].value == TITLES[lang]
     assert not at.warning and not at.error and not at.info
-    assert len(at.get("plotly_chart")) == 3  # early exits, the head by depth, the drafts map
+    assert len(at.get("plotly_chart")) == 4  # early exits, Medusa by head, the head by depth, the drafts map
     card = json.loads(CARD_FILE.read_text(encoding="utf-8"))
     values = [m.value for m in at.metric]
     assert values[0] == f"{card['evaluation']['greedy_acceptance_gamma4']:.2f}"
@@ -35,6 +43,23 @@ def test_page_loads_with_the_shipped_measurements(lang):
     assert len(at.radio) == len(_strings(lang)["quiz"])
     text = " ".join(m.value for m in at.markdown)
     assert "DeepSeek" in text and "EAGLE" in text and "LayerSkip" in text and "Medusa" in text
+    medusa = json.loads(MEDUSA_CARD_FILE.read_text(encoding="utf-8"))
+    medusa_caption = next(c.value for c in at.caption if f"{medusa['cost_ratio']:.3f}" in c.value)
+    assert f"{medusa['evaluation']['accepted_per_round_chain']:.2f}" in medusa_caption
+    assert f"{card['evaluation']['accepted_per_round_gamma4']:.2f}" in medusa_caption
+
+
+def test_the_medusa_figure_shows_the_shipped_heads_beside_the_eagle_head():
+    medusa, card = medusa_card(), head_card()
+    by_head = (medusa.greedy_by_head, medusa.chain_by_head, medusa.top3_by_head)
+    fig = viz.medusa_figure(*by_head, card.greedy_by_depth, _strings("en")["fig"])
+    assert [tuple(t.y) for t in fig.data] == [
+        medusa.greedy_by_head,
+        medusa.chain_by_head,
+        medusa.top3_by_head,
+        card.greedy_by_depth[: medusa.heads],
+    ]
+    assert all(a <= b for a, b in zip(medusa.greedy_by_head, medusa.top3_by_head, strict=True))
 
 
 def test_early_exit_data_is_the_measurement_and_rises_to_the_full_model():
@@ -47,7 +72,7 @@ def test_early_exit_data_is_the_measurement_and_rises_to_the_full_model():
 
 def test_draft_rows_carry_the_theorys_best_gamma_and_speedup():
     rows = {r.key: r for r in draft_rows()}
-    assert "head" in rows and "bf16" in rows
+    assert "head" in rows and "medusa" in rows and "bf16" in rows
     verify = linear_verify_cost(0.075)
     for r in rows.values():
         assert r.gamma == best_gamma(r.alpha, r.cost, verify, 12)

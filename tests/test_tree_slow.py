@@ -12,6 +12,7 @@ import pytest
 from specdec_core.engine import autoregressive, generate, summarize
 from specdec_core.models import NGramDraft, precision_copy
 from specdec_core.models.head import HeadDraft
+from specdec_core.models.medusa import MedusaDraft
 from specdec_core.sampling import SamplingConfig
 from tests.greedy_check import PROMPTS, assert_same_greedy_output
 
@@ -35,6 +36,7 @@ def test_greedy_trees_equal_target_greedy_token_for_token(bundled_model, bf16, p
         ("n-gram", NGramDraft.for_model(target, min_ngram=1), (3, 2, 1)),
         ("bf16 copy", bf16, (2, 2)),
         ("trained head", HeadDraft(target), (3, 2, 1)),
+        ("Medusa heads", MedusaDraft(target), (3, 2, 1)),
     ):
         events = list(generate(target, draft, ids, GREEDY, max_new_tokens=NEW_TOKENS, tree=shape))
         got = [t for e in events for t in e.committed]

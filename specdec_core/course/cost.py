@@ -44,9 +44,9 @@ def cost_data() -> CostData:
     with COST_FILE.open(encoding="utf-8") as f:
         data = json.load(f)
     drafts = {name: tuple(v) for name, v in data["measured_drafts"]["drafts"].items()}
-    head = _head_preset()
-    if head is not None:
-        drafts["head"] = head
+    for key, preset in (("head", _head_preset()), ("medusa", _medusa_preset())):
+        if preset is not None:
+            drafts[key] = preset
     tokens, steps = data["measured_verify"]["tokens"], data["measured_verify"]["steps"]
     return CostData(
         seed_claims=tuple(tuple(row) for row in data["seed_claims"]["rows"]),
@@ -65,6 +65,19 @@ def _head_preset() -> tuple[float, float] | None:
     if card is None or card.cost_ratio is None:
         return None
     alpha = card.bench_alpha if card.bench_alpha is not None else card.greedy_gamma4
+    return (round(float(alpha), 2), round(float(card.cost_ratio), 2))
+
+
+def _medusa_preset() -> tuple[float, float] | None:
+    """The shipped Medusa heads' (α, c) from their card (assets/medusa/card.json): the bench's
+    greedy chain acceptance on the chat prompt where recorded, else the held-out chain's
+    drafts accepted per round of all heads ÷ the number of heads."""
+    from specdec_core.course.self_spec import medusa_card
+
+    card = medusa_card()
+    if card is None or card.cost_ratio is None:
+        return None
+    alpha = card.bench_alpha if card.bench_alpha is not None else card.accepted_per_round / card.heads
     return (round(float(alpha), 2), round(float(card.cost_ratio), 2))
 
 

@@ -5,6 +5,8 @@
   full model's token, and its α = Σ min(p, q) at T = 1 and T = 0.7;
 * ``assets/head/card.json`` (``python -m train export``): the shipped head's training
   figures and held-out acceptance per drafting depth, its step cost and bench speedup;
+* ``assets/medusa/card.json`` (``python -m train medusa-export``): the shipped Medusa heads'
+  held-out acceptance per head (alone, given the heads before matched, top 3) and step cost;
 * the cost lesson's measured drafts (``assets/presets/cost.json``) for comparison.
 
 Each comparison row also carries the speedup the i.i.d. theory predicts at the best γ with
@@ -24,6 +26,7 @@ from specdec_core.theory import best_gamma, linear_verify_cost, speedup
 HEAD_DIR = Path(__file__).resolve().parents[2] / "assets" / "head"
 EARLY_EXIT_FILE = HEAD_DIR / "early_exit.json"
 CARD_FILE = HEAD_DIR / "card.json"
+MEDUSA_CARD_FILE = HEAD_DIR.parent / "medusa" / "card.json"
 MAX_GAMMA = 12
 
 
@@ -57,6 +60,25 @@ class HeadCard:
     cost_ratio: float | None
     bench_chat: float | None
     bench_alpha: float | None
+
+
+@dataclass(frozen=True)
+class MedusaCard:
+    """The shipped Medusa heads' figures (see assets/medusa/MODEL_CARD.md), per head k = 1 … K."""
+
+    heads: int
+    parameters: int
+    steps: int
+    train_minutes: float
+    greedy_by_head: tuple[float, ...]
+    chain_by_head: tuple[float, ...]
+    top3_by_head: tuple[float, ...]
+    accepted_per_round: float
+    positions: int
+    cost_ratio: float | None
+    bench_chat: float | None
+    bench_alpha: float | None
+    bench_tree_chat: float | None
 
 
 @dataclass(frozen=True)
@@ -112,11 +134,36 @@ def head_card() -> HeadCard | None:
     )
 
 
+@cache
+def medusa_card() -> MedusaCard | None:
+    """The shipped Medusa heads' card, or None when none are shipped."""
+    if not MEDUSA_CARD_FILE.is_file():
+        return None
+    d = json.loads(MEDUSA_CARD_FILE.read_text(encoding="utf-8"))
+    ev = d.get("evaluation") or {}
+    bench = d.get("bench") or {}
+    return MedusaCard(
+        heads=int(d["heads"]),
+        parameters=int(d["parameters"]),
+        steps=int(d["steps"]),
+        train_minutes=float(d["train_minutes"]),
+        greedy_by_head=tuple(ev.get("greedy_acceptance_by_head", ())),
+        chain_by_head=tuple(ev.get("chain_acceptance_by_head", ())),
+        top3_by_head=tuple(ev.get("top3_by_head", ())),
+        accepted_per_round=float(ev.get("accepted_per_round_chain", 0.0)),
+        positions=int(ev.get("positions", 0)),
+        cost_ratio=d.get("cost_ratio"),
+        bench_chat=bench.get("medusa_chat"),
+        bench_alpha=bench.get("medusa_alpha"),
+        bench_tree_chat=bench.get("medusa_tree_chat"),
+    )
+
+
 def draft_rows() -> list[DraftRow]:
-    """The cost lesson's measured drafts and the shipped head, best γ and predicted speedup."""
+    """The cost lesson's measured drafts and the shipped heads, best γ and predicted speedup."""
     data = cost_data()
     verify = linear_verify_cost(data.measured_beta)
-    rows = [(key, a, c) for key, (a, c) in data.measured_drafts.items()]  # the head's included
+    rows = [(key, a, c) for key, (a, c) in data.measured_drafts.items()]  # the heads' included
     out = []
     for key, a, c in rows:
         g = int(best_gamma(a, c, verify, MAX_GAMMA))

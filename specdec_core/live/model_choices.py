@@ -2,10 +2,11 @@
 
 Targets: the bundled SmolLM2-135M-Instruct (real, the default), a toy word-level Markov
 pair (instant, exact, no download) and any Hugging Face id or local folder. Drafts for a
-transformer target: n-gram prompt lookup, a bf16 copy, its own first k layers, or a custom
-model; for the toy target: the toy draft chain or n-gram. A choice is a small frozen spec,
-so it can key a cache (:func:`target_key`, :func:`draft_key`); ``ModelShelf``
-(specdec_core/live/shelf.py) builds each model once per process.
+transformer target: n-gram prompt lookup, a bf16 copy, its own first k layers, the shipped
+EAGLE-style head or Medusa heads (assets/head, assets/medusa), or a custom model; for the toy
+target: the toy draft chain or n-gram. A choice is a small frozen spec, so it can key a
+cache (:func:`target_key`, :func:`draft_key`); ``ModelShelf`` (specdec_core/live/shelf.py)
+builds each model once per process.
 """
 
 from __future__ import annotations
@@ -24,9 +25,9 @@ from specdec_core.models.markov import rows_from_weights
 Progress = Callable[[float, str], None]
 
 TARGETS: tuple[str, ...] = ("bundled", "toy", "custom")
-HF_DRAFTS: tuple[str, ...] = ("ngram", "bf16", "layerskip", "head", "custom")
+HF_DRAFTS: tuple[str, ...] = ("ngram", "bf16", "layerskip", "head", "medusa", "custom")
 TOY_DRAFTS: tuple[str, ...] = ("toy_draft", "ngram", "custom")
-DRAFTS: tuple[str, ...] = ("ngram", "bf16", "layerskip", "head", "toy_draft", "custom")
+DRAFTS: tuple[str, ...] = ("ngram", "bf16", "layerskip", "head", "medusa", "toy_draft", "custom")
 
 
 class ChoiceError(ValueError):
@@ -227,6 +228,17 @@ def load_draft(target: Any, spec: DraftSpec, progress: Progress | None = None) -
             )
         try:
             return HeadDraft(target)
+        except (HeadMismatchError, FileNotFoundError) as exc:
+            raise ChoiceError(str(exc), "head_mismatch") from exc
+    if spec.kind == "medusa":
+        from specdec_core.models import HFCausalLM
+        from specdec_core.models.head import HeadMismatchError
+        from specdec_core.models.medusa import MedusaDraft
+
+        if not isinstance(target, HFCausalLM):
+            raise ChoiceError("Medusa heads draft from a transformer target's features.", "needs_transformer")
+        try:
+            return MedusaDraft(target)
         except (HeadMismatchError, FileNotFoundError) as exc:
             raise ChoiceError(str(exc), "head_mismatch") from exc
     if spec.kind == "custom":

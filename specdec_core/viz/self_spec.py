@@ -3,6 +3,8 @@
 * :func:`early_exit_figure` — α of an untrained exit after k layers, by depth, with the
   trained head's acceptance at its first drafting depth as a reference line;
 * :func:`head_depth_figure` — the trained head's acceptance at drafting depth 1, 2, …;
+* :func:`medusa_figure` — the Medusa heads' acceptance per head beside the EAGLE head's by
+  drafting depth (the same number of tokens ahead);
 * :func:`drafts_figure` — each measured draft's α against its step cost c, coloured by the
   speedup the theory predicts at its best γ.
 
@@ -21,6 +23,14 @@ from specdec_core.viz.strings import pick
 KEYS: dict[str, tuple[str, ...]] = {
     "early_exit_figure": ("greedy", "alpha_t1", "alpha_t07", "head_line", "depth_axis", "alpha_axis"),
     "head_depth_figure": ("head_greedy", "head_alpha", "drafting_depth_axis", "alpha_axis"),
+    "medusa_figure": (
+        "medusa_alone",
+        "medusa_chain",
+        "medusa_top3",
+        "eagle_depth",
+        "ahead_axis",
+        "alpha_axis",
+    ),
     "drafts_figure": ("cost_axis", "alpha_axis", "predicted", "hover_draft"),
 }
 
@@ -81,6 +91,40 @@ def head_depth_figure(greedy: Sequence[float], alpha: Sequence[float], text: Map
             )
     fig.update_layout(**base_layout(height=340, barmode="group"))
     fig.update_xaxes(title=t["drafting_depth_axis"], dtick=1)
+    fig.update_yaxes(title=t["alpha_axis"], range=[0, 1.05])
+    return fig
+
+
+def medusa_figure(
+    alone: Sequence[float],
+    chained: Sequence[float],
+    top3: Sequence[float],
+    eagle: Sequence[float],
+    text: Mapping[str, str],
+) -> go.Figure:
+    """Grouped bars by tokens drafted ahead (1 … K): Medusa head k's greedy acceptance alone,
+    given the heads before it matched, its top-3 hit rate, and the EAGLE head at depth k."""
+    t = pick(text, KEYS, "medusa_figure")
+    fig = go.Figure()
+    for values, name, color in (
+        (alone, t["medusa_alone"], DRAFT),
+        (chained, t["medusa_chain"], TARGET),
+        (top3, t["medusa_top3"], BONUS),
+        (eagle[: len(alone)], t["eagle_depth"], ACCEPTED),
+    ):
+        if values:
+            fig.add_trace(
+                go.Bar(
+                    x=list(range(1, len(values) + 1)),
+                    y=list(values),
+                    name=name,
+                    marker_color=color,
+                    text=[f"{v:.2f}" for v in values],
+                    textposition="outside",
+                )
+            )
+    fig.update_layout(**base_layout(height=360, barmode="group"))
+    fig.update_xaxes(title=t["ahead_axis"], dtick=1)
     fig.update_yaxes(title=t["alpha_axis"], range=[0, 1.05])
     return fig
 
