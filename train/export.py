@@ -193,9 +193,7 @@ def _earlier_stages(init: dict | None) -> str:
             f"    mv artifacts/head/checkpoint.pt artifacts/head/{stage['file']}",
         ]
     if chain:
-        lines.append(
-            f"    # stage {len(chain) + 1}: more answers, trained on from stage {len(chain)}'s weights"
-        )
+        lines.append(f"    # stage {len(chain) + 1}: trained on from stage {len(chain)}'s weights")
     return "".join(line + "\n" for line in lines)
 
 
