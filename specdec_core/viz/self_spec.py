@@ -76,8 +76,16 @@ def early_exit_figure(
 def head_depth_figure(greedy: Sequence[float], alpha: Sequence[float], text: Mapping[str, str]) -> go.Figure:
     """The trained head's acceptance by drafting depth (1 = the token after the target's)."""
     t = pick(text, KEYS, "head_depth_figure")
+    series = ((greedy, t["head_greedy"], ACCEPTED), (alpha, t["head_alpha"], BONUS))
+    return _bars_by_depth(series, t["drafting_depth_axis"], t["alpha_axis"], 340)
+
+
+def _bars_by_depth(
+    series: Sequence[tuple[Sequence[float], str, str]], x_title: str, y_title: str, height: int
+) -> go.Figure:
+    """Grouped, labelled bars at x = 1, 2, … for each (values, name, colour); empty ones left out."""
     fig = go.Figure()
-    for values, name, color in ((greedy, t["head_greedy"], ACCEPTED), (alpha, t["head_alpha"], BONUS)):
+    for values, name, color in series:
         if values:
             fig.add_trace(
                 go.Bar(
@@ -89,9 +97,9 @@ def head_depth_figure(greedy: Sequence[float], alpha: Sequence[float], text: Map
                     textposition="outside",
                 )
             )
-    fig.update_layout(**base_layout(height=340, barmode="group"))
-    fig.update_xaxes(title=t["drafting_depth_axis"], dtick=1)
-    fig.update_yaxes(title=t["alpha_axis"], range=[0, 1.05])
+    fig.update_layout(**base_layout(height=height, barmode="group"))
+    fig.update_xaxes(title=x_title, dtick=1)
+    fig.update_yaxes(title=y_title, range=[0, 1.05])
     return fig
 
 
@@ -105,28 +113,13 @@ def medusa_figure(
     """Grouped bars by tokens drafted ahead (1 … K): Medusa head k's greedy acceptance alone,
     given the heads before it matched, its top-3 hit rate, and the EAGLE head at depth k."""
     t = pick(text, KEYS, "medusa_figure")
-    fig = go.Figure()
-    for values, name, color in (
+    series = (
         (alone, t["medusa_alone"], DRAFT),
         (chained, t["medusa_chain"], TARGET),
         (top3, t["medusa_top3"], BONUS),
         (eagle[: len(alone)], t["eagle_depth"], ACCEPTED),
-    ):
-        if values:
-            fig.add_trace(
-                go.Bar(
-                    x=list(range(1, len(values) + 1)),
-                    y=list(values),
-                    name=name,
-                    marker_color=color,
-                    text=[f"{v:.2f}" for v in values],
-                    textposition="outside",
-                )
-            )
-    fig.update_layout(**base_layout(height=360, barmode="group"))
-    fig.update_xaxes(title=t["ahead_axis"], dtick=1)
-    fig.update_yaxes(title=t["alpha_axis"], range=[0, 1.05])
-    return fig
+    )
+    return _bars_by_depth(series, t["ahead_axis"], t["alpha_axis"], 360)
 
 
 def drafts_figure(
