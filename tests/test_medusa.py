@@ -16,7 +16,7 @@ import torch
 from specdec_core.engine import autoregressive, generate
 from specdec_core.engine.gamma import estimate_cost_ratio
 from specdec_core.models import HFCausalLM
-from specdec_core.models.head import EagleHead, HeadConfig, HeadMismatchError, save_head
+from specdec_core.models.head import EagleHead, HeadConfig, HeadDraft, HeadMismatchError, save_head
 from specdec_core.models.medusa import MedusaDraft, MedusaHeads, load_medusa, save_medusa
 from specdec_core.sampling import SamplingConfig
 from train import medusa as medusa_train
@@ -123,6 +123,8 @@ def test_refuses_another_target_another_file_kind_and_an_unbound_session(
     save_head(EagleHead(HeadConfig.for_target(tiny.module, tiny.name)), torch.arange(4), eagle)
     with pytest.raises(HeadMismatchError, match="not a Medusa"):
         MedusaDraft(tiny, eagle)
+    with pytest.raises(HeadMismatchError, match="holds Medusa heads"):
+        HeadDraft(tiny, medusa_file)
     with pytest.raises(FileNotFoundError, match="train medusa"):
         MedusaDraft(tiny, tmp_path / "absent.safetensors")
     s = MedusaDraft(tiny, medusa_file).session([1, 2])

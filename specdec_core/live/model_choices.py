@@ -218,27 +218,18 @@ def load_draft(target: Any, spec: DraftSpec, progress: Progress | None = None) -
                 progress(0.0, f"Copying {target.name} to bfloat16…")
             return precision_copy(target, "bfloat16")
         return LayerSkipDraft(target, spec.k)
-    if spec.kind == "head":
+    if spec.kind in ("head", "medusa"):
         from specdec_core.models import HFCausalLM
         from specdec_core.models.head import HeadDraft, HeadMismatchError
-
-        if not isinstance(target, HFCausalLM):
-            raise ChoiceError(
-                "The trained head drafts from a transformer target's features.", "needs_transformer"
-            )
-        try:
-            return HeadDraft(target)
-        except (HeadMismatchError, FileNotFoundError) as exc:
-            raise ChoiceError(str(exc), "head_mismatch") from exc
-    if spec.kind == "medusa":
-        from specdec_core.models import HFCausalLM
-        from specdec_core.models.head import HeadMismatchError
         from specdec_core.models.medusa import MedusaDraft
 
         if not isinstance(target, HFCausalLM):
-            raise ChoiceError("Medusa heads draft from a transformer target's features.", "needs_transformer")
+            raise ChoiceError(
+                "The trained heads (EAGLE-style and Medusa) draft from a transformer target's features.",
+                "needs_transformer",
+            )
         try:
-            return MedusaDraft(target)
+            return (HeadDraft if spec.kind == "head" else MedusaDraft)(target)
         except (HeadMismatchError, FileNotFoundError) as exc:
             raise ChoiceError(str(exc), "head_mismatch") from exc
     if spec.kind == "custom":

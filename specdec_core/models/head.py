@@ -157,21 +157,27 @@ def _rotate(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tens
     return x * cos + rotated * sin
 
 
-def save_head(
-    head: EagleHead, vocab_ids: torch.Tensor, path: Path, card: dict[str, Any] | None = None
+def write_weights(
+    module: nn.Module,
+    cfg: HeadConfig,
+    vocab_ids: torch.Tensor,
+    path: Path,
+    card: dict[str, Any] | None = None,
+    meta: dict[str, str] | None = None,
 ) -> None:
-    """Weights in float16 (the head's own; the LM head rows are the target's and not stored)."""
+    """A trained head's own weights in float16 with its vocabulary ids, config and card (the
+    LM-head rows are the target's and not stored); `meta` adds metadata entries."""
     from safetensors.torch import save_file
 
-    tensors = {k: v.detach().to(torch.float16).contiguous() for k, v in head.state_dict().items()}
+    tensors = {k: v.detach().to(torch.float16).contiguous() for k, v in module.state_dict().items()}
     tensors["vocab_ids"] = vocab_ids.to(torch.int32).contiguous()
-    meta = {"config": json.dumps(asdict(head.cfg)), "card": json.dumps(card or {})}
+    metadata = {"config": json.dumps(asdict(cfg)), "card": json.dumps(card or {}), **(meta or {})}
     path.parent.mkdir(parents=True, exist_ok=True)
-    save_file(tensors, str(path), metadata=meta)
+    save_file(tensors, str(path), metadata=metadata)
 
 
-def load_head(path: Path) -> tuple[EagleHead, torch.Tensor, dict[str, Any]]:
-    """(head in float32, vocabulary ids, model-card numbers) from a safetensors file."""
+def read_weights(path: Path) -> tuple[HeadConfig, dict[str, torch.Tensor], torch.Tensor, dict[str, str]]:
+    """(config, weights in float32, vocabulary ids, metadata) of a file :func:`write_weights` wrote."""
     from safetensors import safe_open
 
     with safe_open(str(path), framework="pt") as f:
@@ -179,10 +185,31 @@ def load_head(path: Path) -> tuple[EagleHead, torch.Tensor, dict[str, Any]]:
         tensors = {k: f.get_tensor(k) for k in f.keys()}  # noqa: SIM118 - safe_open has no __iter__
     if "config" not in meta:
         raise HeadMismatchError(f"{path} is not a draft-head file (no config in its metadata).")
-    cfg = HeadConfig(**json.loads(meta["config"]))
-    head = EagleHead(cfg)
     vocab = tensors.pop("vocab_ids").long()
-    head.load_state_dict({k: v.float() for k, v in tensors.items()})
+    weights = {k: v.float() for k, v in tensors.items()}
+    return HeadConfig(**json.loads(meta["config"])), weights, vocab, meta
+
+
+def card_cost_ratio(card: dict[str, Any]) -> float | None:
+    """A card's measured ``cost_ratio`` (one draft step in target decode steps), or None."""
+    value = card.get("cost_ratio")
+    return float(value) if isinstance(value, int | float) and value > 0 else None
+
+
+def save_head(
+    head: EagleHead, vocab_ids: torch.Tensor, path: Path, card: dict[str, Any] | None = None
+) -> None:
+    """Weights in float16 (the head's own; the LM head rows are the target's and not stored)."""
+    write_weights(head, head.cfg, vocab_ids, path, card)
+
+
+def load_head(path: Path) -> tuple[EagleHead, torch.Tensor, dict[str, Any]]:
+    """(head in float32, vocabulary ids, model-card numbers) from a safetensors file."""
+    cfg, weights, vocab, meta = read_weights(path)
+    if "medusa_heads" in meta:
+        raise HeadMismatchError(f"{path} holds Medusa heads, not an EAGLE-style head.")
+    head = EagleHead(cfg)
+    head.load_state_dict(weights)
     return head.eval(), vocab, json.loads(meta.get("card", "{}"))
 
 
@@ -242,8 +269,7 @@ class HeadDraft:
         card's ``cost_ratio``); None when the card lacks it. The engine's γ controller prices
         drafts with it: the weight-bytes estimate of a model draft does not fit a head whose
         step is mostly small operations."""
-        value = self.card.get("cost_ratio")
-        return float(value) if isinstance(value, int | float) and value > 0 else None
+        return card_cost_ratio(self.card)
 
     def session(self, prompt_ids: Sequence[int]) -> HeadSession:
         s = HeadSession(self)

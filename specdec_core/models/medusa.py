@@ -22,7 +22,6 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +31,14 @@ import torch.nn.functional as F
 from torch import nn
 
 from specdec_core.draft_tree import TreeSegment
-from specdec_core.models.head import HeadConfig, HeadMismatchError, check_target
+from specdec_core.models.head import (
+    HeadConfig,
+    HeadMismatchError,
+    card_cost_ratio,
+    check_target,
+    read_weights,
+    write_weights,
+)
 
 #: The shipped Medusa heads for the bundled model.
 DEFAULT_MEDUSA = Path(__file__).resolve().parents[2] / "assets" / "medusa" / "smollm2-135m-medusa.safetensors"
@@ -70,31 +76,16 @@ def save_medusa(
     heads: MedusaHeads, vocab_ids: torch.Tensor, path: Path, card: dict[str, Any] | None = None
 ) -> None:
     """Weights in float16 (the LM-head rows are the target's and not stored)."""
-    from safetensors.torch import save_file
-
-    tensors = {k: v.detach().to(torch.float16).contiguous() for k, v in heads.state_dict().items()}
-    tensors["vocab_ids"] = vocab_ids.to(torch.int32).contiguous()
-    meta = {
-        "config": json.dumps(asdict(heads.cfg)),
-        "medusa_heads": str(heads.count),
-        "card": json.dumps(card or {}),
-    }
-    path.parent.mkdir(parents=True, exist_ok=True)
-    save_file(tensors, str(path), metadata=meta)
+    write_weights(heads, heads.cfg, vocab_ids, path, card, {"medusa_heads": str(heads.count)})
 
 
 def load_medusa(path: Path) -> tuple[MedusaHeads, torch.Tensor, dict[str, Any]]:
     """(heads in float32, vocabulary ids, model-card numbers) from a safetensors file."""
-    from safetensors import safe_open
-
-    with safe_open(str(path), framework="pt") as f:
-        meta = f.metadata() or {}
-        tensors = {k: f.get_tensor(k) for k in f.keys()}  # noqa: SIM118 - safe_open has no __iter__
-    if "config" not in meta or "medusa_heads" not in meta:
-        raise HeadMismatchError(f"{path} is not a Medusa-heads file (no config in its metadata).")
-    heads = MedusaHeads(HeadConfig(**json.loads(meta["config"])), int(meta["medusa_heads"]))
-    vocab = tensors.pop("vocab_ids").long()
-    heads.load_state_dict({k: v.float() for k, v in tensors.items()})
+    cfg, weights, vocab, meta = read_weights(path)
+    if "medusa_heads" not in meta:
+        raise HeadMismatchError(f"{path} is not a Medusa-heads file (no head count in its metadata).")
+    heads = MedusaHeads(cfg, int(meta["medusa_heads"]))
+    heads.load_state_dict(weights)
     return heads.eval(), vocab, json.loads(meta.get("card", "{}"))
 
 
@@ -136,8 +127,7 @@ class MedusaDraft:
     @property
     def cost_ratio(self) -> float | None:
         """One draft step in target decode steps as ``train medusa-export`` measured it."""
-        value = self.card.get("cost_ratio")
-        return float(value) if isinstance(value, int | float) and value > 0 else None
+        return card_cost_ratio(self.card)
 
     def session(self, prompt_ids: Sequence[int]) -> MedusaSession:
         s = MedusaSession(self)
