@@ -58,29 +58,21 @@ def run(
     alpha_n = torch.zeros(DEPTHS)
     seen = 0
     with torch.inference_mode():
-        for shard in features.load(split)[first_shard:]:
-            off = 0
-            for start, length in zip(shard["answer_start"], shard["length"], strict=True):
-                if seen >= n_prompts:
-                    break
-                seen += 1
-                sl = slice(off, off + int(length))
-                off += int(length)
-                n = min(int(length), int(start) + n_tokens)
-                f = torch.from_numpy(shard["features"][sl][:n].astype("float32"))[None]
-                tok = torch.from_numpy(shard["tokens"][sl][:n].astype("int64"))[None]
-                top = torch.from_numpy(shard["argmax"][sl][:n].astype("int64"))
-                feats = unrolled_features(head, f, embed[tok], steps=DEPTHS)
-                first = int(start) - 1
-                for s, feat in enumerate(feats):
-                    rows = slice(first + s, n)  # chains that start inside the answer
-                    z = feat[0, rows] @ lm_rows.T
-                    greedy_hits[s] += (vocab[z.argmax(-1)] == top[rows]).sum()
-                    greedy_n[s] += z.shape[0]
-                    p = torch.softmax((f[0, rows] @ full_w.T) / 0.7, -1)
-                    q = torch.softmax(z / 0.7, -1)
-                    alpha_sum[s] += torch.minimum(p[:, vocab], q).sum()
-                    alpha_n[s] += z.shape[0]
+        for answer in features.answers(split, n_prompts, n_tokens, first_shard):
+            seen += 1
+            f, tok, top = answer.features[None], answer.tokens[None], answer.argmax
+            n = f.shape[1]
+            feats = unrolled_features(head, f, embed[tok], steps=DEPTHS)
+            first = answer.start - 1
+            for s, feat in enumerate(feats):
+                rows = slice(first + s, n)  # chains that start inside the answer
+                z = feat[0, rows] @ lm_rows.T
+                greedy_hits[s] += (vocab[z.argmax(-1)] == top[rows]).sum()
+                greedy_n[s] += z.shape[0]
+                p = torch.softmax((f[0, rows] @ full_w.T) / 0.7, -1)
+                q = torch.softmax(z / 0.7, -1)
+                alpha_sum[s] += torch.minimum(p[:, vocab], q).sum()
+                alpha_n[s] += z.shape[0]
     a = (greedy_hits / greedy_n.clamp(min=1)).tolist()
     al = (alpha_sum / alpha_n.clamp(min=1)).tolist()
     expected, run_ = 0.0, 1.0

@@ -14,6 +14,8 @@ from __future__ import annotations
 import json
 import time
 from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -109,3 +111,36 @@ def files(split: str) -> list[Path]:
 def load(split: str) -> list[dict[str, np.ndarray]]:
     """Every shard's arrays of a split, in shard order."""
     return [dict(np.load(p)) for p in files(split)]
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One answer of a feature shard, prompt included, cut `n_tokens` after the prompt."""
+
+    shard: int  # index of its shard in the split
+    features: torch.Tensor  # (n, hidden) float32
+    tokens: torch.Tensor  # (n,) int64
+    argmax: torch.Tensor  # (n,) the target's greedy token after each position
+    start: int  # where the answer starts (the prompt's length)
+
+
+def answers(split: str, n_prompts: int, n_tokens: int, first_shard: int = 0) -> Iterator[Answer]:
+    """The first `n_prompts` answers of the split's feature shards from `first_shard` on, in
+    order (what the evaluations read)."""
+    seen = 0
+    for index, shard in enumerate(load(split)[first_shard:], start=first_shard):
+        off = 0
+        for start, length in zip(shard["answer_start"], shard["length"], strict=True):
+            if seen >= n_prompts:
+                return
+            seen += 1
+            sl = slice(off, off + int(length))
+            off += int(length)
+            n = min(int(length), int(start) + n_tokens)
+            yield Answer(
+                index,
+                torch.from_numpy(shard["features"][sl][:n].astype("float32")),
+                torch.from_numpy(shard["tokens"][sl][:n].astype("int64")),
+                torch.from_numpy(shard["argmax"][sl][:n].astype("int64")),
+                int(start),
+            )

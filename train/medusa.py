@@ -190,38 +190,29 @@ def evaluate(n_prompts: int = EVAL_PROMPTS, n_tokens: int = EVAL_TOKENS) -> dict
     hits, top3, alpha, count, runs = (torch.zeros(k_all) for _ in range(5))
     chain, rounds, seen = 0.0, 0, 0
     with torch.inference_mode():
-        for index, shard in enumerate(features.load("held_out")):
-            greedy_shard = index % 2 == 0  # train/generate.py: even shards are greedy
-            off = 0
-            for start, length in zip(shard["answer_start"], shard["length"], strict=True):
-                if seen >= n_prompts:
-                    break
-                seen += 1
-                sl = slice(off, off + int(length))
-                off += int(length)
-                n = min(int(length), int(start) + n_tokens)
-                f = torch.from_numpy(shard["features"][sl][:n].astype("float32"))
-                top = torch.from_numpy(shard["argmax"][sl][:n].astype("int64"))
-                anchors = torch.arange(int(start) - 1, n - 1)
-                preds = heads(f[anchors])
-                leading = torch.ones(anchors.shape[0], dtype=torch.bool)
-                for k in range(1, k_all + 1):
-                    ok = anchors + k < n
-                    a, z = anchors[ok], preds[k - 1][ok] @ lm_rows.T
-                    match = vocab[z.argmax(-1)] == top[a + k]
-                    hits[k - 1] += match.sum()
-                    top3[k - 1] += (vocab[z.topk(3, dim=-1).indices] == top[a + k][:, None]).any(-1).sum()
-                    count[k - 1] += a.shape[0]
-                    p = torch.softmax((f[a + k] @ full_w.T) / 0.7, -1)
-                    alpha[k - 1] += torch.minimum(p[:, vocab], torch.softmax(z / 0.7, -1)).sum()
-                    if greedy_shard:
-                        leading = leading & torch.cat(
-                            [match, torch.zeros(int((~ok).sum()), dtype=torch.bool)]
-                        )
-                        runs[k - 1] += leading.sum()
-                        chain += float(leading.sum())
+        for answer in features.answers("held_out", n_prompts, n_tokens):
+            seen += 1
+            greedy_shard = answer.shard % 2 == 0  # train/generate.py: even shards are greedy
+            f, top = answer.features, answer.argmax
+            n = f.shape[0]
+            anchors = torch.arange(answer.start - 1, n - 1)
+            preds = heads(f[anchors])
+            leading = torch.ones(anchors.shape[0], dtype=torch.bool)
+            for k in range(1, k_all + 1):
+                ok = anchors + k < n
+                a, z = anchors[ok], preds[k - 1][ok] @ lm_rows.T
+                match = vocab[z.argmax(-1)] == top[a + k]
+                hits[k - 1] += match.sum()
+                top3[k - 1] += (vocab[z.topk(3, dim=-1).indices] == top[a + k][:, None]).any(-1).sum()
+                count[k - 1] += a.shape[0]
+                p = torch.softmax((f[a + k] @ full_w.T) / 0.7, -1)
+                alpha[k - 1] += torch.minimum(p[:, vocab], torch.softmax(z / 0.7, -1)).sum()
                 if greedy_shard:
-                    rounds += anchors.shape[0]
+                    leading = leading & torch.cat([match, torch.zeros(int((~ok).sum()), dtype=torch.bool)])
+                    runs[k - 1] += leading.sum()
+                    chain += float(leading.sum())
+            if greedy_shard:
+                rounds += anchors.shape[0]
     result = {
         "split": "held_out",
         "prompts": seen,

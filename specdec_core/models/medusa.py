@@ -31,11 +31,10 @@ import torch.nn.functional as F
 from torch import nn
 
 from specdec_core.draft_tree import TreeSegment
-from specdec_core.models.head import (
+from specdec_core.models.trained import (
     HeadConfig,
     HeadMismatchError,
-    card_cost_ratio,
-    check_target,
+    TrainedDraft,
     read_weights,
     write_weights,
 )
@@ -89,7 +88,7 @@ def load_medusa(path: Path) -> tuple[MedusaHeads, torch.Tensor, dict[str, Any]]:
     return heads.eval(), vocab, json.loads(meta.get("card", "{}"))
 
 
-class MedusaDraft:
+class MedusaDraft(TrainedDraft):
     """The trained Medusa heads as a draft of the model protocol, bound to one target model."""
 
     kind = "Medusa heads"
@@ -99,35 +98,12 @@ class MedusaDraft:
         if not path.is_file():
             raise FileNotFoundError(f"No Medusa heads at {path}; train them with `python -m train medusa`.")
         heads, vocab, card = load_medusa(path)
-        check_target(heads.cfg, target)
-        module = target.module
-        device = module.get_output_embeddings().weight.device
-        self.target = target
-        self.lock = getattr(target, "lock", None)  # reads the target's features: one lock for both
-        self.heads = heads.to(device)
-        self.card = card
-        self.path = path
-        self.vocab_ids = vocab.to(device)
-        with torch.inference_mode():
-            self.lm_rows = module.get_output_embeddings().weight[self.vocab_ids].float().clone()
+        self.heads = heads.to(self.bind(target, heads.cfg, vocab, card, path))
         self.name = f"Medusa heads ({path.stem})"
-
-    @property
-    def vocab_size(self) -> int:
-        return self.target.vocab_size
-
-    @property
-    def eos_token_id(self) -> int | None:
-        return self.target.eos_token_id
 
     @property
     def parameters(self) -> int:
         return sum(p.numel() for p in self.heads.parameters())
-
-    @property
-    def cost_ratio(self) -> float | None:
-        """One draft step in target decode steps as ``train medusa-export`` measured it."""
-        return card_cost_ratio(self.card)
 
     def session(self, prompt_ids: Sequence[int]) -> MedusaSession:
         s = MedusaSession(self)
