@@ -96,7 +96,8 @@ class MedusaDraft(TrainedDraft):
     def __init__(self, target: Any, path: Path | str = DEFAULT_MEDUSA) -> None:
         path = Path(path)
         if not path.is_file():
-            raise FileNotFoundError(f"No Medusa heads at {path}; train them with `python -m train medusa`.")
+            stages = "`python -m train medusa-fit`, `medusa-evaluate` and `medusa-export`"
+            raise FileNotFoundError(f"No Medusa heads at {path}; train them with {stages}.")
         heads, vocab, card = load_medusa(path)
         self.heads = heads.to(self.bind(target, heads.cfg, vocab, card, path))
         self.name = f"Medusa heads ({path.stem})"
