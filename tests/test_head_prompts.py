@@ -16,7 +16,7 @@ def test_splits_are_disjoint_and_varied():
     assert not {p.text for p in train} & {p.text for p in held}
     for p in held:
         assert not any(
-            re.search(rf"\b{re.escape(t.lower())}\b", p.text.lower()) for t in prompts.TRAIN_TOPICS
+            re.search(rf"\b{re.escape(t.lower())}\b", p.text.lower()) for t in prompts.ALL_TRAIN_TOPICS
         )
     assert prompts.build("train") == train  # seeded
 
@@ -35,3 +35,13 @@ def test_the_check_rejects_a_leak():
         prompts.check_disjoint([leak])
     with pytest.raises(ValueError, match="benchmark"):
         prompts.check_disjoint([prompts.Prompt("Write about a robot.", "chat", "train")])
+
+
+def test_a_later_wave_keeps_the_earlier_prompts_in_place():
+    """Generated shards are indexed by position: wave 2 only appends after wave 1."""
+    import random
+
+    first = prompts._wave("train", *prompts.TRAIN_WAVES[0], random.Random("train-0"))
+    train = prompts.build("train")
+    assert len(first) == 1824 and train[: len(first)] == first
+    assert {p.text for p in train[len(first) :]}.isdisjoint(p.text for p in first)

@@ -164,3 +164,25 @@ def test_every_step_has_a_batch_when_epochs_pack_differently(setup, monkeypatch)
         assert batch and all(0 <= i < len(data.seqs) for i in batch)
     epoch = next(e for e, n in counts.items() if n != per_epoch)
     assert data.batch_at(epoch * per_epoch + per_epoch - 1, per_epoch) in data.batches(epoch)
+
+
+def test_the_vocabulary_counts_only_the_first_answer_shards(tmp_path, monkeypatch):
+    """A later wave of answers must not move the vocabulary the shipped heads were trained on."""
+    import json
+
+    from train import features, paths
+
+    for split, shards in (("train", ([5, 5, 6], [7, 7, 7, 7])), ("corpus", ([6, 6],))):
+        folder = tmp_path / "data" / split
+        folder.mkdir(parents=True)
+        for i, answer in enumerate(shards):
+            (folder / f"shard_{i:04d}.json").write_text(json.dumps({"records": [{"answer": answer}]}))
+    monkeypatch.setattr(paths, "GENERATED", tmp_path / "data")
+    monkeypatch.setattr(paths, "WORK", tmp_path)
+    monkeypatch.setattr(paths, "HEAD_VOCAB", 1)
+    monkeypatch.setattr(paths, "VOCAB_TRAIN_SHARDS", 1)
+    features.write_vocab(None)
+    assert np.load(tmp_path / "vocab.npy").tolist() == [6]  # 7 leads only in the second shard
+    monkeypatch.setattr(paths, "VOCAB_TRAIN_SHARDS", 2)
+    features.write_vocab(None)
+    assert np.load(tmp_path / "vocab.npy").tolist() == [7]

@@ -187,3 +187,14 @@ def test_training_anchors_stay_inside_each_answer_and_head_k_learns_the_law_k_ah
         ce = [-(p[t] * logq[j]).sum() for j, t in pairs]
         expect += weight * float(sum(ce)) / len(pairs)
     assert float(loss.detach()) == pytest.approx(expect, rel=1e-4)
+
+
+def test_training_can_keep_to_the_first_answer_shards(tmp_path, monkeypatch):
+    """--train-shards N reads only the first N answer shards (the data a card was trained on)."""
+    folder = tmp_path / "features" / "train"
+    folder.mkdir(parents=True)
+    for i, n in enumerate((5, 7)):
+        np.savez(folder / f"shard_{i:04d}.npz", **_shard(np.ones((n, 4)), np.zeros(n), [2], [n]))
+    monkeypatch.setattr(paths, "WORK", tmp_path)
+    assert medusa_train.Flat(("train",)).summary()["positions"] == 12
+    assert medusa_train.Flat(("train",), train_shards=1).summary()["positions"] == 5

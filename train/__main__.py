@@ -58,6 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     m.add_argument("--minutes", type=float, default=30.0, help="wall-clock budget of this run")
     m.add_argument("--steps", type=int, default=None, help="total steps of the run (new runs)")
     m.add_argument("--lr", type=float, default=None, help="peak learning rate (new runs)")
+    m.add_argument("--train-shards", type=int, default=None, help="only the first N answer shards (new runs)")
     sub.add_parser("medusa-evaluate")
     sub.add_parser("medusa-export")
     c = sub.add_parser("card")
@@ -106,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
         from train import medusa
 
         if args.stage == "medusa-fit":
-            medusa.fit(args.minutes, args.steps or medusa.STEPS, args.lr or medusa.LR)
+            medusa.fit(args.minutes, args.steps or medusa.STEPS, args.lr or medusa.LR, args.train_shards)
         elif args.stage == "medusa-evaluate":
             medusa.evaluate()
         else:

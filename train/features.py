@@ -85,10 +85,12 @@ def _shard_features(module, records: list[dict]) -> dict[str, np.ndarray]:
 
 
 def write_vocab(eos: int | None) -> None:
-    """The head's vocabulary: the HEAD_VOCAB most frequent answer tokens (EOS included)."""
+    """The head's vocabulary: the HEAD_VOCAB most frequent answer tokens (EOS included) of
+    the first ``VOCAB_TRAIN_SHARDS`` answer shards and the corpus."""
     counts: Counter[int] = Counter()
     for split in ("train", "corpus"):
-        for shard in sorted((paths.GENERATED / split).glob("shard_*.json")):
+        limit = paths.VOCAB_TRAIN_SHARDS if split == "train" else None
+        for shard in sorted((paths.GENERATED / split).glob("shard_*.json"))[:limit]:
             for r in json.loads(shard.read_text())["records"]:
                 counts.update(r["answer"])
     ranked = [t for t, _ in counts.most_common()]
@@ -108,9 +110,9 @@ def files(split: str) -> list[Path]:
     return [p for p in sorted(feature_dir(split).glob("shard_*.npz")) if ".tmp" not in p.name]
 
 
-def load(split: str) -> list[dict[str, np.ndarray]]:
-    """Every shard's arrays of a split, in shard order."""
-    return [dict(np.load(p)) for p in files(split)]
+def load(split: str, limit: int | None = None) -> list[dict[str, np.ndarray]]:
+    """Every shard's arrays of a split (the first `limit` shards when given), in shard order."""
+    return [dict(np.load(p)) for p in files(split)[:limit]]
 
 
 @dataclass(frozen=True)

@@ -47,10 +47,15 @@ def checkpoint_path():
 class Flat:
     """All positions of the training feature shards in flat arrays, and the anchors per head."""
 
-    def __init__(self, splits: tuple[str, ...] = ("train", "corpus")) -> None:
+    def __init__(
+        self, splits: tuple[str, ...] = ("train", "corpus"), train_shards: int | None = None
+    ) -> None:
         feats, lse, ends, anchors = [], [], [], []
         base = 0
-        for shard in (s for split in splits for s in features.load(split)):
+        shards = (
+            s for split in splits for s in features.load(split, train_shards if split == "train" else None)
+        )
+        for shard in shards:
             feats.append(shard["features"])
             lse.append(shard["lse"])
             off = 0
@@ -97,8 +102,9 @@ def head_loss(
     return total, agree
 
 
-def fit(minutes: float = 30.0, steps: int = STEPS, lr: float = LR) -> None:
-    """Train (or resume) the heads for `steps` steps in all, stopping after `minutes`."""
+def fit(minutes: float = 30.0, steps: int = STEPS, lr: float = LR, train_shards: int | None = None) -> None:
+    """Train (or resume) the heads for `steps` steps in all, stopping after `minutes`, on the
+    first `train_shards` answer shards (all when None; a resumed run keeps its own choice)."""
     from specdec_core.models import load_bundled
     from specdec_core.models.head import HeadConfig
     from specdec_core.models.medusa import MedusaHeads
@@ -112,15 +118,20 @@ def fit(minutes: float = 30.0, steps: int = STEPS, lr: float = LR) -> None:
     opt = torch.optim.AdamW(heads.parameters(), lr=lr, weight_decay=0.0, betas=(0.9, 0.95))
     ckpt = checkpoint_path()
     state = {"step": 0, "seconds": 0.0, "positions": 0, "log": [], "steps": steps, "lr": lr}
+    state["train_shards"] = train_shards
     if ckpt.exists():
         saved = torch.load(ckpt, weights_only=False)
         heads.load_state_dict(saved["heads"])
         opt.load_state_dict(saved["opt"])
         state = saved["state"]
         print(f"resuming at step {state['step']} ({state['seconds'] / 60:.1f} min trained)", flush=True)
-    flat = Flat()
+    limit = state.get("train_shards")
+    flat = Flat(train_shards=limit)
     state["data"] = flat.summary()
-    state["feature_shards"] = {split: len(features.files(split)) for split in ("train", "corpus")}
+    state["feature_shards"] = {
+        "train": len(features.files("train")[:limit]),
+        "corpus": len(features.files("corpus")),
+    }
     print(f"{state['data']['anchors']} anchors of {state['data']['positions']} positions", flush=True)
     started = last = time.perf_counter()
     while state["step"] < state["steps"]:
@@ -312,7 +323,7 @@ started as the target's own LM head).
 
 ## Reproduce
     (the EAGLE head's generate and features stages, assets/head/MODEL_CARD.md)
-    python -m train medusa-fit --steps {card["steps"]} --lr {card["lr"]}
+    python -m train medusa-fit --steps {card["steps"]} --lr {card["lr"]} --train-shards {fs.get("train")}
     python -m train medusa-evaluate && python -m train medusa-export
 (seeded: each step's batch is fixed by its number, so a resumed run matches an
 uninterrupted one up to float rounding).

@@ -16,6 +16,9 @@ ASSET = ROOT / "assets" / "head"
 SEED = 0
 #: The head's output vocabulary: the most frequent tokens of the generated answers.
 HEAD_VOCAB = 4096
+#: ... counted over the first answer shards only (wave 1's 1824 prompts, 32 a shard) and the
+#: corpus: later waves leave the vocabulary, and so the heads trained before them, as they were.
+VOCAB_TRAIN_SHARDS = 57
 
 
 def ensure(*folders: Path) -> None:

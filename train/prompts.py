@@ -1,8 +1,8 @@
 """The prompt set the head is distilled on, and its held-out evaluation split.
 
 Prompts are built from templates (chat, explanation, code, lists, copying, Chinese) filled
-with topics. The split is by topic: the training prompts use ``TRAIN_TOPICS`` and the
-evaluation prompts ``HELD_OUT_TOPICS`` (disjoint lists, checked), so no evaluation prompt
+with topics. The split is by topic: the training prompts use the topics of ``TRAIN_WAVES``
+and the evaluation prompts ``HELD_OUT_TOPICS`` (disjoint lists, checked), so no evaluation prompt
 shares its subject with a training prompt. Neither list mentions what bench/speedup.py's
 prompts are about (robots, painting, a lighthouse keeper), and ``check_disjoint`` rejects
 any training or held-out prompt that contains one of those words, so the benchmark's chat
@@ -143,6 +143,98 @@ ZH_TOPICS_TRAIN = (
 )
 ZH_TOPICS_HELD_OUT = ("饺子", "雪", "图书馆")
 
+#: Wave 2 (stop 24): new subjects, answered after wave 1's 1824 prompts.
+TRAIN_TOPICS_2 = (
+    "volcanic islands",
+    "the Amazon rainforest",
+    "bees and flowers",
+    "the history of money",
+    "origami",
+    "the Moon's phases",
+    "electricity",
+    "the printing of books",
+    "ancient Egypt",
+    "the Vikings",
+    "whales",
+    "elephants",
+    "the northern lights",
+    "soap",
+    "a picnic by the lake",
+    "a school science fair",
+    "a power cut in the city",
+    "an old photograph",
+    "a long bus journey",
+    "a market in the morning",
+    "a grandmother's recipe",
+    "a football match",
+    "a camping trip",
+    "learning to swim",
+    "the first snow of the year",
+    "a letter to a future self",
+    "a quiet village café",
+    "a lost umbrella",
+    "a new neighbour",
+    "a museum at night",
+    "solar panels",
+    "wind turbines",
+    "the human brain",
+    "bones and muscles",
+    "healthy breakfasts",
+    "the alphabet",
+    "maps and compasses",
+    "clouds",
+    "seasons",
+    "ants",
+    "butterflies",
+    "sharks",
+    "the Arctic",
+    "the Sahara",
+    "trains",
+    "airplanes",
+    "rockets",
+    "satellites",
+    "smartphones",
+    "video games",
+    "board games",
+    "libraries",
+    "newspapers",
+    "podcasts",
+    "saving money",
+    "kindness",
+    "patience",
+    "teamwork",
+    "curiosity",
+    "writing a good essay",
+    "preparing for an exam",
+    "cooking rice",
+    "growing tomatoes",
+    "caring for a dog",
+    "the speed of light",
+    "gravity",
+    "atoms",
+    "DNA",
+)
+CODE_TASKS_TRAIN_2 = (
+    "counts the lines of a file",
+    "checks whether a year is a leap year",
+    "converts a number to Roman numerals",
+    "finds the median of a list",
+    "returns the unique words of a sentence",
+    "computes the power of a number",
+    "checks whether two words are anagrams",
+    "prints a multiplication table",
+    "computes the sum of a list",
+    "finds the index of an item in a list",
+)
+ZH_TOPICS_TRAIN_2 = ("中秋节", "自行车", "下雨天", "老师", "公园", "早餐", "黄河", "星星", "书法", "运动")
+
+#: The training split's waves, answered in this order: (topics, code tasks, Chinese topics).
+TRAIN_WAVES = (
+    (TRAIN_TOPICS, CODE_TASKS_TRAIN, ZH_TOPICS_TRAIN),
+    (TRAIN_TOPICS_2, CODE_TASKS_TRAIN_2, ZH_TOPICS_TRAIN_2),
+)
+ALL_TRAIN_TOPICS = TRAIN_TOPICS + TRAIN_TOPICS_2
+
 TEMPLATES = {
     "chat": (
         "Write a short story about {t}.",
@@ -226,14 +318,26 @@ def _sentences(rng: random.Random, topic: str) -> str:
 
 
 def build(split: str, seed: int = 0) -> list[Prompt]:
-    """All prompts of a split ("train" or "held_out"), shuffled with ``seed``; checked disjoint."""
+    """All prompts of a split ("train" or "held_out"), shuffled with ``seed``; checked disjoint.
+
+    The training split comes in waves (``TRAIN_WAVES``), each shuffled on its own and
+    appended after the ones before, so a later wave never reorders the prompts (and the
+    generated shards) of an earlier one.
+    """
     if split not in ("train", "held_out"):
         raise ValueError(f"split must be 'train' or 'held_out', not {split!r}")
-    train = split == "train"
-    topics = TRAIN_TOPICS if train else HELD_OUT_TOPICS
-    tasks = CODE_TASKS_TRAIN if train else CODE_TASKS_HELD_OUT
-    zh = ZH_TOPICS_TRAIN if train else ZH_TOPICS_HELD_OUT
-    rng = random.Random(f"{split}-{seed}")
+    waves = TRAIN_WAVES if split == "train" else ((HELD_OUT_TOPICS, CODE_TASKS_HELD_OUT, ZH_TOPICS_HELD_OUT),)
+    out: list[Prompt] = []
+    for number, (topics, tasks, zh) in enumerate(waves, start=1):
+        rng = random.Random(f"{split}-{seed}" if number == 1 else f"{split}-{seed}-wave{number}")
+        out += _wave(split, topics, tasks, zh, rng)
+    check_disjoint(out)
+    return out
+
+
+def _wave(
+    split: str, topics: tuple[str, ...], tasks: tuple[str, ...], zh: tuple[str, ...], rng: random.Random
+) -> list[Prompt]:
     out: list[Prompt] = []
     for kind in ("chat", "explain", "list"):
         out += [Prompt(tpl.format(t=t), kind, split) for tpl in TEMPLATES[kind] for t in topics]
@@ -248,7 +352,6 @@ def build(split: str, seed: int = 0) -> list[Prompt]:
     ]
     out += [Prompt(tpl.format(z=z), "zh", split) for tpl in TEMPLATES["zh"] for z in zh]
     rng.shuffle(out)
-    check_disjoint(out)
     return out
 
 
@@ -261,9 +364,9 @@ def check_disjoint(prompts: list[Prompt]) -> None:
         other = (
             HELD_OUT_TOPICS + CODE_TASKS_HELD_OUT + ZH_TOPICS_HELD_OUT
             if p.split == "train"
-            else (TRAIN_TOPICS + CODE_TASKS_TRAIN + ZH_TOPICS_TRAIN)
+            else tuple(item for wave in TRAIN_WAVES for part in wave for item in part)
         )
         if any(re.search(rf"\b{re.escape(t.lower())}\b", low) for t in other):
             raise ValueError(f"{p.split} prompt uses a topic of the other split: {p.text!r}")
-    if set(TRAIN_TOPICS) & set(HELD_OUT_TOPICS):
+    if set(ALL_TRAIN_TOPICS) & set(HELD_OUT_TOPICS):
         raise ValueError("train and held-out topics overlap")
