@@ -166,3 +166,18 @@ def test_the_gamma_controller_prices_the_head_at_its_cards_measured_cost(tiny, h
     path = tmp_path / "measured.safetensors"
     save_head(head, torch.arange(0, tiny.vocab_size, 2), path, {"steps": 0, "cost_ratio": 0.0888})
     assert estimate_cost_ratio(tiny, HeadDraft(tiny, path)) == pytest.approx(0.0888)
+
+
+def test_the_drafting_head_runs_on_the_few_row_kernels_with_the_same_weights(tiny, head_file):
+    """The draft's head uses RowLinear twins of the loaded layers (a quarter off a draft step,
+    bench/RESULTS.md), which give the same numbers."""
+    from specdec_core.models.head import load_head
+    from specdec_core.models.hf.kernels import RowLinear
+
+    draft = HeadDraft(tiny, head_file)
+    plain, _, _ = load_head(head_file)
+    linears = [n for n, c in plain.named_children() if isinstance(c, torch.nn.Linear)]
+    assert linears and all(type(getattr(draft.head, n)) is RowLinear for n in linears)
+    x = torch.randn(3, 2 * plain.cfg.hidden)
+    with torch.inference_mode():
+        assert torch.allclose(draft.head.fc(x), plain.fc(x), atol=1e-5)
