@@ -6,6 +6,8 @@ steps on the unrolled loss must lower it; both on real features of a real (tiny)
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 import torch
@@ -186,3 +188,25 @@ def test_the_vocabulary_counts_only_the_first_answer_shards(tmp_path, monkeypatc
     monkeypatch.setattr(paths, "VOCAB_TRAIN_SHARDS", 2)
     features.write_vocab(None)
     assert np.load(tmp_path / "vocab.npy").tolist() == [7]
+
+
+def test_recording_bench_figures_rewrites_both_model_cards(tmp_path, monkeypatch):
+    """`python -m train card --bench LOG`: card.json and MODEL_CARD.md show the same figures."""
+    import json
+    import shutil
+
+    from specdec_core.models import medusa as medusa_model
+    from train import export, paths
+
+    root = Path(__file__).resolve().parents[1] / "assets"
+    for name in ("head", "medusa"):
+        (tmp_path / name).mkdir()
+        shutil.copy(root / name / "card.json", tmp_path / name / "card.json")
+    monkeypatch.setattr(paths, "ASSET", tmp_path / "head")
+    monkeypatch.setattr(medusa_model, "DEFAULT_MEDUSA", tmp_path / "medusa" / "weights.safetensors")
+    log = tmp_path / "bench.log"
+    log.write_text('table\n{"head_chat": 9.87, "head_alpha": 0.65, "medusa_chat": 5.43, "ngram_copy": 1.0}\n')
+    export.record_bench(str(log))
+    assert json.loads((tmp_path / "head" / "card.json").read_text())["bench"]["head_chat"] == 9.87
+    assert "head_chat 9.87" in (tmp_path / "head" / "MODEL_CARD.md").read_text()
+    assert "medusa_chat 5.43" in (tmp_path / "medusa" / "MODEL_CARD.md").read_text()
