@@ -33,9 +33,17 @@ def _settled(page: Page) -> None:
 
 
 def _open(page: Page, url: str) -> None:
-    page.goto(url)
-    expect(page.get_by_test_id("stMain").locator("h1").first).to_be_visible(timeout=TIMEOUT)
-    _settled(page)
+    _open_all([page], [url])
+
+
+def _open_all(pages: list[Page], urls: list[str]) -> None:
+    """Open each page at its URL, all at once (each session renders in its own process, so
+    the loads overlap as a class's would), then wait until every one has settled."""
+    for page, url in zip(pages, urls, strict=True):
+        page.goto(url, wait_until="commit")
+    for page in pages:
+        expect(page.get_by_test_id("stMain").locator("h1").first).to_be_visible(timeout=TIMEOUT)
+        _settled(page)
 
 
 def _errors(page: Page):
@@ -126,8 +134,7 @@ def test_link_follows_fast_slider_moves_in_several_sessions(browser: Browser, ap
     contexts = [browser.new_context(viewport={"width": 1280, "height": 900}) for _ in moves]
     try:
         pages = [c.new_page() for c in contexts]
-        for p in pages:
-            _open(p, f"{app_url}/cost")
+        _open_all(pages, [f"{app_url}/cost"] * len(pages))
         sliders = [p.get_by_role("slider", name="Drafts per round γ") for p in pages]
         start = [_gamma(p)[0] for p in pages]
         for s in sliders:
@@ -146,10 +153,10 @@ def test_link_follows_fast_slider_moves_in_several_sessions(browser: Browser, ap
             shown, linked = _gamma(p)
             assert shown == expected, (i, shown, expected)
             assert linked == shown, f"session {i}: link says γ = {linked}, the slider {shown}"
-        for i, p in enumerate(pages):  # the link alone reopens the same state, in a new session
-            fresh = contexts[i].new_page()
-            _open(fresh, p.url)
-            assert _gamma(fresh)[0] == _gamma(p)[0]
+        fresh = [c.new_page() for c in contexts]  # the link alone reopens the same state, in a new session
+        _open_all(fresh, [p.url for p in pages])
+        for i, (again, p) in enumerate(zip(fresh, pages, strict=True)):
+            assert _gamma(again)[0] == _gamma(p)[0], i
     finally:
         for c in contexts:
             c.close()

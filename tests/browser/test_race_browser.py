@@ -19,7 +19,7 @@ RUN_TIMEOUT = 240_000  # first model load + runs on a slow, shared CPU
 
 
 def test_a_running_race_can_be_stopped(page: Page, app_url: str):
-    page.goto(f"{app_url}/race?race_preset=chat&race_max=128&race_repeats=3")
+    page.goto(f"{app_url}/race?race_preset=chat&race_max=64&race_repeats=2")
     main = page.get_by_test_id("stMain")
     expect(main.locator("h1").first).to_have_text("Draft race", timeout=TIMEOUT)
     run = page.get_by_role("button", name="Run the race")
