@@ -2,11 +2,15 @@
 
 Each page is opened once under Streamlit's AppTest (the page script runs in-process, as in
 the server, without the browser's rendering), then one control is changed repeatedly and
-every rerun is timed: ``*_rerun_s`` is the median of all reruns, ``*_new_value_rerun_s`` of
-those where the control took a value for the first time (figures built), and
-``*_revisit_rerun_s`` of those back at a value seen before (figures from the shared figure
-cache). AppTest always reruns the whole page (it has no fragment-scoped reruns) and compiles
-the page script afresh on every run, so these are full-page reruns.
+every rerun is timed. Every lesson's controls sit in an ``st.fragment``, so after a change the
+server runs that fragment alone, with the page scripts compiled once per process; AppTest
+would rerun the whole page and compile it afresh each time, so these reruns go through
+:mod:`bench.fragment_reruns`, which scopes them as the browser scopes its request (each one
+must redraw the fragment's figures). ``*_rerun_s`` is the median of all reruns,
+``*_new_value_rerun_s`` of those where the control took a value for the first time (figures
+built), ``*_revisit_rerun_s`` of those back at a value seen before (figures from the shared
+figure cache), and ``*_full_rerun_s`` the median of the same changes rerunning the whole
+page as AppTest does on its own (this bench's ``*_rerun_s`` before fragments were counted).
 
 Then the same controls in a real browser: ``streamlit run app.py`` (its script runs timed
 from inside the server) driven by headless Chromium with the browser tests' settings
@@ -35,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from bench.fragment_reruns import fragment_reruns
 from specdec_core.variants import MAX_TRIALS, simulate
 from specdec_core.viz import memo
 from tests.apptest_helpers import open_page
@@ -57,25 +62,32 @@ CONTROLS: dict[str, tuple[str, str, list[object]]] = {
 }
 
 
-def page_reruns(page: str, repeats: int) -> list[tuple[float, bool]]:
+def page_reruns(page: str, repeats: int, scoped: bool) -> list[tuple[float, bool]]:
     """(seconds, new value) per rerun; "new" when the control takes a value for the first time.
 
-    The figure cache (specdec_core.viz.memo) starts empty for each page, so a new value builds
+    `scoped`: each rerun is the control's fragment alone, as the server runs it (scripts
+    compiled once); otherwise the whole page, compiled afresh, as AppTest runs it. The
+    figure cache (specdec_core.viz.memo) starts empty for each page, so a new value builds
     its figures and a value seen before is answered from the cache, as in a server where a
     learner drags a slider back and forth."""
     kind, key, values = CONTROLS[page]
     memo.clear()
-    at = open_page(page, query=QUERIES.get(page))
-    seen = {repr(getattr(at, kind)(key=key).value)}
-    times = []
-    for i in range(repeats):
-        value = values[i % len(values)]
-        getattr(at, kind)(key=key).set_value(value)
-        start = time.perf_counter()
-        at.run()
-        times.append((time.perf_counter() - start, repr(value) not in seen))
-        seen.add(repr(value))
-        assert not at.exception, (page, [e.value for e in at.exception])
+    with fragment_reruns(server_cache=scoped) as scope:
+        at = open_page(page, query=QUERIES.get(page))
+        if scoped:
+            scope.fragment_id = scope.fragment_of(key)
+        seen = {repr(getattr(at, kind)(key=key).value)}
+        times = []
+        for i in range(repeats):
+            value = values[i % len(values)]
+            getattr(at, kind)(key=key).set_value(value)
+            start = time.perf_counter()
+            at.run()
+            times.append((time.perf_counter() - start, repr(value) not in seen))
+            seen.add(repr(value))
+            assert not at.exception, (page, [e.value for e in at.exception])
+            assert getattr(at, kind)(key=key).value == value, (page, "the change did not take")
+            assert scope.plotly_charts(), (page, "the rerun drew no figure")
     return times
 
 
@@ -262,18 +274,23 @@ def main() -> None:
         args.repeats = 5
 
     results: dict[str, float] = {}
-    print(f"{'page':<14} {'control':<12} {'median rerun':>13} {'new value':>10} {'revisit':>8} {'max':>8}")
+    print(
+        f"{'page':<14} {'control':<12} {'median rerun':>13} {'new value':>10} {'revisit':>8} {'max':>8}"
+        f" {'whole page':>11}"
+    )
     for page, (_, key, _) in CONTROLS.items():
-        runs = page_reruns(page, args.repeats)
+        runs = page_reruns(page, args.repeats, scoped=True)
+        full = [x for x, _ in page_reruns(page, args.repeats, scoped=False)]
         t = [x for x, _ in runs]
         new = [x for x, fresh in runs if fresh]
         old = [x for x, fresh in runs if not fresh]
         results[f"{page}_rerun_s"] = statistics.median(t)
         results[f"{page}_new_value_rerun_s"] = statistics.median(new)
         results[f"{page}_revisit_rerun_s"] = statistics.median(old) if old else float("nan")
+        results[f"{page}_full_rerun_s"] = statistics.median(full)
         print(
             f"{page:<14} {key:<12} {statistics.median(t):>12.3f}s {statistics.median(new):>9.3f}s"
-            f" {results[f'{page}_revisit_rerun_s']:>7.3f}s {max(t):>7.3f}s"
+            f" {results[f'{page}_revisit_rerun_s']:>7.3f}s {max(t):>7.3f}s {statistics.median(full):>10.3f}s"
         )
     mc = monte_carlo(args.repeats)
     results["monte_carlo_1e6_s"] = statistics.median(mc)

@@ -7,7 +7,7 @@ import html
 from collections.abc import Sequence
 
 import numpy as np
-import pandas as pd
+import pyarrow as pa
 import streamlit as st
 
 from pages.common import urlstate
@@ -17,8 +17,8 @@ from pages.common.quiz import quiz
 from specdec_core.course import overlap as one_step
 from specdec_core.course.sampling_lab import snap_temperature, temperature_scale
 from specdec_core.verify import Decomposition
+from specdec_core.viz import memo, palette
 from specdec_core.viz import overlap as viz
-from specdec_core.viz import palette
 
 s, text = start("overlap")
 
@@ -28,6 +28,11 @@ LAWS = ("exact", *BROKEN)
 TRIALS = (100, 1_000, 10_000, 100_000, 1_000_000)
 MC_KEY = "ov_mc_result"
 TEMPERATURES = temperature_scale(-2, 2)
+# the pair's maths, asked for again on every change of a control below it
+breakdown = memo.result_cache(one_step.breakdown)
+alpha_by_temperature = memo.result_cache(one_step.alpha_by_temperature)
+draft_law = memo.result_cache(one_step.draft_law)
+variant_laws = memo.result_cache(one_step.variant_laws)
 
 
 def _trials(raw: str) -> int:
@@ -86,7 +91,7 @@ def lesson_body() -> None:
     urlstate.mirror(PAIR.params)
     with right:
         pair = PAIR.valid_pair(rows)
-    parts = None if pair is None else one_step.breakdown(pair.p, pair.q)
+    parts = None if pair is None else breakdown(pair.p, pair.q)
 
     def _pair_summary(b: one_step.Breakdown) -> None:
         d = b.decomposition
@@ -159,7 +164,7 @@ def lesson_body() -> None:
             if d.residual is None:
                 st.caption(s["numbers_no_residual"])
 
-    def _numbers(b: one_step.Breakdown) -> pd.DataFrame:
+    def _numbers(b: one_step.Breakdown) -> pa.Table:
         d = b.decomposition
         columns = {
             s["table.token"]: pair.tokens,
@@ -175,13 +180,13 @@ def lesson_body() -> None:
             columns[s["table.residual"]] = [_f(v, 4) for v in d.residual]
             columns[s["table.via"]] = [_f(v, 4) for v in b.via_residual]
         columns[s["table.emitted"]] = [_f(v, 4) for v in b.emitted]
-        return pd.DataFrame(columns)
+        return pa.table(columns)  # an Arrow table goes to the page as it is, no pandas round trip
 
     def _alpha_temperature(b: one_step.Breakdown) -> None:
         d = b.decomposition
         st.header(s["alpha_t_header"])
         text.show("temperature")
-        sweep = one_step.alpha_by_temperature(d.p, d.q, np.asarray(TEMPERATURES))
+        sweep = alpha_by_temperature(d.p, d.q, np.asarray(TEMPERATURES))
         c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
         c1.select_slider(
             s["alpha_t_slider"],
@@ -227,8 +232,8 @@ def lesson_body() -> None:
             key="ov_draft",
             help=s["draft_law_help"],
         )
-        q_actual = one_step.draft_law(d.q, st.session_state["ov_draft"])
-        laws = one_step.variant_laws(d.p, d.q, q_actual)
+        q_actual = draft_law(d.q, st.session_state["ov_draft"])
+        laws = variant_laws(d.p, d.q, q_actual)
         st.caption(s["tv_row"])
         cols = st.columns(len(LAWS))
         for col, name in zip(cols, LAWS, strict=True):
@@ -254,7 +259,7 @@ def lesson_body() -> None:
         if variant == "draft_mismatch":
             st.caption(s["draft_table_caption"])
             st.dataframe(
-                pd.DataFrame(
+                pa.table(
                     {
                         s["table.token"]: pair.tokens,
                         s["table.q"]: [_f(v, 4) for v in d.q],

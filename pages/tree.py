@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
-import pandas as pd
+import pyarrow as pa
 import streamlit as st
 
 from pages.common import urlstate
@@ -179,7 +179,7 @@ def lesson_body() -> None:
     split = leaf_split(view)
     _chart(viz.leaf_sum_figure(view, text=chart_text))
     st.dataframe(
-        pd.DataFrame(
+        pa.table(  # an Arrow table goes to the page as it is, no pandas round trip
             {
                 s["table.token"]: names,
                 s["table.direct"]: split.direct,

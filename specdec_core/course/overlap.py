@@ -192,7 +192,8 @@ def alpha_by_temperature(p: Dist, q: Dist, temperatures: np.ndarray | None = Non
     log_q = np.full(d.q.size, -np.inf)
     np.log(d.p, out=log_p, where=d.p > 0)
     np.log(d.q, out=log_q, where=d.q > 0)
-    alpha = np.array([np.minimum(softmax(log_p / t), softmax(log_q / t)).sum() for t in temps])
+    # one row per temperature: the same float64 operations as re-tempering each T alone
+    alpha = np.minimum(softmax(log_p / temps[:, None]), softmax(log_q / temps[:, None])).sum(axis=1)
     return AlphaSweep(
         temperatures=temps,
         alpha=np.clip(alpha, 0.0, 1.0),

@@ -83,6 +83,13 @@ def figure_cache(builder: F) -> F:
     return cached  # type: ignore[return-value]
 
 
+def result_cache(compute: F) -> F:
+    """The same cache for a course computation whose result a page redraws from (read-only):
+    a learner changing one control reruns the page, and the maths behind the untouched parts
+    is asked for again with equal inputs."""
+    return figure_cache(compute)
+
+
 def cache_info() -> dict[str, int]:
     """Hits, misses and figures held (for benches and tests)."""
     with _lock:

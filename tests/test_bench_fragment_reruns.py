@@ -1,0 +1,50 @@
+"""bench/fragment_reruns.py: AppTest runs scoped to a control's fragment, as the server runs them."""
+
+from bench.fragment_reruns import fragment_reruns
+from specdec_core.viz import memo
+from tests.apptest_helpers import open_page
+
+
+def _first_run_fragments(scope):
+    return [e["fragment_ids_this_run"] for e in scope.runner.event_data if "fragment_ids_this_run" in e]
+
+
+def test_a_scoped_rerun_runs_the_controls_fragment_alone_and_redraws_its_figures():
+    with fragment_reruns() as scope:
+        at = open_page("overlap")
+        whole_page = len(scope.runner.forward_msgs())
+        scope.fragment_id = scope.fragment_of("ov_preset")
+        at.selectbox(key="ov_preset").set_value("random")
+        at.run()
+        assert not at.exception
+        assert _first_run_fragments(scope) == [[scope.fragment_id]]
+        assert at.selectbox(key="ov_preset").value == "random"
+        assert scope.plotly_charts() >= 4
+        # the quiz sits below the fragment: a scoped run sends none of its radios
+        assert len(at.radio) < 9 and len(scope.runner.forward_msgs()) < whole_page
+        scope.fragment_id = None
+        at.run()
+        assert _first_run_fragments(scope) == [None] and len(at.radio) >= 9
+
+
+def test_a_widget_outside_every_fragment_is_refused():
+    with fragment_reruns() as scope:
+        open_page("overlap")
+        try:
+            scope.fragment_of("no_such_widget")
+        except LookupError:
+            return
+    raise AssertionError("fragment_of found a widget that is not there")
+
+
+def test_result_cache_hands_back_the_result_computed_before_for_equal_inputs():
+    calls = []
+
+    def compute(x, n):
+        calls.append(n)
+        return [v * n for v in x]
+
+    cached = memo.result_cache(compute)
+    first = cached((1.0, 2.0), 3)
+    assert cached((1.0, 2.0), 3) is first and calls == [3]
+    assert cached((1.0, 2.0), 4) == [4.0, 8.0] and calls == [3, 4]
