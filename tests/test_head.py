@@ -181,3 +181,77 @@ def test_the_drafting_head_runs_on_the_few_row_kernels_with_the_same_weights(tin
     x = torch.randn(3, 2 * plain.cfg.hidden)
     with torch.inference_mode():
         assert torch.allclose(draft.head.fc(x), plain.fc(x), atol=1e-5)
+
+
+def _floored(tiny, head_file, floor: float) -> HeadDraft:
+    draft = HeadDraft(tiny, head_file)
+    draft.confidence_floor = floor
+    return draft
+
+
+@pytest.mark.parametrize("floor", [0.0, 0.05, 0.3, 1.0])
+def test_a_confidence_floor_keeps_greedy_output_and_fast_equal_to_reference(tiny, head_file, floor):
+    draft = _floored(tiny, head_file, floor)
+    ids = tiny.encode("the quick brown fox")
+    base = [t for e in autoregressive(tiny, ids, GREEDY, 24, 0) for t in e.committed]
+    assert [t for e in generate(tiny, draft, ids, GREEDY, 4, 24, 0) for t in e.committed] == base
+    hot = SamplingConfig(temperature=1.0)
+    fast = [(e.committed, e.draft_tokens) for e in generate(tiny, draft, ids, hot, 4, 24, 7)]
+    ref = [(e.committed, e.draft_tokens) for e in generate(tiny, draft, ids, hot, 4, 24, 7, reference=True)]
+    assert fast == ref
+    drafts = [len(e.draft_tokens) for e in generate(tiny, draft, ids, GREEDY, 4, 24, 0)]
+    if floor == 1.0:  # no chain of two is certain: every round drafts its first token alone
+        assert set(drafts) == {0, 1}  # (0: the last round, with one token left to make)
+    if floor == 0.0:
+        assert max(drafts) == 4
+
+
+def test_the_floor_stops_a_chain_where_its_confidence_product_drops(tiny, head_file):
+    from specdec_core.engine.drafters import ModelDrafter
+    from specdec_core.engine.processing import token_probability
+    from specdec_core.engine.rows import RunMaths
+
+    ids = tiny.encode("the quick brown fox jumps")
+    free = ModelDrafter(_floored(tiny, head_file, 0.0), ids, tiny.session(ids[:-1]))
+    sess = free.session
+    tokens, chain, products = [], 1.0, []
+    feed = free.pending
+    for _ in range(5):  # the unfloored chain, with the head's own confidence of each draft
+        row = sess.logits(feed, last_only=True)
+        x = int(row.argmax())
+        chain *= token_probability(row, x)
+        tokens.append(x)
+        products.append(chain)
+        feed = [x]
+    floor = (products[1] + products[2]) / 2  # keeps two drafts, stops at the third
+    assert products[2] < floor <= products[1]
+    drafter = ModelDrafter(_floored(tiny, head_file, floor), ids, tiny.session(ids[:-1]))
+    drafts, _, forwards = drafter.propose(5, RunMaths(GREEDY, 0, 0, False))
+    assert drafts == tokens[:2] and forwards == 3
+
+
+@pytest.mark.parametrize("accepted", [0, 1, 2])
+def test_after_an_early_stop_the_heads_cache_is_the_committed_text(tiny, head_file, accepted):
+    """The stopped chain's drafts were all read by the head; a commit keeps those accepted."""
+    from specdec_core.engine.drafters import ModelDrafter
+    from specdec_core.engine.rows import RunMaths
+
+    ids = tiny.encode("the quick brown fox jumps over")
+    run = RunMaths(GREEDY, 0, 0, False)
+    t_sess = tiny.session(ids[:-1])
+    drafter = ModelDrafter(_floored(tiny, head_file, 1.0), ids, t_sess)
+    first, _, _ = drafter.propose(1, run)  # a round of one draft, as the engine starts
+    drafter.commit(first, 1, 7)
+    t_sess.extend([ids[-1], first[0]])
+    drafts, _, forwards = drafter.propose(4, run)
+    assert len(drafts) == 1 and forwards == 2  # floor 1.0: the second draft is priced, then left out
+    drafts = drafts + [11][: max(accepted - 1, 0)]  # a second accepted token where the test wants one
+    kept = drafts[:accepted]
+    drafter.commit(drafts, accepted, 5)
+    t_sess.extend([7, *kept])
+    text = [*ids, first[0], 7, *kept, 5]
+    fresh = ModelDrafter(_floored(tiny, head_file, 1.0), text, tiny.session(text[:-1]))
+    fresh.session.bind_target(t_sess)
+    got = drafter.session.logits(drafter.pending, last_only=True)
+    want = fresh.session.logits(fresh.pending, last_only=True)
+    assert torch.allclose(got, want, atol=1e-4)

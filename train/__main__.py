@@ -8,6 +8,7 @@
     python -m train fit --minutes 50        # train the head (resumable checkpoints)
     python -m train evaluate                # greedy acceptance and α at T = 0.7, held-out prompts
     python -m train export                  # assets/head/ (safetensors + model card numbers)
+    python -m train calibrate               # its confidence against acceptance; the chain's stop floor
     python -m train early-exit              # α of untrained exits per depth (for the lesson)
     python -m train card --bench LOG        # record bench/speedup.py's head figures in the card
     python -m train medusa-fit --steps 300  # Medusa heads on the same features (resumable)
@@ -53,6 +54,8 @@ def main(argv: list[str] | None = None) -> int:
     e.add_argument("--split", default="held_out", choices=("held_out", "corpus"))
     e.add_argument("--first-shard", type=int, default=0, help="skip the shards before this one")
     sub.add_parser("export")
+    cal = sub.add_parser("calibrate")
+    cal.add_argument("--prompts", type=int, default=32, help="held-out prompts to run")
     sub.add_parser("early-exit")
     m = sub.add_parser("medusa-fit")
     m.add_argument("--minutes", type=float, default=30.0, help="wall-clock budget of this run")
@@ -95,6 +98,10 @@ def main(argv: list[str] | None = None) -> int:
         from train import evaluate
 
         evaluate.run(args.prompts, args.tokens, args.weights, args.split, args.first_shard)
+    elif args.stage == "calibrate":
+        from train import calibrate
+
+        calibrate.run(args.prompts)
     elif args.stage == "card":
         from train import export
 

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from specdec_core.engine.processing import token_probability
 from specdec_core.engine.rows import RunMaths, logit_rows
 from specdec_core.models.base import Draft, LanguageModel, Proposer
 
@@ -14,40 +15,58 @@ if TYPE_CHECKING:
 
 
 class ModelDrafter:
-    """A draft model with its session; feeds it the committed tokens it has not seen."""
+    """A draft model with its session; feeds it the committed tokens it has not seen.
+
+    A draft with a ``confidence_floor`` (the trained head, whose confidence is calibrated)
+    ends its chain early, EAGLE-2 style: a draft after the first is kept only while the
+    product of the draft's own probabilities of its tokens so far (its chance, by its own
+    reckoning, that the whole chain is accepted) stays at or above the floor. The stop uses
+    the draft's side alone, so verification, and the output law, are as for any shorter γ.
+    """
 
     def __init__(self, draft: LanguageModel, prompt: list[int], target_session: object = None) -> None:
         self.session = draft.session(prompt[:-1])
         bind = getattr(self.session, "bind_target", None)
         if bind is not None:  # a trained head drafts from the target's features (models.head)
             bind(target_session)
+        self.floor = float(getattr(draft, "confidence_floor", 0.0) or 0.0)
         self.pending = [prompt[-1]]
         self.base = 0
         self.fed_before = 0
+        self.fed_drafts = 0
 
     def propose(self, g: int, run: RunMaths) -> tuple[list[int], list[np.ndarray | None], int]:
-        """`g` drafts, each sampled from exactly the processed q reported with it (None: greedy,
-        one-hot at the draft), and the forward passes run."""
+        """Up to `g` drafts, each sampled from exactly the processed q reported with it (None:
+        greedy, one-hot at the draft), and the forward passes run (one more than the drafts
+        when the confidence floor ended the chain: that pass priced the token left out)."""
         self.base = self.session.length
         self.fed_before = len(self.pending)
         tokens: list[int] = []
         qs: list[np.ndarray | None] = []
         feed = self.pending
+        chain = 1.0
+        forwards = 0
         for _ in range(g):
             row: Rows = logit_rows(self.session, feed, last_only=True)
+            forwards += 1
             x, q = run.draw(row)
+            if self.floor > 0:
+                chain *= token_probability(row, x)
+                if tokens and chain < self.floor:
+                    break
             tokens.append(x)
             qs.append(q)
             feed = [x]
-        return tokens, qs, g
+        # the session has read every kept draft but the last, or all of them after an early stop
+        self.fed_drafts = len(tokens) if forwards > len(tokens) else max(len(tokens) - 1, 0)
+        return tokens, qs, forwards
 
     def commit(self, drafts: list[int], accepted: int, last: int) -> None:
         """Roll the draft's cache back to the accepted drafts; `last` is fed next round."""
-        g = len(drafts)
-        if g == 0:
+        if not drafts:
             self.pending = [*self.pending, last]
             return
-        valid = min(accepted, g - 1)  # the last draft token itself was never fed
+        valid = min(accepted, self.fed_drafts)  # drafts the session has read and may keep
         self.session.truncate(self.base + self.fed_before + valid)
         self.pending = [*drafts[valid:accepted], last]
 

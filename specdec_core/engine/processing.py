@@ -51,6 +51,13 @@ def float64_rows(logits: torch.Tensor | np.ndarray) -> np.ndarray:
     return z.reshape(-1, z.shape[-1])
 
 
+def token_probability(row: torch.Tensor | np.ndarray, token: int) -> float:
+    """The plain softmax (T = 1, nothing cut) probability of `token` in one logit row, in
+    float64 from the row's own values, so the fast and the reference path agree exactly."""
+    z = float64_rows(row)[-1]
+    return float(_softmax_rows(z[None])[0, token])
+
+
 def process_rows(logits: torch.Tensor | np.ndarray, config: SamplingConfig) -> np.ndarray:
     """Final float64 distributions of each row of `logits` (n, V), as ``sampling.apply``.
 
