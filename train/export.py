@@ -12,6 +12,7 @@ from pathlib import Path
 
 import torch
 
+from specdec_core.models.head import CONFIDENCE_FLOOR
 from train import features, fit, paths, prompts
 
 
@@ -161,6 +162,9 @@ least-squares start.
 - head step / target step on this machine: {card.get("cost_ratio", "?")}
 - bench/speedup.py: head_chat {bench.get("head_chat", "not run")},
   head_alpha {bench.get("head_alpha", "not run")}
+- its confidence is its acceptance rate (python -m train calibrate, held out), so in a run a
+  chain stops once the product of its drafts' confidences falls below
+  {CONFIDENCE_FLOOR} (specdec_core.models.head.CONFIDENCE_FLOOR, the best floor of that replay)
 
 ## Reproduce
     python -m train generate --split held_out --batch 16 --max-new-tokens 128 \\
