@@ -1,6 +1,6 @@
 """The live page against the plain engine, measured side by side, and a classroom on one server.
 
-    .venv/bin/python -m bench.live_page            # 3 interleaved pairs + the classroom check
+    .venv/bin/python -m bench.live_page            # 5 interleaved pairs + the classroom check
     .venv/bin/python -m bench.live_page --quick    # 1 pair, a smaller classroom, same keys
 
 Speed: the app is served by ``streamlit run`` and driven in headless Chromium (the browser
@@ -411,7 +411,7 @@ def main() -> None:
         return
     from playwright.sync_api import sync_playwright
 
-    pairs = args.pairs or (1 if args.quick else 3)
+    pairs = args.pairs or (1 if args.quick else 5)
     results: dict[str, Any] = {"load_avg_start": os.getloadavg()[0]}
     server = Server(ROOT / "artifacts" / "bench-live-page.log")
     plain = Plain()

@@ -4,7 +4,7 @@ import streamlit as st
 
 from pages.common.page import start
 from pages.common.quiz import quiz
-from specdec_core.course.self_spec import draft_rows, early_exit, head_card, medusa_card
+from specdec_core.course.self_spec import draft_rows, early_exit, head_calibration, head_card, medusa_card
 from specdec_core.viz import self_spec as viz
 
 s, text = start("self_spec")
@@ -54,6 +54,25 @@ elif medusa.greedy_by_head and card is not None:
     )
     text.show("medusa_after")
 text.show("eagle")
+calibration = head_calibration()
+if calibration is None:
+    st.info(s["calibration_missing"])
+else:
+    st.plotly_chart(
+        viz.calibration_figure(
+            calibration.confidence_by_depth[:3], calibration.agreement_by_depth[:3], fig_text
+        ),
+        theme=None,
+    )
+    st.caption(
+        s(
+            "calibration_caption",
+            positions=calibration.positions,
+            no_floor=calibration.tokens_per_step_no_floor,
+            with_floor=calibration.tokens_per_step_floor,
+            floor=calibration.floor,
+        )
+    )
 text.show("mtp")
 text.show("distillation")
 text.show("shipped")

@@ -11,14 +11,17 @@ from pathlib import Path
 import pytest
 
 from specdec_core.course.self_spec import (
+    CALIBRATION_FILE,
     CARD_FILE,
     EARLY_EXIT_FILE,
     MEDUSA_CARD_FILE,
     draft_rows,
     early_exit,
+    head_calibration,
     head_card,
     medusa_card,
 )
+from specdec_core.models.head import CONFIDENCE_FLOOR
 from specdec_core.theory import best_gamma, linear_verify_cost, speedup
 from specdec_core.viz import self_spec as viz
 from tests.apptest_helpers import ROOT, open_page
@@ -35,7 +38,8 @@ def test_page_loads_with_the_shipped_measurements(lang):
     at = open_page("self_spec", lang)
     assert at.title[0].value == TITLES[lang]
     assert not at.warning and not at.error and not at.info
-    assert len(at.get("plotly_chart")) == 4  # early exits, Medusa by head, the head by depth, the drafts map
+    # early exits, Medusa by head, the head's calibration, the head by depth, the drafts map
+    assert len(at.get("plotly_chart")) == 5
     card = json.loads(CARD_FILE.read_text(encoding="utf-8"))
     values = [m.value for m in at.metric]
     assert values[0] == f"{card['evaluation']['greedy_acceptance_gamma4']:.2f}"
@@ -93,3 +97,25 @@ def test_figures_build_with_each_languages_strings(lang):
     assert list(fig.data[0].marker.color) == ["#2E9E5B", "#D64545"]  # faster / slower than the target
     with pytest.raises(KeyError, match="figure strings"):
         viz.early_exit_figure((1,), (0.1,), (0.1,), (0.1,), None, {})
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_calibration_figure_draws_the_shipped_measurement_beside_the_diagonal(lang):
+    cal = head_calibration()
+    shipped = json.loads(CALIBRATION_FILE.read_text(encoding="utf-8"))
+    assert cal.floor == shipped["best_floor"] == CONFIDENCE_FLOOR  # the engine uses what the lesson shows
+    assert cal.tokens_per_step_floor > cal.tokens_per_step_no_floor
+    fig = viz.calibration_figure(
+        cal.confidence_by_depth[:3], cal.agreement_by_depth[:3], _strings(lang)["fig"]
+    )
+    diagonal, *depths = fig.data
+    assert tuple(diagonal.x) == (0, 1) == tuple(diagonal.y)
+    assert [tuple(t.x) for t in depths] == list(cal.confidence_by_depth[:3])
+    assert [tuple(t.y) for t in depths] == list(cal.agreement_by_depth[:3])
+    for conf, agree in zip(cal.confidence_by_depth, cal.agreement_by_depth, strict=True):
+        assert list(conf) == sorted(conf) and all(0 <= x <= 1 for x in (*conf, *agree))
+    at = open_page("self_spec", lang)
+    caption = next(c.value for c in at.caption if f"{cal.tokens_per_step_floor:.3f}" in c.value)
+    assert f"{cal.tokens_per_step_no_floor:.3f}" in caption and str(cal.positions) in caption
+    with pytest.raises(ValueError, match="at most"):
+        viz.calibration_figure(cal.confidence_by_depth, cal.agreement_by_depth, _strings(lang)["fig"])

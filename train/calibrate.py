@@ -9,7 +9,7 @@ after the first is kept while the product of the chain's confidences stays at or
 floor; :class:`specdec_core.engine.drafters.ModelDrafter`), priced by the card's draft step
 and the engine's verification cost table, for each floor in ``FLOORS``: the floor with the
 most tokens per target step is the one :data:`specdec_core.models.head.CONFIDENCE_FLOOR`
-ships. Writes ``artifacts/head/calibration.json``.
+ships. Writes ``assets/head/calibration.json`` (the self-speculation lesson draws it).
 """
 
 from __future__ import annotations
@@ -121,8 +121,7 @@ def run(n_prompts: int = 32, n_tokens: int = 96) -> dict:
         "replays": [{k: round(v, 4) for k, v in r.items()} for r in replays],
         "best_floor": best["floor"],
     }
-    paths.ensure(paths.WORK)
-    (paths.WORK / "calibration.json").write_text(json.dumps(result, indent=1))
+    (paths.ASSET / "calibration.json").write_text(json.dumps(result, indent=1) + "\n")
     print(
         json.dumps({"best_floor": best["floor"], "tokens_per_step": round(best["tokens_per_step"], 4)}),
         flush=True,

@@ -5,6 +5,9 @@
   full model's token, and its α = Σ min(p, q) at T = 1 and T = 0.7;
 * ``assets/head/card.json`` (``python -m train export``): the shipped head's training
   figures and held-out acceptance per drafting depth, its step cost and bench speedup;
+* ``assets/head/calibration.json`` (``python -m train calibrate``): the head's confidence
+  against how often the target agrees, by quintile of confidence at each drafting depth, and
+  greedy runs replayed with each chain-stop floor;
 * ``assets/medusa/card.json`` (``python -m train medusa-export``): the shipped Medusa heads'
   held-out acceptance per head (alone, given the heads before matched, top 3) and step cost;
 * the cost lesson's measured drafts (``assets/presets/cost.json``) for comparison.
@@ -27,6 +30,7 @@ HEAD_DIR = Path(__file__).resolve().parents[2] / "assets" / "head"
 EARLY_EXIT_FILE = HEAD_DIR / "early_exit.json"
 CARD_FILE = HEAD_DIR / "card.json"
 MEDUSA_CARD_FILE = HEAD_DIR.parent / "medusa" / "card.json"
+CALIBRATION_FILE = HEAD_DIR / "calibration.json"
 MAX_GAMMA = 12
 
 
@@ -79,6 +83,20 @@ class MedusaCard:
     bench_chat: float | None
     bench_alpha: float | None
     bench_tree_chat: float | None
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """The head's confidence against its agreement with the target, held out: per drafting
+    depth, the mean confidence and the share agreed of each fifth of the positions; and the
+    replayed greedy runs' tokens per target step without a chain-stop floor and at the best."""
+
+    positions: int
+    confidence_by_depth: tuple[tuple[float, ...], ...]
+    agreement_by_depth: tuple[tuple[float, ...], ...]
+    floor: float
+    tokens_per_step_no_floor: float
+    tokens_per_step_floor: float
 
 
 @dataclass(frozen=True)
@@ -156,6 +174,24 @@ def medusa_card() -> MedusaCard | None:
         bench_chat=bench.get("medusa_chat"),
         bench_alpha=bench.get("medusa_alpha"),
         bench_tree_chat=bench.get("medusa_tree_chat"),
+    )
+
+
+@cache
+def head_calibration() -> Calibration | None:
+    """The shipped head's calibration, or None when it has not been measured."""
+    if not CALIBRATION_FILE.is_file():
+        return None
+    d = json.loads(CALIBRATION_FILE.read_text(encoding="utf-8"))
+    replays = {r["floor"]: r["tokens_per_step"] for r in d["replays"]}
+    depths = d["confidence_vs_hit_by_depth"]
+    return Calibration(
+        positions=int(d["positions"]),
+        confidence_by_depth=tuple(tuple(float(b["confidence"]) for b in depth) for depth in depths),
+        agreement_by_depth=tuple(tuple(float(b["hit"]) for b in depth) for depth in depths),
+        floor=float(d["best_floor"]),
+        tokens_per_step_no_floor=float(replays[0.0]),
+        tokens_per_step_floor=float(replays[d["best_floor"]]),
     )
 
 

@@ -3,6 +3,8 @@
 * :func:`early_exit_figure` — α of an untrained exit after k layers, by depth, with the
   trained head's acceptance at its first drafting depth as a reference line;
 * :func:`head_depth_figure` — the trained head's acceptance at drafting depth 1, 2, …;
+* :func:`calibration_figure` — the head's confidence against how often the target agrees,
+  per drafting depth, beside the diagonal of a perfectly calibrated draft;
 * :func:`medusa_figure` — the Medusa heads' acceptance per head beside the EAGLE head's by
   drafting depth (the same number of tokens ahead);
 * :func:`drafts_figure` — each measured draft's α against its step cost c, coloured by the
@@ -32,7 +34,15 @@ KEYS: dict[str, tuple[str, ...]] = {
         "alpha_axis",
     ),
     "drafts_figure": ("cost_axis", "alpha_axis", "predicted", "hover_draft"),
+    "calibration_figure": (
+        "depth_line",
+        "diagonal",
+        "confidence_axis",
+        "agreement_axis",
+        "hover_calibration",
+    ),
 }
+CALIBRATION_COLOURS = (ACCEPTED, BONUS, DRAFT)
 
 
 def early_exit_figure(
@@ -100,6 +110,47 @@ def _bars_by_depth(
     fig.update_layout(**base_layout(height=height, barmode="group"))
     fig.update_xaxes(title=x_title, dtick=1)
     fig.update_yaxes(title=y_title, range=[0, 1.05])
+    return fig
+
+
+def calibration_figure(
+    confidence_by_depth: Sequence[Sequence[float]],
+    agreement_by_depth: Sequence[Sequence[float]],
+    text: Mapping[str, str],
+) -> go.Figure:
+    """A reliability diagram: for the first drafting depths, each fifth of the positions (by
+    the head's confidence) at x = its mean confidence, y = the share the target agreed with."""
+    t = pick(text, KEYS, "calibration_figure")
+    fig = go.Figure()
+    fig.add_trace(
+        go.Scatter(
+            x=[0, 1],
+            y=[0, 1],
+            mode="lines",
+            name=t["diagonal"],
+            line={"color": INK, "dash": "dot", "width": 1},
+        )
+    )
+    if len(confidence_by_depth) > len(CALIBRATION_COLOURS):
+        raise ValueError(
+            f"at most {len(CALIBRATION_COLOURS)} depths are drawn, got {len(confidence_by_depth)}."
+        )
+    for depth, (conf, agree) in enumerate(zip(confidence_by_depth, agreement_by_depth, strict=True), start=1):
+        colour = CALIBRATION_COLOURS[depth - 1]
+        fig.add_trace(
+            go.Scatter(
+                x=list(conf),
+                y=list(agree),
+                mode="lines+markers",
+                name=t["depth_line"].format(depth=depth),
+                marker={"color": colour, "size": 9},
+                line={"color": colour},
+                hovertemplate=t["hover_calibration"] + "<extra></extra>",
+            )
+        )
+    fig.update_layout(**base_layout(height=360))
+    fig.update_xaxes(title=t["confidence_axis"], range=[0, 1])
+    fig.update_yaxes(title=t["agreement_axis"], range=[0, 1.02])
     return fig
 
 
