@@ -4,9 +4,9 @@ When a learner moves a control that sits in an ``st.fragment``, the browser send
 with that fragment's id, and the server runs the fragment alone, with every page script
 compiled once per process (its ``ScriptCache``). AppTest 1.67 always reruns the whole page
 and compiles the page afresh on each run. :func:`fragment_reruns` makes it do what the
-server does, for the bench only: one script cache for all runs, and each run (until
-:meth:`Scope.full` or the end) scoped to the fragment that holds the widget keyed `key`,
-found as the browser finds it, from the ``fragment_id`` of that widget's delta.
+server does, for the bench only: one script cache for all runs, and each run scoped to the
+fragment in ``Scope.fragment_id`` (None: the whole page), which :meth:`Scope.fragment_of`
+finds as the browser does, from the ``fragment_id`` of the changed widget's delta.
 """
 
 from __future__ import annotations
@@ -28,29 +28,25 @@ class Scope:
         self.fragment_id: str | None = None
         self.runner: LocalScriptRunner | None = None  # the last run's, for its messages
 
-    def fragment_of(self, key: str) -> str:
-        """The id of the fragment the widget keyed `key` was drawn in by the last run."""
+    def _new_elements(self) -> Iterator[tuple[Any, Any]]:
+        """(delta, element) for each element the last run drew."""
         assert self.runner is not None, "no run yet"
         for msg in self.runner.forward_msgs():
-            if not msg.HasField("delta") or not msg.delta.HasField("new_element"):
-                continue
-            element = msg.delta.new_element
+            if msg.HasField("delta") and msg.delta.HasField("new_element"):
+                yield msg.delta, msg.delta.new_element
+
+    def fragment_of(self, key: str) -> str:
+        """The id of the fragment the widget keyed `key` was drawn in by the last run."""
+        for delta, element in self._new_elements():
             widget = getattr(element, element.WhichOneof("type") or "", None)
             widget_id = getattr(widget, "id", "")
-            if widget_id and widget_id.endswith(f"-{key}") and msg.delta.fragment_id:
-                return msg.delta.fragment_id
+            if widget_id and widget_id.endswith(f"-{key}") and delta.fragment_id:
+                return delta.fragment_id
         raise LookupError(f"no widget keyed {key!r} inside a fragment")
 
     def plotly_charts(self) -> int:
         """How many plotly charts the last run drew (a fragment run must redraw its figures)."""
-        assert self.runner is not None, "no run yet"
-        return sum(
-            1
-            for m in self.runner.forward_msgs()
-            if m.HasField("delta")
-            and m.delta.HasField("new_element")
-            and m.delta.new_element.WhichOneof("type") == "plotly_chart"
-        )
+        return sum(1 for _, element in self._new_elements() if element.WhichOneof("type") == "plotly_chart")
 
 
 @contextmanager

@@ -56,6 +56,7 @@ def chains(n_prompts: int, n_tokens: int) -> list[tuple[np.ndarray, np.ndarray]]
 
 def replay(answers: list[tuple[np.ndarray, np.ndarray]], floor: float, draft_cost: float) -> dict[str, float]:
     """Greedy runs along the answers with the adaptive γ and the stop rule at `floor`."""
+    from specdec_core.engine.drafters import keeps_draft
     from specdec_core.engine.gamma import TheoryGamma, default_verify_cost
 
     tokens = cost = drafted = accepted = 0.0
@@ -68,7 +69,7 @@ def replay(answers: list[tuple[np.ndarray, np.ndarray]], floor: float, draft_cos
             for s in range(g):
                 forwards += 1
                 chain *= conf[t, s]
-                if k and chain < floor:
+                if not keeps_draft(chain, k, floor):
                     break
                 k += 1
             a = 0

@@ -14,6 +14,13 @@ if TYPE_CHECKING:
     from specdec_core.engine.rows import Rows
 
 
+def keeps_draft(chain: float, kept: int, floor: float) -> bool:
+    """The chain stop: a draft whose chain confidence (the product of the draft's own
+    probabilities of its tokens so far, this one included) is `chain`, after `kept` drafts,
+    is kept if it is the first or the chain stays at or above `floor`."""
+    return kept == 0 or chain >= floor
+
+
 class ModelDrafter:
     """A draft model with its session; feeds it the committed tokens it has not seen.
 
@@ -52,7 +59,7 @@ class ModelDrafter:
             x, q = run.draw(row)
             if self.floor > 0:
                 chain *= token_probability(row, x)
-                if tokens and chain < self.floor:
+                if not keeps_draft(chain, len(tokens), self.floor):
                     break
             tokens.append(x)
             qs.append(q)
