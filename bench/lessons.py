@@ -19,7 +19,11 @@ select box); ``*_browser_s`` is the median time from that input to every figure 
 redrawn with its new data and nothing left stale, ``*_server_rerun_s`` the median time the
 server spent running the page (or the fragment the control sits in) for that change, and
 ``*_server_cpu_s`` the CPU time of that run's thread (what the run costs when other processes
-share the cores).
+share the cores). Where that browser time goes (:mod:`bench.browser_costs`): ``*_messages``,
+the median count of websocket messages one change brought before the page was redrawn (about
+one per element of the fragment), and ``*_figures_draw_s``, the sum over the page's figures
+of one ``Plotly.newPlot`` each in a blank page of the same browser (Streamlit mounts a
+changed figure afresh, so this is what redrawing every figure costs at least).
 Prints a table and, last, one JSON line.
 
     .venv/bin/python -m bench.lessons [--repeats 8] [--quick]    # from the repository root
@@ -39,6 +43,7 @@ from typing import Any
 
 import numpy as np
 
+from bench.browser_costs import COUNT_MESSAGES, draw_seconds, figure_summary, page_figures
 from bench.fragment_reruns import fragment_reruns
 from specdec_core.variants import MAX_TRIALS, simulate
 from specdec_core.viz import memo
@@ -205,9 +210,10 @@ def _change(page: Any, name: str, i: int) -> None:
     slider.press(first if (i // 3) % 2 == 0 else back)
 
 
-def browser_reruns(changes: int) -> dict[str, list[tuple[float, float, float, bool]]]:
+def browser_reruns(changes: int) -> tuple[dict[str, list[tuple[float, ...]]], dict[str, list[float]]]:
     """Per page, (browser seconds, server seconds, server CPU seconds of the script thread,
-    fragment run) for each of `changes` changes."""
+    fragment run, websocket messages) for each of `changes` changes; and per page the
+    seconds of one ``Plotly.newPlot`` of each of its figures."""
     from playwright.sync_api import sync_playwright
 
     port = _free_port()
@@ -215,29 +221,37 @@ def browser_reruns(changes: int) -> dict[str, list[tuple[float, float, float, bo
         log = Path(tmp) / "runs.jsonl"
         cmd = [sys.executable, "-m", "bench.lessons", "--serve", str(port), str(log)]
         with serve_app(cmd, port, Path(tmp) / "server.log") as url:
-            results: dict[str, list[tuple[float, float, float, bool]]] = {}
+            results: dict[str, list[tuple[float, ...]]] = {}
+            draws: dict[str, list[float]] = {}
             with sync_playwright() as pw:
                 browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
                 page = browser.new_page(viewport={"width": 1280, "height": 900})
+                page.add_init_script(COUNT_MESSAGES)
                 for name in CONTROLS:
                     query = "&".join(f"{k}={v}" for k, v in QUERIES.get(name, {}).items())
                     page.goto(f"{url}/{name}" + (f"?{query}" if query else ""))
                     page.locator(".js-plotly-plot").first.wait_for(timeout=60_000)
                     _settle(page, quiet_s=1.0)
                     times = []
+                    figures = page_figures(page)
                     for i in range(changes):
                         seen = len(_runs(log))
+                        page.evaluate("() => { window.__sdMessages = 0; }")
                         _change(page, name, i)
                         browser_s = page.wait_for_function(_CLOCK, polling=50, timeout=60_000).json_value()
+                        messages = page.evaluate("() => window.__sdMessages")
                         _settle(page)
                         runs = _runs(log)[seen:]
                         assert runs, (name, i, "no server run")
                         assert not page.get_by_test_id("stException").count(), name
                         server_s, cpu_s = sum(r["s"] for r in runs), sum(r["cpu"] for r in runs)
-                        times.append((browser_s, server_s, cpu_s, all(r["fragment"] for r in runs)))
+                        fragment = all(r["fragment"] for r in runs)
+                        times.append((browser_s, server_s, cpu_s, fragment, messages))
                     results[name] = times
+                    draws[name] = draw_seconds(browser, figures)
+                    print(f"  {name}: figures {figure_summary(figures)}", flush=True)
                 browser.close()
-    return results
+    return results, draws
 
 
 def monte_carlo(repeats: int) -> list[float]:
@@ -298,21 +312,25 @@ def main() -> None:
     print(f"\n{MAX_TRIALS:,} Monte Carlo trials (vectorised): median {statistics.median(mc):.3f}s")
     print(f"overlap page rerun that runs them and redraws: {results['monte_carlo_1e6_page_rerun_s']:.3f}s")
 
+    browser, draws = browser_reruns(args.repeats)
     print(
         f"\n{'page':<14} {'in Chromium: input → redrawn':>29} {'server run':>11} {'(CPU)':>7}"
-        f" {'fragment runs':>14}"
+        f" {'fragment runs':>14} {'messages':>9} {'figures drawn anew':>19}"
     )
-    browser = browser_reruns(args.repeats)
     for page, runs in browser.items():
-        results[f"{page}_browser_s"] = statistics.median(b for b, _, _, _ in runs)
-        results[f"{page}_server_rerun_s"] = statistics.median(r for _, r, _, _ in runs)
-        results[f"{page}_server_cpu_s"] = statistics.median(c for _, _, c, _ in runs)
-        fragments = sum(f for _, _, _, f in runs)
+        results[f"{page}_browser_s"] = statistics.median(r[0] for r in runs)
+        results[f"{page}_server_rerun_s"] = statistics.median(r[1] for r in runs)
+        results[f"{page}_server_cpu_s"] = statistics.median(r[2] for r in runs)
+        results[f"{page}_messages"] = statistics.median(r[4] for r in runs)
+        results[f"{page}_figures_draw_s"] = sum(draws[page])
+        fragments = sum(r[3] for r in runs)
         print(
             f"{page:<14} {results[f'{page}_browser_s']:>28.3f}s {results[f'{page}_server_rerun_s']:>10.3f}s"
             f" {results[f'{page}_server_cpu_s']:>6.3f}s {fragments:>8} of {len(runs)}"
+            f" {results[f'{page}_messages']:>9.0f} {results[f'{page}_figures_draw_s']:>11.3f}s"
+            f" ({len(draws[page])} figures)"
         )
-    everything = [b for runs in browser.values() for b, _, _, _ in runs]
+    everything = [r[0] for runs in browser.values() for r in runs]
     results["browser_median_s"] = statistics.median(everything)
     print(
         f"all pages: median {results['browser_median_s']:.3f}s, worst {max(everything):.3f}s (goal ≤ 0.150 s)"

@@ -11,7 +11,7 @@ import pyarrow as pa
 import streamlit as st
 
 from pages.common import urlstate
-from pages.common.page import start
+from pages.common.page import slot, start
 from pages.common.pair_input import PairInput
 from pages.common.quiz import quiz
 from specdec_core.course import overlap as one_step
@@ -117,6 +117,10 @@ def lesson_body() -> None:
         _edge_notes(b)
 
     def _edge_notes(b: one_step.Breakdown) -> None:
+        with slot():
+            _edge_note_list(b)
+
+    def _edge_note_list(b: one_step.Breakdown) -> None:
         d = b.decomposition
         if d.residual is None:
             _note(html.escape(s["edge_equal"]), good=True)
@@ -133,6 +137,10 @@ def lesson_body() -> None:
         d = b.decomposition
         st.header(s["residual_header"])
         text.show("residual")
+        with slot():
+            _residual_figures(d)
+
+    def _residual_figures(d: Decomposition) -> None:
         if d.residual is None:
             st.info(s["no_residual"])
             return
@@ -253,9 +261,15 @@ def lesson_body() -> None:
                 delta_arrow="off",
                 help=s["tv_help"],
             )
-            if tv == 0:
-                st.info(s["tv_zero"])
+            with slot():
+                if tv == 0:
+                    st.info(s["tv_zero"])
             text.show(f"why_{variant}")
+        with slot():
+            _draft_table(d, q_actual, variant)
+        return q_actual
+
+    def _draft_table(d: Decomposition, q_actual: np.ndarray, variant: str) -> None:
         if variant == "draft_mismatch":
             st.caption(s["draft_table_caption"])
             st.dataframe(
@@ -268,7 +282,6 @@ def lesson_body() -> None:
                 ),
                 hide_index=True,
             )
-        return q_actual
 
     def _monte_carlo(b: one_step.Breakdown, q_actual: np.ndarray) -> None:
         d = b.decomposition

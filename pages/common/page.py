@@ -7,6 +7,7 @@ from pathlib import Path
 
 import streamlit as st
 from streamlit import config
+from streamlit.delta_generator import DeltaGenerator
 from streamlit.runtime.pages_manager import PagesManager
 
 from pages.common.gc_settle import settle_after_imports
@@ -57,3 +58,13 @@ def start(name: str, with_lesson: bool = True) -> tuple[Strings, Lesson | None]:
     text = lesson(name) if with_lesson else None
     st.title(s["title"])
     return s, text
+
+
+def slot() -> DeltaGenerator:
+    """A container that is always on the page, for elements that come and go.
+
+    The browser matches a rerun's elements to those on screen by position: a note written
+    straight into the flow moves everything after it one place on, and all of it is mounted
+    afresh (on the overlap lesson that doubled the redraw). Inside a slot it moves nothing.
+    """
+    return st.container()

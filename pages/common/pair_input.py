@@ -16,6 +16,7 @@ from streamlit.delta_generator import DeltaGenerator
 
 from pages.common import urlstate
 from pages.common.i18n import strings
+from pages.common.page import slot
 from specdec_core.course import pairs
 
 
@@ -121,7 +122,9 @@ class PairInput:
 
     def edited_note(self) -> None:
         """When the table differs from the example: say so, with a button back to the example."""
-        if self.edited:
+        with slot():
+            if not self.edited:
+                return
             s = strings("pair")
             note, button = st.columns([3, 1], vertical_alignment="center")
             note.info(s["edited"])
@@ -135,16 +138,17 @@ class PairInput:
         """The pair in `rows`; or None, after explaining what is wrong (and, when a column
         does not sum to 1, offering a button that scales both)."""
         problem = pairs.check(rows)
-        if problem is None:
-            return pairs.to_pair(rows)
-        s = strings("pair")
-        st.error(s("invalid", detail=s(f"errors.{problem.code}", **problem.params)))
-        if problem.normalisable:
-            st.button(
-                s["normalise"],
-                on_click=self._normalise,
-                key=self.key("normalise"),
-                type="primary",
-                help=s["normalise_help"],
-            )
+        with slot():
+            if problem is None:
+                return pairs.to_pair(rows)
+            s = strings("pair")
+            st.error(s("invalid", detail=s(f"errors.{problem.code}", **problem.params)))
+            if problem.normalisable:
+                st.button(
+                    s["normalise"],
+                    on_click=self._normalise,
+                    key=self.key("normalise"),
+                    type="primary",
+                    help=s["normalise_help"],
+                )
         return None
