@@ -38,7 +38,7 @@ def _text_places(at: Any) -> dict[str, tuple[int, ...]]:
     return {text: paths[0] for text, paths in seen.items() if len(paths) == 1}
 
 
-#: page → (query, [(widget kind, key, values set one after another)])
+#: page → (query, [(widget kind, key, values set one after another; a button is clicked)])
 SCENARIOS: dict[str, tuple[dict[str, str], list[tuple[str, str, list[Any]]]]] = {
     "overlap": (
         {},
@@ -55,10 +55,23 @@ SCENARIOS: dict[str, tuple[dict[str, str], list[tuple[str, str, list[Any]]]]] = 
             ("button_group", "preset", ["random", "peaked"]),
         ],
     ),
-    "tree": ({"tree_preset": "random"}, [("slider", "tree_top_n", [1, 2, 5])]),
-    "block": ({"block_round": "10"}, [("slider", "block_k", [2, 5]), ("slider", "block_t", [0.0, 1.0])]),
+    "tree": (
+        {"tree_preset": "random"},
+        [("slider", "tree_top_n", [1, 2, 5]), ("button", "tree_sample_one", [None, None])],
+    ),
+    "block": (
+        {"block_round": "10"},
+        [("slider", "block_k", [2, 5]), ("slider", "block_t", [0.0, 1.0]), ("button", "block_next", [None])],
+    ),
     "cost": ({}, [("slider", "cost_alpha", [0.1, 0.5, 0.99]), ("slider", "cost_gamma", [1, 8])]),
-    "tree_drafts": ({}, [("slider", "trd_t", [0.0, 1.0]), ("slider", "trd_budget", [2, 10])]),
+    "tree_drafts": (
+        {},
+        [
+            ("slider", "trd_t", [0.0, 1.0]),
+            ("slider", "trd_budget", [2, 10]),
+            ("button", "trd_next", [None, None]),
+        ],
+    ),
 }
 
 
@@ -70,7 +83,8 @@ def test_a_control_change_leaves_every_text_in_its_place(page):
     assert len(before) > 5
     for kind, key, values in changes:
         for value in values:
-            getattr(at, kind)(key=key).set_value(value)
+            widget = getattr(at, kind)(key=key)
+            widget.click() if kind == "button" else widget.set_value(value)
             rerun(at)
             now = _text_places(at)
             moved = [(text[:50], before[text], now[text]) for text in before.keys() & now.keys()]
