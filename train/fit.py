@@ -318,10 +318,10 @@ def run(
         last = now
         state["step"] = step + 1
         state["positions"] += int(mask.sum())
-        state["log"].append((step + 1, round(float(loss), 4), [round(a, 3) for a in agree]))
+        state["log"].append((step + 1, round(loss.item(), 4), [round(a, 3) for a in agree]))
         if (step + 1) % 5 == 0:
             print(
-                f"step {step + 1} (epoch {epoch}): loss {float(loss):.3f}, top-1 agreement by depth "
+                f"step {step + 1} (epoch {epoch}): loss {loss.item():.3f}, top-1 agreement by depth "
                 f"{' '.join(f'{a:.2f}' for a in agree)}, lr {lr:.2e}, {state['seconds'] / 60:.1f} min",
                 flush=True,
             )
