@@ -107,6 +107,26 @@ def test_a_new_run_can_start_from_a_finished_one(setup, tmp_path, monkeypatch):
     assert all(torch.equal(second["head"][k], v) for k, v in first["head"].items())
     assert "init_r2" not in state  # no least-squares start: the weights came from stage 1
 
+    # an exported head file starts a run too: its float16 weights, its card's numbers
+    from specdec_core.models.head import EagleHead, HeadConfig, save_head
+
+    head = EagleHead(HeadConfig.for_target(model.module, model.name))
+    head.load_state_dict(second["head"])
+    exported = tmp_path / "shipped-head.safetensors"
+    card = {"steps": 7, "schedule": 9, "lr": 1e-4, "feature_shards": {"train": 1, "corpus": 0},
+            "train_sequences": 12, "train_positions": 99, "train_answer_tokens": 80,
+            "init": {"file": "stage1.pt", "step": 3}}  # fmt: skip
+    save_head(head, torch.arange(5), exported, card)
+    fit.checkpoint_path().unlink()
+    fit.run(minutes=5, max_steps=0, schedule=4, lr=1e-4, init=str(exported))
+    third = torch.load(fit.checkpoint_path(), weights_only=False)
+    init = third["state"]["init"]
+    assert init["file"] == "checkpoint_shipped-head.pt" and init["exported"] is True
+    assert init["step"] == 7 and init["vocabulary"] == 5 and init["init"]["file"] == "stage1.pt"
+    assert init["data"] == {"sequences": 12, "positions": 99, "answer_tokens": 80}
+    assert third["state"]["vocabulary"] == model.module.config.vocab_size
+    assert all(torch.equal(third["head"][k], v.half().float()) for k, v in second["head"].items())
+
 
 def test_the_model_card_gives_both_stages_of_a_run_started_from_another():
     import json
@@ -126,6 +146,15 @@ def test_the_model_card_gives_both_stages_of_a_run_started_from_another():
     assert "mv artifacts/head/checkpoint.pt artifacts/head/stage1.pt" in first
     assert "--limit 640" in second and "--shards 15" in second
     assert "fit --init artifacts/head/stage1.pt" in second
+    assert "train vocab" not in text  # both stages had the default vocabulary
+
+    card["vocabulary"] = 8192  # a wider vocabulary for the last stage, started from an export
+    card["init"].update(vocabulary=4096, exported=True)
+    first, second = export.model_card(card).split("# stage 2")
+    assert "train vocab" not in first and "started from its exported float16 weights" in second
+    assert (
+        second.index("features --split train") < second.index("train vocab --size 8192") < second.index("fit")
+    )
 
 
 def test_the_model_card_unrolls_a_chain_of_stages():
@@ -191,6 +220,8 @@ def test_the_vocabulary_counts_only_the_first_answer_shards(tmp_path, monkeypatc
     monkeypatch.setattr(paths, "VOCAB_TRAIN_SHARDS", 2)
     features.write_vocab(None)
     assert np.load(tmp_path / "vocab.npy").tolist() == [7]
+    features.write_vocab(None, 2)  # `python -m train vocab --size 2`
+    assert np.load(tmp_path / "vocab.npy").tolist() == [6, 7]
 
 
 def test_recording_bench_figures_rewrites_both_model_cards(tmp_path, monkeypatch):

@@ -5,6 +5,7 @@
     python -m train generate --split held_out
     python -m train corpus                  # local text framed as answers (prefill only)
     python -m train features                # target features + soft-label normalisers (prefill)
+    python -m train vocab --size 8192       # rewrite the head vocabulary (features writes 4096)
     python -m train fit --minutes 50        # train the head (resumable checkpoints)
     python -m train evaluate                # greedy acceptance and α at T = 0.7, held-out prompts
     python -m train export                  # assets/head/ (safetensors + model card numbers)
@@ -41,12 +42,18 @@ def main(argv: list[str] | None = None) -> int:
     f = sub.add_parser("features")
     f.add_argument("--split", default="train", choices=("train", "held_out", "corpus"))
     f.add_argument("--shards", type=int, default=None, help="only the first N shards of the split")
+    v = sub.add_parser("vocab")
+    v.add_argument("--size", type=int, default=None, help="tokens in the head vocabulary (default 4096)")
     t = sub.add_parser("fit")
     t.add_argument("--minutes", type=float, default=50.0, help="wall-clock budget of this run")
     t.add_argument("--steps", type=int, default=None, help="stop at this total step count")
     t.add_argument("--schedule", type=int, default=None, help="cosine schedule length in steps (new runs)")
     t.add_argument("--lr", type=float, default=None, help="peak learning rate (new runs)")
-    t.add_argument("--init", default=None, help="a finished run's checkpoint to start a new run from")
+    t.add_argument(
+        "--init",
+        default=None,
+        help="a finished run's checkpoint (or an exported head) to start a new run from",
+    )
     e = sub.add_parser("evaluate")
     e.add_argument("--prompts", type=int, default=24, help="held-out prompts to run")
     e.add_argument("--tokens", type=int, default=96, help="new tokens per prompt")
@@ -90,6 +97,11 @@ def main(argv: list[str] | None = None) -> int:
         from train import features
 
         features.run(args.split, args.shards)
+    elif args.stage == "vocab":
+        from specdec_core.models import load_bundled
+        from train import features
+
+        features.write_vocab(load_bundled().eos_token_id, args.size)
     elif args.stage == "fit":
         from train import fit
 

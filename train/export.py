@@ -130,6 +130,7 @@ def model_card(card: dict) -> str:
     fs = card.get("feature_shards") or {}
     first_stage, init_flag = _earlier_stages(card.get("init")), _init_flag(card.get("init"))
     train_prompts = 32 * fs.get("train", shards.get("train", 0))
+    vocab_step = "".join(line + "\n" for line in _vocab_line(card["vocabulary"]))
     return f"""# Draft head for {card["target"]}
 
 An EAGLE-style draft head (specdec_core/models/head.py): one Llama decoder layer over
@@ -173,7 +174,7 @@ least-squares start.
 {first_stage}    python -m train generate --split train --limit {train_prompts}
     python -m train features --split corpus --shards {fs.get("corpus", "")}
     python -m train features --split train
-    python -m train fit {init_flag}--steps {card["steps"]} \\
+{vocab_step}    python -m train fit {init_flag}--steps {card["steps"]} \\
         --schedule {card.get("schedule", fit.TOTAL_STEPS)} --lr {card.get("lr", fit.LR)}
     python -m train evaluate --prompts {ev.get("prompts", 24)} && python -m train export
 (each stage is seeded and resumes where it stopped; train/data/ holds the generated answers
@@ -199,13 +200,20 @@ def _earlier_stages(init: dict | None) -> str:
             f"    python -m train generate --split train --limit {32 * fs.get('train', 0)}",
             f"    python -m train features --split corpus --shards {fs.get('corpus', '')}",
             "    python -m train features --split train",
+            *_vocab_line(stage.get("vocabulary")),
             f"    python -m train fit {_init_flag(stage.get('init'))}--steps {stage['step']} "
             f"--schedule {stage.get('schedule')} --lr {stage.get('lr')}",
             f"    mv artifacts/head/checkpoint.pt artifacts/head/{stage['file']}",
         ]
     if chain:
-        lines.append(f"    # stage {len(chain) + 1}: trained on from stage {len(chain)}'s weights")
+        started = " (this run started from its exported float16 weights)" if chain[-1].get("exported") else ""
+        lines.append(f"    # stage {len(chain) + 1}: trained on from stage {len(chain)}'s weights{started}")
     return "".join(line + "\n" for line in lines)
+
+
+def _vocab_line(size: int | None) -> list[str]:
+    """`train vocab` where a stage's head vocabulary was not the default (features writes that)."""
+    return [f"    python -m train vocab --size {size}"] if size and size != paths.HEAD_VOCAB else []
 
 
 def _init_flag(init: dict | None) -> str:

@@ -84,9 +84,10 @@ def _shard_features(module, records: list[dict]) -> dict[str, np.ndarray]:
     }
 
 
-def write_vocab(eos: int | None) -> None:
-    """The head's vocabulary: the HEAD_VOCAB most frequent answer tokens (EOS included) of
-    the first ``VOCAB_TRAIN_SHARDS`` answer shards and the corpus."""
+def write_vocab(eos: int | None, size: int | None = None) -> None:
+    """The head's vocabulary: the `size` (default HEAD_VOCAB) most frequent answer tokens (EOS
+    included) of the first ``VOCAB_TRAIN_SHARDS`` answer shards and the corpus."""
+    size = size or paths.HEAD_VOCAB
     counts: Counter[int] = Counter()
     for split in ("train", "corpus"):
         limit = paths.VOCAB_TRAIN_SHARDS if split == "train" else None
@@ -94,9 +95,9 @@ def write_vocab(eos: int | None) -> None:
             for r in json.loads(shard.read_text())["records"]:
                 counts.update(r["answer"])
     ranked = [t for t, _ in counts.most_common()]
-    if eos is not None and eos not in ranked[: paths.HEAD_VOCAB]:
+    if eos is not None and eos not in ranked[:size]:
         ranked = [eos, *ranked]
-    vocab = sorted(ranked[: paths.HEAD_VOCAB])
+    vocab = sorted(ranked[:size])
     total = sum(counts.values())
     covered = sum(counts[t] for t in vocab)
     np.save(paths.WORK / "vocab.npy", np.asarray(vocab, dtype=np.int64))

@@ -256,13 +256,13 @@ def run(
     data = Data()
     if not ckpt.exists():
         state["feature_shards"] = {split: len(features.files(split)) for split in ("train", "corpus")}
+        state["vocabulary"] = len(vocab)
         if init is not None:
-            source = torch.load(init, weights_only=False)
-            head.load_state_dict(source["head"])
-            before = source["state"]
+            weights, before, name = _start_from(init)
+            head.load_state_dict(weights)
             state["init"] = {
-                "file": Path(init).name,
-                **{k: before.get(k) for k in ("step", "schedule", "lr", "data", "feature_shards", "init")},
+                "file": name,
+                **{k: before.get(k) for k in INIT_KEYS},
             }
             print(f"starting from {init} ({before['step']} steps)", flush=True)
         else:
@@ -329,6 +329,26 @@ def run(
             _save(ckpt, head, opt, state, vocab)
     _save(ckpt, head, opt, state, vocab)
     print(f"stopped at step {state['step']} after {state['seconds'] / 60:.1f} min of training", flush=True)
+
+
+#: What a run records of the run it started from (the model card unrolls the chain).
+INIT_KEYS = ("step", "schedule", "lr", "data", "feature_shards", "vocabulary", "exported", "init")
+
+
+def _start_from(init: str) -> tuple[dict, dict, str]:
+    """(head weights, the earlier run's state, its checkpoint name in the card's commands) of
+    a finished run's checkpoint, or of an exported head file (its float16 weights; its card
+    has the run's numbers, and reproducing names that run's checkpoint after the file)."""
+    path = Path(init)
+    if path.suffix != ".safetensors":
+        source = torch.load(path, weights_only=False)
+        return source["head"], source["state"], path.name
+    from specdec_core.models.head import load_head
+
+    head, vocab, card = load_head(path)
+    data = {k: card[f"train_{k}"] for k in ("sequences", "positions", "answer_tokens")}
+    before = {**card, "step": card["steps"], "data": data, "vocabulary": len(vocab), "exported": True}
+    return head.state_dict(), before, f"checkpoint_{path.stem}.pt"
 
 
 def _save(path, head, opt, state, vocab) -> None:
