@@ -24,7 +24,8 @@ import plotly
 
 PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
 
-#: Init script: counts websocket messages into ``window.__sdMessages`` (reset it to count anew).
+#: Init script: counts websocket messages into ``window.__sdMessages`` (:func:`reset_messages`,
+#: :func:`messages`).
 COUNT_MESSAGES = """(() => {
   const Plain = window.WebSocket;
   window.__sdMessages = 0;
@@ -61,6 +62,16 @@ _DRAW = """async ([figures, repeats]) => {
   }
   return out;
 }"""
+
+
+def reset_messages(page: Any) -> None:
+    """Start counting `page`'s websocket messages from zero (needs :data:`COUNT_MESSAGES`)."""
+    page.evaluate("() => { window.__sdMessages = 0; }")
+
+
+def messages(page: Any) -> int:
+    """`page`'s websocket messages since the last :func:`reset_messages`."""
+    return page.evaluate("() => window.__sdMessages")
 
 
 def page_figures(page: Any) -> list[str]:

@@ -43,7 +43,14 @@ from typing import Any
 
 import numpy as np
 
-from bench.browser_costs import COUNT_MESSAGES, draw_seconds, figure_summary, page_figures
+from bench.browser_costs import (
+    COUNT_MESSAGES,
+    draw_seconds,
+    figure_summary,
+    messages,
+    page_figures,
+    reset_messages,
+)
 from bench.fragment_reruns import fragment_reruns
 from specdec_core.variants import MAX_TRIALS, simulate
 from specdec_core.viz import memo
@@ -236,17 +243,17 @@ def browser_reruns(changes: int) -> tuple[dict[str, list[tuple[float, ...]]], di
                     figures = page_figures(page)
                     for i in range(changes):
                         seen = len(_runs(log))
-                        page.evaluate("() => { window.__sdMessages = 0; }")
+                        reset_messages(page)
                         _change(page, name, i)
                         browser_s = page.wait_for_function(_CLOCK, polling=50, timeout=60_000).json_value()
-                        messages = page.evaluate("() => window.__sdMessages")
+                        received = messages(page)
                         _settle(page)
                         runs = _runs(log)[seen:]
                         assert runs, (name, i, "no server run")
                         assert not page.get_by_test_id("stException").count(), name
                         server_s, cpu_s = sum(r["s"] for r in runs), sum(r["cpu"] for r in runs)
                         fragment = all(r["fragment"] for r in runs)
-                        times.append((browser_s, server_s, cpu_s, fragment, messages))
+                        times.append((browser_s, server_s, cpu_s, fragment, received))
                     results[name] = times
                     draws[name] = draw_seconds(browser, figures)
                     print(f"  {name}: figures {figure_summary(figures)}", flush=True)

@@ -114,13 +114,10 @@ def lesson_body() -> None:
         st.plotly_chart(
             viz.overlap_bars(pair.tokens, d.overlap, d.deficit, d.surplus, text=s["chart.overlap"])
         )
-        _edge_notes(b)
+        with slot():
+            _edge_notes(b)
 
     def _edge_notes(b: one_step.Breakdown) -> None:
-        with slot():
-            _edge_note_list(b)
-
-    def _edge_note_list(b: one_step.Breakdown) -> None:
         d = b.decomposition
         if d.residual is None:
             _note(html.escape(s["edge_equal"]), good=True)
@@ -266,22 +263,19 @@ def lesson_body() -> None:
                     st.info(s["tv_zero"])
             text.show(f"why_{variant}")
         with slot():
-            _draft_table(d, q_actual, variant)
+            if variant == "draft_mismatch":
+                st.caption(s["draft_table_caption"])
+                st.dataframe(
+                    pa.table(
+                        {
+                            s["table.token"]: pair.tokens,
+                            s["table.q"]: [_f(v, 4) for v in d.q],
+                            s["table.q_actual"]: [_f(v, 4) for v in q_actual],
+                        }
+                    ),
+                    hide_index=True,
+                )
         return q_actual
-
-    def _draft_table(d: Decomposition, q_actual: np.ndarray, variant: str) -> None:
-        if variant == "draft_mismatch":
-            st.caption(s["draft_table_caption"])
-            st.dataframe(
-                pa.table(
-                    {
-                        s["table.token"]: pair.tokens,
-                        s["table.q"]: [_f(v, 4) for v in d.q],
-                        s["table.q_actual"]: [_f(v, 4) for v in q_actual],
-                    }
-                ),
-                hide_index=True,
-            )
 
     def _monte_carlo(b: one_step.Breakdown, q_actual: np.ndarray) -> None:
         d = b.decomposition

@@ -10,7 +10,14 @@ import re
 
 from playwright.sync_api import Page, expect
 
-from bench.browser_costs import COUNT_MESSAGES, draw_seconds, figure_summary, page_figures
+from bench.browser_costs import (
+    COUNT_MESSAGES,
+    draw_seconds,
+    figure_summary,
+    messages,
+    page_figures,
+    reset_messages,
+)
 from pages.common.nav import PAGES
 
 PLOTTED = {"sampling_lab", "overlap", "tree", "block", "cost"}
@@ -88,7 +95,7 @@ def test_a_changed_figure_is_mounted_afresh_what_bench_browser_costs_measures(pa
     expect(page.locator(".js-plotly-plot").first).to_be_visible(timeout=TIMEOUT)
     figures = page_figures(page)
     chart = page.locator(".js-plotly-plot").first.element_handle()
-    page.evaluate("() => { window.__sdMessages = 0; }")
+    reset_messages(page)
     slider = page.get_by_role("slider", name=re.compile("top-k"))
     slider.focus()
     slider.press("ArrowRight")
@@ -96,7 +103,7 @@ def test_a_changed_figure_is_mounted_afresh_what_bench_browser_costs_measures(pa
     expect(metric.get_by_test_id("stMetricValue")).to_have_text("1", timeout=TIMEOUT)
     page.wait_for_function("() => !document.querySelector('[data-stale=\"true\"]')", timeout=TIMEOUT)
     assert not chart.evaluate("e => e.isConnected")  # the old drawing is gone, not updated
-    assert page.evaluate("() => window.__sdMessages") >= 10  # the fragment's elements, one by one
+    assert messages(page) >= 10  # the fragment's elements, one by one
     draws = draw_seconds(page.context.browser, figures, repeats=1)
     assert len(draws) == len(figures) >= 2 and all(0 < d < 30 for d in draws)
     assert all(f["traces"] >= 1 for f in figure_summary(figures))
