@@ -75,22 +75,58 @@ def test_unrolled_loss_goes_down_with_training(setup):
     assert len(agree) == 3 and all(0.0 <= a <= 1.0 for a in agree)
 
 
+def _work_folder(setup, folder: Path, monkeypatch) -> None:
+    """`folder` as the training work folder, holding the tiny target's features as one shard."""
+    import specdec_core.models
+    from train import paths
+
+    model, data, _, _ = setup
+    monkeypatch.setattr(paths, "WORK", folder)
+    monkeypatch.setattr(specdec_core.models, "load_bundled", lambda: model)
+    shards = folder / "features" / "train"
+    shards.mkdir(parents=True)
+    feats, toks, lse = (np.concatenate([s[i] for s in data.seqs]) for i in range(3))
+    lengths = np.asarray([len(s[1]) for s in data.seqs], np.int32)
+    np.savez(shards / "shard_0000.npz", features=feats, tokens=toks, lse=lse, argmax=toks,
+             answer_start=np.ones(len(lengths), np.int32), length=lengths)  # fmt: skip
+    np.save(folder / "vocab.npy", np.arange(model.module.config.vocab_size, dtype=np.int64))
+
+
+def test_a_stopped_run_resumes_to_the_weights_of_one_that_never_stopped(setup, tmp_path, monkeypatch):
+    """A fit stopped part-way (time budget, step limit or a `stop` file) and rerun continues
+    from its checkpoint: same batches, optimiser state and schedule, so its weights equal those
+    of a run that never stopped, bit for bit on the same machine."""
+    from train import fit
+
+    monkeypatch.setattr(fit, "BATCH_TOKENS", 40)  # several batches an epoch, so order matters
+    monkeypatch.setattr(fit, "SAVE_EVERY", 2)
+    _work_folder(setup, tmp_path / "whole", monkeypatch)
+    fit.run(minutes=5, max_steps=7, schedule=7, lr=1e-3)
+    whole = torch.load(fit.checkpoint_path(), weights_only=False)
+
+    _work_folder(setup, tmp_path / "parts", monkeypatch)
+    fit.run(minutes=5, max_steps=3, schedule=7, lr=1e-3)
+    (tmp_path / "parts" / "stop").touch()  # a stop file ends a run at once, after saving
+    fit.run(minutes=5, max_steps=7)
+    stopped = torch.load(fit.checkpoint_path(), weights_only=False)
+    assert stopped["state"]["step"] == 3
+    (tmp_path / "parts" / "stop").unlink()
+    fit.run(minutes=5, max_steps=7)  # schedule and learning rate come from the checkpoint
+    parts = torch.load(fit.checkpoint_path(), weights_only=False)
+
+    assert parts["state"]["step"] == whole["state"]["step"] == 7
+    assert [row[:2] for row in parts["state"]["log"]] == [row[:2] for row in whole["state"]["log"]]
+    assert all(torch.equal(parts["head"][k], v) for k, v in whole["head"].items())
+    assert not all(torch.equal(stopped["head"][k], v) for k, v in whole["head"].items())  # it trained on
+
+
 def test_a_new_run_can_start_from_a_finished_one(setup, tmp_path, monkeypatch):
     """`fit --init`: a second run takes the first's weights (not its optimiser or schedule) and
     records where it started, so the card can give both stages' commands."""
-    import specdec_core.models
-    from train import fit, paths
+    from train import fit
 
-    model, data, _, _ = setup
-    monkeypatch.setattr(paths, "WORK", tmp_path)
-    monkeypatch.setattr(specdec_core.models, "load_bundled", lambda: model)
-    folder = tmp_path / "features" / "train"
-    folder.mkdir(parents=True)
-    feats, toks, lse = (np.concatenate([s[i] for s in data.seqs]) for i in range(3))
-    lengths = np.asarray([len(s[1]) for s in data.seqs], np.int32)
-    np.savez(folder / "shard_0000.npz", features=feats, tokens=toks, lse=lse, argmax=toks,
-             answer_start=np.ones(len(lengths), np.int32), length=lengths)  # fmt: skip
-    np.save(tmp_path / "vocab.npy", np.arange(model.module.config.vocab_size, dtype=np.int64))
+    model, _, _, _ = setup
+    _work_folder(setup, tmp_path, monkeypatch)
 
     fit.run(minutes=5, max_steps=3, schedule=3, lr=1e-3)
     first = torch.load(fit.checkpoint_path(), weights_only=False)
