@@ -56,9 +56,9 @@ def test_generation_stopped_part_way_resumes_to_the_same_answers(stages, tmp_pat
 
     use(tmp_path / "parts")
     generate.run("train", batch=2, max_new_tokens=6, limit=2)  # stopped after the first shard
-    first = (tmp_path / "parts" / "data" / "train" / "shard_0000.json").stat().st_mtime_ns
+    first = generate.shard_path("train", 0).stat().st_mtime_ns
     generate.run("train", batch=2, max_new_tokens=6)  # the rerun skips it and does the rest
-    assert (tmp_path / "parts" / "data" / "train" / "shard_0000.json").stat().st_mtime_ns == first
+    assert generate.shard_path("train", 0).stat().st_mtime_ns == first
     parts = _shards(tmp_path / "parts")
     for name, shard in whole.items():
         assert parts[name]["records"] == shard["records"], name  # sampled shards too: seeded per shard
