@@ -169,6 +169,18 @@ def toy_draft() -> ToyWordLM:
 
 
 # -- building models -----------------------------------------------------------------------------
+def warmed(model: Any, target: Any = None) -> Any:
+    """`model` after :func:`~specdec_core.live.warmup.warm_up` (a target alone, or a draft
+    with its `target`), so the first run anyone times is not the process's first forward."""
+    from specdec_core.live.warmup import warm_up
+
+    if target is None:
+        warm_up(model)
+    else:
+        warm_up(target, model)
+    return model
+
+
 def load_target(spec: TargetSpec, progress: Progress | None = None) -> Any:
     """Build the target of `spec` (the bundled model reports its loading through `progress`).
 
@@ -180,7 +192,7 @@ def load_target(spec: TargetSpec, progress: Progress | None = None) -> Any:
     if spec.kind == "bundled":
         from specdec_core.models import load_bundled
 
-        return load_bundled(progress=progress)
+        return warmed(load_bundled(progress=progress))
     if spec.kind == "custom":
         from specdec_core.models import HFCausalLM
 
@@ -189,7 +201,7 @@ def load_target(spec: TargetSpec, progress: Progress | None = None) -> Any:
             raise ChoiceError(
                 "Enter a Hugging Face model id or a local folder for the custom target.", "no_target_source"
             )
-        return HFCausalLM.load(source, progress=progress)
+        return warmed(HFCausalLM.load(source, progress=progress))
     raise ChoiceError(f"Unknown target {spec.kind!r}; choose one of {', '.join(TARGETS)}.")
 
 
@@ -216,8 +228,8 @@ def load_draft(target: Any, spec: DraftSpec, progress: Progress | None = None) -
         if spec.kind == "bf16":
             if progress is not None:
                 progress(0.0, f"Copying {target.name} to bfloat16…")
-            return precision_copy(target, "bfloat16")
-        return LayerSkipDraft(target, spec.k)
+            return warmed(precision_copy(target, "bfloat16"), target)
+        return warmed(LayerSkipDraft(target, spec.k), target)
     if spec.kind in ("head", "medusa"):
         from specdec_core.models import HFCausalLM
         from specdec_core.models.head import HeadDraft, HeadMismatchError
@@ -229,9 +241,10 @@ def load_draft(target: Any, spec: DraftSpec, progress: Progress | None = None) -
                 "needs_transformer",
             )
         try:
-            return (HeadDraft if spec.kind == "head" else MedusaDraft)(target)
+            draft = (HeadDraft if spec.kind == "head" else MedusaDraft)(target)
         except (HeadMismatchError, FileNotFoundError) as exc:
             raise ChoiceError(str(exc), "head_mismatch") from exc
+        return warmed(draft, target)
     if spec.kind == "custom":
         from specdec_core.models import HFCausalLM, check_compatible
 
@@ -242,5 +255,5 @@ def load_draft(target: Any, spec: DraftSpec, progress: Progress | None = None) -
             )
         draft = HFCausalLM.load(source, progress=progress)
         check_compatible(target, draft)
-        return draft
+        return warmed(draft, target)
     raise ChoiceError(f"Unknown draft {spec.kind!r}; choose one of {', '.join(DRAFTS)}.")

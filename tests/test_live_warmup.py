@@ -1,0 +1,46 @@
+"""The loaders warm each transformer they build, so the first run anyone times is not the
+process's first forward (specdec_core/live/warmup.py); warming changes nothing a run gives."""
+
+import threading
+
+from specdec_core.engine import generate
+from specdec_core.live.model_choices import DraftSpec, TargetSpec, load_draft, load_target
+from specdec_core.live.warmup import warm_up
+from specdec_core.models import HFCausalLM
+from specdec_core.models.locking import hold
+from specdec_core.sampling import SamplingConfig
+
+
+def _tokens(target, draft, ids):
+    run = generate(target, draft, ids, SamplingConfig(temperature=1.0), 3, 12, seed=7, stop_at_eos=False)
+    return [t for e in run for t in e.committed]
+
+
+def test_the_loaders_warm_every_transformer_they_build(tiny_hf_folders):
+    target = load_target(TargetSpec("custom", str(tiny_hf_folders["target"])))
+    assert target.warm_up_s > 0
+    for spec in (DraftSpec("custom", source=str(tiny_hf_folders["draft"])), DraftSpec("layerskip", 2)):
+        assert load_draft(target, spec).warm_up_s > 0, spec
+    assert not hasattr(load_draft(target, DraftSpec("ngram")), "warm_up_s")  # no model of its own
+
+
+def test_a_warmed_pair_runs_exactly_as_a_cold_one(tiny_hf_folders):
+    cold = HFCausalLM.load(tiny_hf_folders["target"])
+    cold_draft = HFCausalLM.load(tiny_hf_folders["draft"])
+    ids = cold.encode("the cat sat")
+    expected = _tokens(cold, cold_draft, ids)
+    warm = load_target(TargetSpec("custom", str(tiny_hf_folders["target"])))
+    warm_draft = load_draft(warm, DraftSpec("custom", source=str(tiny_hf_folders["draft"])))
+    assert _tokens(warm, warm_draft, ids) == expected
+
+
+def test_warming_a_model_in_use_does_not_wait(tiny_hf_folders):
+    target = HFCausalLM.load(tiny_hf_folders["target"])
+    answer = []
+    with hold([target]):  # another session's generation
+        worker = threading.Thread(target=lambda: answer.append(warm_up(target)))
+        worker.start()
+        worker.join(timeout=10)
+        assert not worker.is_alive() and answer == [None]
+    assert not hasattr(target, "warm_up_s")
+    assert warm_up(target) > 0 and target.warm_up_s > 0  # free again: warmed
