@@ -9,6 +9,7 @@ target it was not trained for.
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 import torch
 
@@ -255,3 +256,25 @@ def test_after_an_early_stop_the_heads_cache_is_the_committed_text(tiny, head_fi
     got = drafter.session.logits(drafter.pending, last_only=True)
     want = fresh.session.logits(fresh.pending, last_only=True)
     assert torch.allclose(got, want, atol=1e-4)
+
+
+@pytest.mark.parametrize("floor", [0.0, 0.05, 0.3])
+def test_the_inspector_says_which_rounds_the_floor_cut_short(tiny, head_file, floor):
+    """A round the floor ended is told apart from one that drafted its γ (live inspector):
+    under T = 1 a kept chain's q product stays at or above the floor after its first draft
+    (the first is always kept)."""
+    from specdec_core.live.inspector import short_chain
+
+    ids = tiny.encode("the quick brown fox")
+    events = list(
+        generate(tiny, _floored(tiny, head_file, floor), ids, SamplingConfig(temperature=1.0), 4, 40, 3)
+    )
+    reasons = [short_chain(e) for e in events]
+    assert set(reasons) <= {None, "confidence"}
+    for e, why in zip(events, reasons, strict=True):
+        if why == "confidence":
+            assert 0 < len(e.draft_tokens) < e.gamma
+            assert len(e.draft_tokens) == 1 or float(np.prod(e.draft_q)) >= floor
+        elif e.draft_tokens:
+            assert len(e.draft_tokens) == e.gamma
+    assert ("confidence" in reasons) == (floor > 0)

@@ -216,3 +216,27 @@ def test_an_identical_request_is_a_replay_of_the_stored_run_and_says_so():
     other = open_page("live", state={**state, "live_seed": 22})
     _generate(other)
     assert not other.session_state["live_trace"].meta.get("cached")
+
+
+def test_the_inspector_says_why_a_lookup_round_drafted_fewer_than_gamma():
+    from pages.common.i18n import Strings
+    from specdec_core.live.inspector import short_chain
+
+    # γ = 12 on the toy text (a period of 12 tokens): the first match runs 12 tokens, later ones
+    # only to the end of the text so far
+    at = open_page(
+        "live", state={**TOY, "live_t": 0.0, "live_draft": "ngram", "live_max": 40, "live_gamma": 12}
+    )
+    _generate(at)
+    events = at.session_state["live_trace"].speculative.events
+    reasons = [short_chain(e) for e in events]
+    assert set(reasons) <= {None, "lookup"}
+    short = reasons.index("lookup")
+    full = next(i for i, e in enumerate(events) if reasons[i] is None and e.draft_tokens)
+    text = Strings("live", "en")
+    for i in (short, full):
+        at.slider(key="live_round").set_value(i)
+        rerun(at)
+        e = events[i]
+        note = text("short_lookup", k=len(e.draft_tokens), gamma=e.gamma)
+        assert (note in [c.value for c in at.caption]) == (i == short), i

@@ -14,7 +14,7 @@ from pages.common.lesson import lesson
 from pages.common.live_tokens import fig_text
 from pages.common.live_tree import draft_tree_view
 from specdec_core.course.tree import path_nodes, tree_view
-from specdec_core.live.inspector import position_view, slot_kind
+from specdec_core.live.inspector import position_view, short_chain, slot_kind
 from specdec_core.live.trace import LiveTrace
 from specdec_core.verify import StepResult, decompose
 from specdec_core.viz import live as viz
@@ -62,6 +62,9 @@ def inspector(trace: LiveTrace) -> None:
             c=n,
         )
     )
+    short = short_chain(event)
+    if short is not None:
+        st.caption(s(f"short_{short}", k=len(event.draft_tokens), gamma=event.gamma))
     if event.tree is not None:
         draft_tree_view(trace, event)
     view = position_view(

@@ -41,6 +41,22 @@ def slot_kind(event: RoundEvent, index: int) -> str:
     return "target" if kind == "bonus" and not event.draft_tokens else kind
 
 
+def short_chain(event: RoundEvent) -> str | None:
+    """Why a chain round drafted fewer tokens than its γ, or None (it drafted γ, or none, or a tree).
+
+    "confidence": a draft with a confidence floor (the trained head) ended its chain. Its
+    drafter runs one forward more than it keeps only then: the pass that priced the token left
+    out (``engine.drafters.ModelDrafter``). "lookup": a draft that runs no forward (n-gram
+    prompt lookup) found a shorter continuation of its match.
+    """
+    kept = len(event.draft_tokens)
+    if event.tree is not None or kept == 0 or kept >= event.gamma:
+        return None
+    if event.draft_forwards > kept:
+        return "confidence"
+    return "lookup" if event.draft_forwards == 0 else None
+
+
 @dataclass(frozen=True)
 class PositionView:
     """p and q at one position, pooled for display, with the decision taken there.
