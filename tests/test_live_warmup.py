@@ -44,3 +44,12 @@ def test_warming_a_model_in_use_does_not_wait(tiny_hf_folders):
         assert not worker.is_alive() and answer == [None]
     assert not hasattr(target, "warm_up_s")
     assert warm_up(target) > 0 and target.warm_up_s > 0  # free again: warmed
+
+
+def test_a_model_that_cannot_run_the_warm_up_prompt_still_loads(tiny_hf_folders, monkeypatch):
+    from specdec_core.live import warmup
+
+    monkeypatch.setattr(warmup, "WARM_TOKENS", 10**6)  # more than any context holds
+    target = load_target(TargetSpec("custom", str(tiny_hf_folders["target"])))
+    assert not hasattr(target, "warm_up_s")
+    assert _tokens(target, HFCausalLM.load(tiny_hf_folders["draft"]), target.encode("the cat"))  # it runs

@@ -27,20 +27,21 @@ def warm_up(target: Any, draft: Any = None) -> float | None:
     with `draft` so the draft's forward and a multi-token verification run too.
 
     Returns the seconds it took and records them as ``warm_up_s`` on the model warmed (`draft`,
-    else `target`), or None without waiting when another generation holds the models (in use,
-    they are warm already).
+    else `target`); None, without waiting, when another generation holds the models (in use,
+    they are warm already) or when the models cannot run this prompt (a context too short for
+    it, say): a learner's own run then gets the engine's message about its own prompt.
     """
-    ids = target.encode(WARM_TEXT)
     greedy = SamplingConfig(temperature=0.0)
     start = time.perf_counter()
-    if draft is None:
-        run = autoregressive(target, ids, greedy, WARM_TOKENS, top_n=0, lock_timeout=0)
-    else:
-        run = generate(target, draft, ids, greedy, 2, WARM_TOKENS, top_n=0, lock_timeout=0)
     try:
+        ids = target.encode(WARM_TEXT)
+        if draft is None:
+            run = autoregressive(target, ids, greedy, WARM_TOKENS, top_n=0, lock_timeout=0)
+        else:
+            run = generate(target, draft, ids, greedy, 2, WARM_TOKENS, top_n=0, lock_timeout=0)
         for _ in run:
             pass
-    except ModelBusyError:
+    except (ModelBusyError, ValueError):
         return None
     seconds = time.perf_counter() - start
     (target if draft is None else draft).warm_up_s = seconds
