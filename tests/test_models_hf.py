@@ -446,3 +446,33 @@ def test_process_memory_is_read_and_freed_memory_handed_back():
     del block
     assert memory.return_freed_memory()  # Linux with glibc, as here and in CI
     assert memory.process_bytes() < held - 50 * 2**20
+
+
+def test_the_vocabulary_check_reads_each_vocabulary_once_per_pair(tiny, tiny_hf_folders, monkeypatch):
+    """The engine checks its pair at the start of every run; reading a 49k-token vocabulary
+    took 20–50 ms, so a drafter without one reads none and a matching pair is read once."""
+    reads = []
+
+    def counting(model):
+        real = model.tokenizer.get_vocab
+
+        def get_vocab():
+            reads.append(model.name)
+            return real()
+
+        monkeypatch.setattr(model.tokenizer, "get_vocab", get_vocab)
+
+    draft = HFCausalLM.load(tiny_hf_folders["draft"])
+    counting(tiny)
+    counting(draft)
+    ngram = NGramDraft(tiny.vocab_size)
+    for _ in range(3):
+        check_compatible(tiny, ngram)
+    assert reads == []
+    for _ in range(3):
+        check_compatible(tiny, draft)
+    assert sorted(reads) == sorted([tiny.name, draft.name])
+    other = HFCausalLM.load(tiny_hf_folders["other"])
+    for _ in range(2):  # a mismatch is never remembered
+        with pytest.raises(TokenizerMismatchError):
+            check_compatible(tiny, other)
