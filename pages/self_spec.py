@@ -128,6 +128,7 @@ else:
     )
     st.caption(s["drafts_caption"])
 
+text.show("where")
 text.show("worked")
 text.show("sources")
 quiz(s)
