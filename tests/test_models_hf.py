@@ -449,8 +449,8 @@ def test_process_memory_is_read_and_freed_memory_handed_back():
 
 
 def test_the_vocabulary_check_reads_each_vocabulary_once_per_pair(tiny, tiny_hf_folders, monkeypatch):
-    """The engine checks its pair at the start of every run; reading a 49k-token vocabulary
-    took 20–50 ms, so a drafter without one reads none and a matching pair is read once."""
+    """The engine checks its pair at the start of every run, and reading a 49k-token vocabulary
+    is slow: a drafter without one reads none, and a matching pair is read once."""
     reads = []
 
     def counting(model):
