@@ -16,6 +16,8 @@ from typing import Any, NoReturn
 
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
+from streamlit.runtime.scriptrunner_utils.script_requests import ScriptRequestType
+from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
 from pages.common.i18n import strings
 from specdec_core.live.model_choices import ChoiceError
@@ -132,6 +134,21 @@ class Job:
             error = s("run_error", message=md(server_paths_hidden(exc)))
         finally:
             job.finish(result(finished), error)
+        st.rerun()
+
+
+def stop_if_pressed() -> None:
+    """End this run as any press ends it (a rerun), if the browser has asked for one meanwhile.
+
+    Streamlit lets a press inside a fragment wait until the fragment's run is over. The live
+    page generates inside a fragment, so that a Generate press redraws only that part of the
+    page instead of all of it while the model starts (the whole page's redraw took the
+    browser a core for about 0.2 s, the length of the prompt's prefill); Stop sits in the same
+    fragment, so the streaming loops call this between rounds to stop at once all the same.
+    """
+    ctx = get_script_run_ctx()
+    requests = getattr(ctx, "script_requests", None)
+    if getattr(requests, "_state", None) == ScriptRequestType.RERUN:
         st.rerun()
 
 

@@ -72,8 +72,9 @@ def _choice(
     )
 
 
-def controls(job: Job) -> None:
-    """The control panel (a draft that fits the target first, and a prompt that follows its preset)."""
+def controls() -> None:
+    """The control panel (a draft that fits the target first, and a prompt that follows its
+    preset); Generate and Stop come after it, with the run (:func:`generation`)."""
     s = strings("live")
     targets = target_choices("live")
     _fit_draft()
@@ -108,8 +109,7 @@ def controls(job: Job) -> None:
         g6.slider(
             s["max_new"], 4, MAX_NEW_TOKENS, key="live_max", help=s("max_new_help", limit=MAX_NEW_TOKENS)
         )
-        rest = job.buttons(s["generate"], "live_generate", ":material/play_arrow:")
-        rest.toggle(s["compare"], key="live_compare", help=s["compare_help"])
+        st.toggle(s["compare"], key="live_compare", help=s["compare_help"])
         with st.expander(s["replay_title"]):
             st.file_uploader(
                 s["upload"],
@@ -120,6 +120,21 @@ def controls(job: Job) -> None:
                 help=s("upload_help", mb=MAX_UPLOAD_MB),
             )
         loaded_models_panel()
+
+
+def generation(job: Job, keep: Callable[[Any], None], run: Callable[[], Any]) -> None:
+    """Generate and Stop, and the run they start (``job.step(keep, run)``), in a fragment of
+    their own: a press reruns only this part of the page, so the browser redraws little while
+    the model starts, and the elements after it never turn stale (and fade) while it streams.
+    What a run leaves behind is shown by a whole-page run (``Job.run`` asks for one at its end).
+    """
+
+    @st.fragment
+    def part() -> None:
+        job.buttons(strings("live")["generate"], "live_generate", ":material/play_arrow:")
+        job.step(keep, run)
+
+    part()
 
 
 def settings() -> LiveSettings:

@@ -15,7 +15,7 @@ from typing import Any, NoReturn
 import streamlit as st
 
 from pages.common.i18n import strings
-from pages.common.jobs import WAIT_LIMIT, Job
+from pages.common.jobs import WAIT_LIMIT, Job, stop_if_pressed
 from pages.common.live_tokens import feed_html, prompt_html
 from pages.common.models import classroom, get_draft, get_target, wait_notice
 from specdec_core.engine import RoundEvent
@@ -99,6 +99,7 @@ def _stream(
     pacer = Pacer(PAINT_EVERY)
     painter = _Painter(area, status, prompt, text_of, label, key)
     for event in run:
+        stop_if_pressed()  # Stop, pressed in the same fragment as this run (see stop_if_pressed)
         events.append(event)
         painter.add(event)
         if pacer.due(event.finished):
@@ -122,7 +123,8 @@ def run(job: Job, settings: LiveSettings, prompt: str) -> NoReturn:
         target = get_target(settings.target)
         draft = get_draft(settings.target, target, settings.draft)
         ids = encode_prompt(target, prompt, settings.chat, settings.max_new_tokens)
-    st.session_state.pop(TRACE_KEY, None)
+    if st.session_state.pop(TRACE_KEY, None) is not None:
+        st.caption(s["previous_below"])  # this run streams in its fragment; the rest stays as it was
     cols = st.columns(2) if settings.compare else [st.container()]
     cols[0].markdown(f"**{s['spec_title']}**")
     spec_status, spec_area = cols[0].empty(), cols[0].empty()
@@ -146,6 +148,7 @@ def run(job: Job, settings: LiveSettings, prompt: str) -> NoReturn:
         nonlocal spec_done, ticket, cached
         ticket = room.enqueue(settings.max_new_tokens * (2 if settings.compare else 1))
         while not ticket.wait_turn(QUEUE_POLL):
+            stop_if_pressed()
             spec_status.info(
                 s("queue", position=ticket.position, seconds=ticket.wait_estimate_s),
                 icon=":material/hourglass_top:",

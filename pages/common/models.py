@@ -18,6 +18,7 @@ from typing import Any
 import streamlit as st
 
 from pages.common.i18n import strings
+from pages.common.jobs import stop_if_pressed
 from specdec_core.live import access as rules
 from specdec_core.live.classroom import Classroom
 from specdec_core.live.model_choices import (
@@ -121,6 +122,7 @@ def wait_notice(slot: Any) -> Callable[[float], None]:
     s = strings("live")
 
     def show(seconds: float) -> None:
+        stop_if_pressed()
         slot.info(s("models.busy", seconds=seconds), icon=":material/hourglass_top:")
 
     return show

@@ -120,7 +120,21 @@ def test_a_long_run_can_be_stopped(page: Page, app_url: str):
     _open(page, f"{app_url}/live?live_preset=chat&live_max=400&live_compare=0&live_t=0.8")
     page.get_by_role("button", name="Generate").click()
     expect(page.get_by_text(re.compile(r"speculative: round \d+"))).to_be_visible(timeout=RUN_TIMEOUT)
+    # Generate reruns only its own part of the page (pages/common/live_controls.generation):
+    # nothing else is redrawn, so nothing else turns stale (and fades) while the model runs (the
+    # run's own placeholders may, empty until the run writes them)
+    stale = "() => Array.from(document.querySelectorAll('[data-stale=true]')).map(e => e.textContent.trim())"
+    assert not [t for t in page.evaluate(stale) if t], "elements outside the run were redrawn"
+    # Stop sits in that part too, where Streamlit would let its press wait for the run's end
     page.locator(".st-key-live_stop button").click()  # the page's Stop, not the toolbar's
     expect(page.get_by_text("Stopped before the end")).to_be_visible(timeout=TIMEOUT)
     _finished(page)
     expect(page.get_by_role("button", name="Generate")).to_be_enabled()
+    # a second run streams above the first one's view, which stays (not redrawn) and is named
+    page.get_by_role("button", name="Generate").click()
+    previous = page.get_by_text("Until this run ends, the view below still shows the previous run.")
+    expect(previous).to_be_visible(timeout=RUN_TIMEOUT)
+    expect(page.get_by_role("heading", name="Rounds and statistics")).to_be_visible()
+    page.locator(".st-key-live_stop button").click()
+    expect(previous).to_have_count(0, timeout=TIMEOUT)
+    _finished(page)
