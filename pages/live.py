@@ -11,7 +11,7 @@ from __future__ import annotations
 import streamlit as st
 
 from pages.common.jobs import Job
-from pages.common.live_controls import controls, generation, settings
+from pages.common.live_controls import controls, settings
 from pages.common.live_stream import TRACE_KEY, keep, playback, run
 from pages.common.live_view import show
 from pages.common.model_form import decoding_params
@@ -67,7 +67,10 @@ if raw is not None:
         job.set_error(None)
     except TraceError as exc:
         job.set_error(s("import_error", message=md(exc)))
-generation(job, keep, lambda: run(job, settings(), st.session_state["live_prompt"]))
+job.panel(
+    s["generate"], "live_generate", ":material/play_arrow:", keep,
+    lambda: run(job, settings(), st.session_state["live_prompt"]), PARAMS,
+)  # fmt: skip
 
 trace = st.session_state.get(TRACE_KEY)
 if trace is not None:

@@ -13,7 +13,7 @@ from typing import NoReturn
 import streamlit as st
 
 from pages.common.i18n import strings
-from pages.common.jobs import WAIT_LIMIT, Job
+from pages.common.jobs import WAIT_LIMIT, Job, stop_if_pressed
 from pages.common.model_form import (
     chat_on,
     decoding_controls,
@@ -140,7 +140,6 @@ with st.container(border=True):
     g4.number_input(
         s["repeats"], min_value=1, max_value=5, step=1, key="race_repeats", help=s["repeats_help"]
     )
-    job.buttons(s["run"], "race_run", ":material/sports_score:")
     loaded_models_panel()
 mirror(PARAMS)
 
@@ -195,6 +194,7 @@ def _run() -> NoReturn:
     def stream() -> None:
         pacer = Pacer(PAINT_EVERY)
         for key, event in runs:
+            stop_if_pressed()  # Stop, pressed in the same fragment as this run (Job.panel)
             if pacer.due(event.finished):
                 produced = event.position + len(event.committed)
                 bar.progress(
@@ -220,7 +220,7 @@ def _keep(result: RaceResult) -> None:
     st.session_state["_race_last"] = result.task
 
 
-job.step(_keep, _run)
+job.panel(s["run"], "race_run", ":material/sports_score:", _keep, _run, PARAMS)
 
 results: dict[str, RaceResult] = st.session_state.get(RESULTS_KEY, {})
 last_task = st.session_state.get("_race_last")

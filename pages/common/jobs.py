@@ -10,7 +10,7 @@ thread and waits for it (:meth:`Job.step`). Messages come from lessons/<lang>/li
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, NoReturn
 
@@ -20,6 +20,7 @@ from streamlit.runtime.scriptrunner_utils.script_requests import ScriptRequestTy
 from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
 from pages.common.i18n import strings
+from pages.common.urlstate import Param, restore
 from specdec_core.live.model_choices import ChoiceError
 from specdec_core.live.runs import Handoff, PromptError
 from specdec_core.models import ModelBusyError
@@ -57,6 +58,34 @@ class Job:
             icon=":material/stop:",
         )
         return rest
+
+    def panel(
+        self,
+        label: str,
+        key: str,
+        icon: str,
+        keep: Callable[[Any], None],
+        run: Callable[[], NoReturn],
+        params: Sequence[Param],
+    ) -> None:
+        """Start and Stop (:meth:`buttons`) and the run they start (:meth:`step`) in a fragment
+        of their own: a press reruns only this part of the page, so the browser redraws little
+        while the models start (a whole-page redraw took it a core for about 0.2 s, the length
+        of a prompt's prefill), and the elements after it never turn stale and fade while the
+        run streams. :meth:`run` asks for a whole-page run at its end, which shows the result.
+        Stop sits in the same fragment, where Streamlit would let its press wait for the run's
+        end: the run's loops call :func:`stop_if_pressed` to stop at once all the same.
+        `params` (the page's URL-mirrored controls) are restored first: a control the last
+        whole-page run did not draw has no session value left, and only the page's own
+        :func:`~pages.common.urlstate.restore` would have put it back."""
+
+        @st.fragment
+        def part() -> None:
+            restore(params)
+            self.buttons(label, key, icon)
+            self.step(keep, run)
+
+        part()
 
     def _press(self) -> None:
         st.session_state[self._go] = True
@@ -138,14 +167,9 @@ class Job:
 
 
 def stop_if_pressed() -> None:
-    """End this run as any press ends it (a rerun), if the browser has asked for one meanwhile.
-
-    Streamlit lets a press inside a fragment wait until the fragment's run is over. The live
-    page generates inside a fragment, so that a Generate press redraws only that part of the
-    page instead of all of it while the model starts (the whole page's redraw took the
-    browser a core for about 0.2 s, the length of the prompt's prefill); Stop sits in the same
-    fragment, so the streaming loops call this between rounds to stop at once all the same.
-    """
+    """End this run as any press ends it (a rerun), if the browser has asked for one meanwhile:
+    a press inside a fragment (Stop in :meth:`Job.panel`) does not interrupt the fragment's run
+    by itself, so a run's loops call this between rounds."""
     ctx = get_script_run_ctx()
     requests = getattr(ctx, "script_requests", None)
     if getattr(requests, "_state", None) == ScriptRequestType.RERUN:

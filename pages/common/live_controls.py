@@ -13,7 +13,6 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from pages.common.i18n import strings
-from pages.common.jobs import Job
 from pages.common.model_form import (
     chat_on,
     decoding_controls,
@@ -74,7 +73,7 @@ def _choice(
 
 def controls() -> None:
     """The control panel (a draft that fits the target first, and a prompt that follows its
-    preset); Generate and Stop come after it, with the run (:func:`generation`)."""
+    preset); Generate and Stop come after it, with the run (``Job.panel``)."""
     s = strings("live")
     targets = target_choices("live")
     _fit_draft()
@@ -120,21 +119,6 @@ def controls() -> None:
                 help=s("upload_help", mb=MAX_UPLOAD_MB),
             )
         loaded_models_panel()
-
-
-def generation(job: Job, keep: Callable[[Any], None], run: Callable[[], Any]) -> None:
-    """Generate and Stop, and the run they start (``job.step(keep, run)``), in a fragment of
-    their own: a press reruns only this part of the page, so the browser redraws little while
-    the model starts, and the elements after it never turn stale (and fade) while it streams.
-    What a run leaves behind is shown by a whole-page run (``Job.run`` asks for one at its end).
-    """
-
-    @st.fragment
-    def part() -> None:
-        job.buttons(strings("live")["generate"], "live_generate", ":material/play_arrow:")
-        job.step(keep, run)
-
-    part()
 
 
 def settings() -> LiveSettings:
