@@ -12,6 +12,8 @@ download: model time per token (the events' compute time, prefill included, over
 tokens) and the wall time of each run; the plain process measures the same through the
 same :class:`~specdec_core.live.runs.Stream`. Ratios are plain / page, per run (speculative
 and target-only) from the medians over the pairs; the reported ratio is the worse of the two.
+``page_browser_cpu_s``: the CPU seconds Chromium used from Generate to the finished view (the
+median over the pairs), the share of the two cores the page took from the model.
 
 Classroom (:mod:`specdec_core.live.classroom`): N sessions press Generate on the default
 settings at once (one runs, the rest are answered from the shared trace cache or wait their
@@ -334,6 +336,24 @@ def classroom_lessons(url: str, browser: Any, sessions: int) -> dict[str, Any]:
 
 
 # -- speed ---------------------------------------------------------------------------------------
+def browser_cpu_s() -> float:
+    """CPU seconds used so far by every Chromium process on this machine (Linux /proc): what
+    the browser takes from the cores the model runs on."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/comm") as f:
+                if "chrom" not in f.read().lower():
+                    continue
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])  # utime + stime
+        except OSError:  # a process that ended meanwhile
+            continue
+    return total / tick
+
+
 def speed(url: str, browser: Any, plain: Plain, pairs: int) -> dict[str, Any]:
     """Page runs and plain runs, interleaved. Each page run has a seed of its own (greedy: the
     same tokens), so it really runs instead of being answered from the classroom's cache."""
@@ -345,7 +365,9 @@ def speed(url: str, browser: Any, plain: Plain, pairs: int) -> dict[str, Any]:
     rows: list[dict[str, Any]] = []
     for i in range(pairs):
         open_live(page, url, f"live_seed={1000 + i}")
+        cpu = browser_cpu_s()
         seen, trace = live_run(page)
+        cpu = browser_cpu_s() - cpu
         if trace["meta"].get("cached"):
             raise RuntimeError("a speed run was answered from the cache")
         p = page_figures(trace)
@@ -355,9 +377,14 @@ def speed(url: str, browser: Any, plain: Plain, pairs: int) -> dict[str, Any]:
             "page": p,
             "plain": {k: _strip(v) for k, v in d.items()},
             "page_click_to_view_s": seen,
+            "page_browser_cpu_s": cpu,
         }
         rows.append(row)
-        print(f"pair {i}: page {_line(p)} (click → view {seen:5.2f} s) | plain {_line(d)}", flush=True)
+        print(
+            f"pair {i}: page {_line(p)} (click → view {seen:5.2f} s, browser CPU {cpu:4.2f} s)"
+            f" | plain {_line(d)}",
+            flush=True,
+        )
         print(f"        load average {os.getloadavg()[0]:.1f}", flush=True)
     context.close()
 
@@ -382,6 +409,7 @@ def speed(url: str, browser: Any, plain: Plain, pairs: int) -> dict[str, Any]:
     out["live_wall_ratio"] = min(out["spec_wall_ratio"], out["base_wall_ratio"])
     out["model_time_ratio_range"] = [min(ratios), max(ratios)]
     out["page_click_to_view_s"] = statistics.median(r["page_click_to_view_s"] for r in rows)
+    out["page_browser_cpu_s"] = statistics.median(r["page_browser_cpu_s"] for r in rows)
     out["pairs"] = pairs
     return out
 
