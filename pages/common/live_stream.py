@@ -204,6 +204,7 @@ def playback(trace: LiveTrace) -> NoReturn:
         st.container(), status, trace.prompt, trace.text, strings("live")["spec_short"], f"{STREAM_KEY}_play"
     )
     for event in trace.speculative.events:
+        stop_if_pressed()  # Generate or Stop (in their fragment) would otherwise wait for the end
         painter.add(event)
         painter.paint(event.finished)
         time.sleep(min(event.total_s, PLAYBACK_MAX_PAUSE))
