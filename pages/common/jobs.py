@@ -3,9 +3,11 @@
 A page makes one :class:`Job` per script run, named by its key prefix; the job keeps its
 state in the session under ``_<prefix>_go`` (Start was pressed), ``_<prefix>_job`` (the
 :class:`~specdec_core.live.runs.Handoff` of a run under way) and ``_<prefix>_error`` (a
-message for the next run). A Stop, like any rerun, interrupts the script that is streaming;
-the run hands what it made to the next script run, which may start at once in another
-thread and waits for it (:meth:`Job.step`). Messages come from lessons/<lang>/live.toml.
+message for the next run). Start, Stop and the run sit in a fragment of their own
+(:meth:`Job.panel`). A Stop, like any rerun, interrupts the script that is streaming
+(:func:`stop_if_pressed`); the run hands what it made to the next script run, which may start
+at once in another thread and waits for it (:meth:`Job.step`). Messages come from
+lessons/<lang>/live.toml.
 """
 
 from __future__ import annotations
