@@ -53,6 +53,15 @@ def browser_context_args(browser_context_args):
     return {**browser_context_args, "viewport": {"width": 1280, "height": 900}}
 
 
+def stale_texts(page) -> list[str]:
+    """The text of every element Streamlit marks stale (not yet redrawn by the run going on),
+    empty ones left out: a run's own placeholders are stale and empty until it writes them."""
+    texts = page.evaluate(
+        "() => Array.from(document.querySelectorAll('[data-stale=true]')).map(e => e.textContent.trim())"
+    )
+    return [t for t in texts if t]
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -18,6 +18,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
+from tests.browser.conftest import stale_texts
+
 pytestmark = pytest.mark.slow
 
 TIMEOUT = 45_000
@@ -120,11 +122,9 @@ def test_a_long_run_can_be_stopped(page: Page, app_url: str):
     _open(page, f"{app_url}/live?live_preset=chat&live_max=400&live_compare=0&live_t=0.8")
     page.get_by_role("button", name="Generate").click()
     expect(page.get_by_text(re.compile(r"speculative: round \d+"))).to_be_visible(timeout=RUN_TIMEOUT)
-    # Generate reruns only its own part of the page (pages/common/live_controls.generation):
-    # nothing else is redrawn, so nothing else turns stale (and fades) while the model runs (the
-    # run's own placeholders may, empty until the run writes them)
-    stale = "() => Array.from(document.querySelectorAll('[data-stale=true]')).map(e => e.textContent.trim())"
-    assert not [t for t in page.evaluate(stale) if t], "elements outside the run were redrawn"
+    # Generate reruns only its own part of the page (Job.panel): nothing else is redrawn, so
+    # nothing else turns stale (and fades) while the model runs
+    assert not stale_texts(page), "elements outside the run were redrawn"
     # Stop sits in that part too, where Streamlit would let its press wait for the run's end
     page.locator(".st-key-live_stop button").click()  # the page's Stop, not the toolbar's
     expect(page.get_by_text("Stopped before the end")).to_be_visible(timeout=TIMEOUT)

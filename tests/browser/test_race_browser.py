@@ -12,6 +12,8 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
+from tests.browser.conftest import stale_texts
+
 pytestmark = pytest.mark.slow
 
 TIMEOUT = 45_000
@@ -27,8 +29,7 @@ def test_a_running_race_can_be_stopped(page: Page, app_url: str):
     run.click()
     expect(page.get_by_text(re.compile(r"^bf16 copy: \d+ tokens"))).to_be_visible(timeout=RUN_TIMEOUT)
     # Run reruns only its own part of the page (Job.panel): nothing else turns stale and fades
-    stale = "() => Array.from(document.querySelectorAll('[data-stale=true]')).map(e => e.textContent.trim())"
-    assert not [t for t in page.evaluate(stale) if t], "elements outside the race were redrawn"
+    assert not stale_texts(page), "elements outside the race were redrawn"
     # Stop sits in that part too, where Streamlit would let its press wait for the race's end
     page.locator(".st-key-race_stop button").click()  # the page's Stop, not the toolbar's
     expect(page.get_by_text(re.compile(r"^The race was stopped: the table"))).to_be_visible(timeout=TIMEOUT)
