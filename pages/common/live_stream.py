@@ -123,7 +123,7 @@ def run(job: Job, settings: LiveSettings, prompt: str) -> NoReturn:
         target = get_target(settings.target)
         draft = get_draft(settings.target, target, settings.draft)
         ids = encode_prompt(target, prompt, settings.chat, settings.max_new_tokens)
-    if st.session_state.pop(TRACE_KEY, None) is not None:
+    if TRACE_KEY in st.session_state:  # kept until this run has a trace of its own to replace it
         st.caption(s["previous_below"])  # this run streams in its fragment; the rest stays as it was
     cols = st.columns(2) if settings.compare else [st.container()]
     cols[0].markdown(f"**{s['spec_title']}**")

@@ -118,8 +118,9 @@ def test_two_sessions_generate_at_once(browser: Browser, app_url: str, screensho
         second.close()
 
 
-def test_a_long_run_can_be_stopped(page: Page, app_url: str):
-    _open(page, f"{app_url}/live?live_preset=chat&live_max=400&live_compare=0&live_t=0.8")
+def test_a_long_run_can_be_stopped(page: Page, browser: Browser, app_url: str):
+    url = f"{app_url}/live?live_preset=chat&live_max=400&live_compare=0&live_t=0.8"
+    _open(page, url)
     page.get_by_role("button", name="Generate").click()
     expect(page.get_by_text(re.compile(r"speculative: round \d+"))).to_be_visible(timeout=RUN_TIMEOUT)
     # Generate reruns only its own part of the page (Job.panel): nothing else is redrawn, so
@@ -127,14 +128,27 @@ def test_a_long_run_can_be_stopped(page: Page, app_url: str):
     assert not stale_texts(page), "elements outside the run were redrawn"
     # Stop sits in that part too, where Streamlit would let its press wait for the run's end
     page.locator(".st-key-live_stop button").click()  # the page's Stop, not the toolbar's
-    expect(page.get_by_text("Stopped before the end")).to_be_visible(timeout=TIMEOUT)
+    stopped = page.get_by_text("Stopped before the end")
+    expect(stopped).to_be_visible(timeout=TIMEOUT)
     _finished(page)
     expect(page.get_by_role("button", name="Generate")).to_be_enabled()
-    # a second run streams above the first one's view, which stays (not redrawn) and is named
-    page.get_by_role("button", name="Generate").click()
-    previous = page.get_by_text("Until this run ends, the view below still shows the previous run.")
-    expect(previous).to_be_visible(timeout=RUN_TIMEOUT)
-    expect(page.get_by_role("heading", name="Rounds and statistics")).to_be_visible()
-    page.locator(".st-key-live_stop button").click()
-    expect(previous).to_have_count(0, timeout=TIMEOUT)
-    _finished(page)
+    # a second run, stopped before its first round (it waits in line behind another session's
+    # run), streams above the first one's view, which stays, is named, and is still there after
+    other = browser.new_context()
+    try:
+        busy = other.new_page()
+        _open(busy, url)  # the same request, not cached: the first run was stopped
+        busy.get_by_role("button", name="Generate").click()
+        expect(busy.get_by_text(re.compile(r"speculative: round \d+"))).to_be_visible(timeout=RUN_TIMEOUT)
+        page.get_by_role("button", name="Generate").click()
+        expect(page.get_by_text(re.compile(r"In line for the models"))).to_be_visible(timeout=TIMEOUT)
+        previous = page.get_by_text("Until this run ends, the view below still shows the previous run.")
+        expect(previous).to_be_visible()
+        page.locator(".st-key-live_stop button").click()
+        expect(previous).to_have_count(0, timeout=TIMEOUT)
+        _finished(page)
+        expect(stopped).to_be_visible()  # the first run's view: a stop before any round loses nothing
+        busy.locator(".st-key-live_stop button").click()
+        _finished(busy)
+    finally:
+        other.close()
