@@ -17,7 +17,6 @@ from contextlib import contextmanager
 from typing import Any, NoReturn
 
 import streamlit as st
-from streamlit.delta_generator import DeltaGenerator
 from streamlit.runtime.scriptrunner_utils.script_requests import ScriptRequestType
 from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
@@ -40,9 +39,9 @@ class Job:
         self._error = f"_{prefix}_error"
         self._stop = f"{prefix}_stop"
 
-    def buttons(self, label: str, key: str, icon: str) -> DeltaGenerator:
-        """The Start button (`label`, `key`, `icon`) and Stop; returns the column beside them."""
-        start, stop, rest = st.columns([1, 1, 3])
+    def _buttons(self, label: str, key: str, icon: str) -> None:
+        """The Start button (`label`, `key`, `icon`) and Stop, side by side at the left."""
+        start, stop, _ = st.columns([1, 1, 3])
         going = bool(st.session_state.get(self._go))
         start.button(
             label,
@@ -59,7 +58,6 @@ class Job:
             width="stretch",
             icon=":material/stop:",
         )
-        return rest
 
     def panel(
         self,
@@ -70,7 +68,7 @@ class Job:
         run: Callable[[], NoReturn],
         params: Sequence[Param],
     ) -> None:
-        """Start and Stop (:meth:`buttons`) and the run they start (:meth:`step`) in a fragment
+        """Start and Stop (:meth:`_buttons`) and the run they start (:meth:`step`) in a fragment
         of their own: a press reruns only this part of the page, so the browser redraws little
         while the models start (a whole-page redraw took it a core for about 0.2 s, the length
         of a prompt's prefill), and the elements after it never turn stale and fade while the
@@ -84,7 +82,7 @@ class Job:
         @st.fragment
         def part() -> None:
             restore(params)
-            self.buttons(label, key, icon)
+            self._buttons(label, key, icon)
             self.step(keep, run)
 
         part()
