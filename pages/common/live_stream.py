@@ -32,7 +32,7 @@ CHUNK_REPAINTS = 8  # repaints per element of the streaming text
 PLAYBACK_MAX_PAUSE = 0.4
 QUEUE_POLL = 0.5  # seconds between updates of a waiting request's place in the line
 TRACE_KEY = "live_trace"
-STREAM_KEY = "sd_stream"  # the streaming text's containers (st-key-sd_stream_* in assets/style.css)
+STREAM_KEY = "sd_stream"  # the streaming text's containers: _spec, _base, _play (named in assets/style.css)
 
 
 def keep(trace: LiveTrace) -> None:
@@ -127,10 +127,10 @@ def run(job: Job, settings: LiveSettings, prompt: str) -> NoReturn:
         st.caption(s["previous_below"])  # this run streams in its fragment; the rest stays as it was
     cols = st.columns(2) if settings.compare else [st.container()]
     cols[0].markdown(f"**{s['spec_title']}**")
-    spec_status, spec_area = cols[0].empty(), cols[0].empty()
+    spec_status = cols[0].empty()
     if settings.compare:
         cols[1].markdown(f"**{s['base_title']}**")
-        base_status, base_area = cols[1].empty(), cols[1].empty()
+        base_status = cols[1].empty()
         base_status.caption(s["base_waiting"])
     spec_events: list[RoundEvent] = []
     base_events: list[RoundEvent] = []
@@ -158,7 +158,7 @@ def run(job: Job, settings: LiveSettings, prompt: str) -> NoReturn:
             return
         _stream(
             spec_run,
-            spec_area,
+            cols[0],  # its text goes under its status line, when the run starts
             spec_status,
             prompt,
             target.token_text,
@@ -170,7 +170,7 @@ def run(job: Job, settings: LiveSettings, prompt: str) -> NoReturn:
         if settings.compare:
             _stream(
                 base_run,
-                base_area,
+                cols[1],
                 base_status,
                 prompt,
                 target.token_text,

@@ -127,6 +127,10 @@ def test_a_long_run_can_be_stopped(page: Page, browser: Browser, app_url: str):
     # Generate reruns only its own part of the page (Job.panel): nothing else is redrawn, so
     # nothing else turns stale (and fades) while the model runs
     assert not stale_texts(page), "elements outside the run were redrawn"
+    # the streaming text's elements (one per few repaints) flow as one text: assets/style.css
+    # names their container by its key
+    parts = page.locator(".st-key-sd_stream_spec [data-testid='stElementContainer']")
+    assert parts.first.evaluate("e => getComputedStyle(e).display") == "inline"
     # Stop sits in that part too, where Streamlit would let its press wait for the run's end
     page.locator(".st-key-live_stop button").click()  # the page's Stop, not the toolbar's
     stopped = page.get_by_text("Stopped before the end")
