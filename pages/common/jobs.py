@@ -40,22 +40,16 @@ class Job:
         self._stop = f"{prefix}_stop"
 
     def _buttons(self, label: str, key: str, icon: str) -> None:
-        """The Start button (`label`, `key`, `icon`) and Stop, side by side at the left."""
-        start, stop, _ = st.columns([1, 1, 3])
+        """The Start button (`label`, `key`, `icon`) and Stop, side by side at the left: one
+        row element, not columns (four elements), as each element is a message the browser
+        renders while the models start."""
+        row = st.container(horizontal=True)
         going = bool(st.session_state.get(self._go))
-        start.button(
-            label,
-            type="primary",
-            key=key,
-            on_click=self._press,
-            width="stretch",
-            icon=icon,
-        )
-        stop.button(
+        row.button(label, type="primary", key=key, on_click=self._press, icon=icon)
+        row.button(
             strings("live")["stop"],
             key=self._stop,
             disabled=not going,
-            width="stretch",
             icon=":material/stop:",
         )
 
