@@ -85,3 +85,12 @@ def test_without_a_bound_nothing_is_unloaded():
     for k in range(20):
         shelf.get(k, lambda k=k: Model(str(k)))
     assert len(shelf.loaded()) == 20 and shelf.evicted == 0
+
+
+def test_after_build_runs_once_per_build_once_the_bound_holds():
+    seen = []
+    shelf = ModelShelf(limit=1, after_build=lambda: seen.append([m.name for m in shelf.loaded()]))
+    shelf.get("a", lambda: Model("a"))
+    shelf.get("a", lambda: Model("a2"))  # no build: nothing to settle
+    shelf.get("b", lambda: Model("b"))
+    assert seen == [["a"], ["b"]], "called after each build, with the evicted model gone"

@@ -189,3 +189,14 @@ def test_classroom_mode_speaks_chinese_too(classroom, name):
     assert any("课堂服务器" in c.value for c in panel.caption)
     assert at.text_input(key="models_passcode").label == "教师口令"
     assert " ".join(m.value for m in panel.markdown).count("（老师的）") == 2
+
+
+def test_loaded_models_are_out_of_the_collectors_view(classroom):
+    """The app's shelf settles Python's collector after each load (pages/common/gc_settle.py):
+    a full collection would otherwise walk every object of the models at each of its pauses."""
+    import gc
+
+    _preloaded(open_page("live"))
+    models = {id(m) for m in shelf().loaded()}
+    assert len(models) == 2
+    assert not any(id(o) in models for o in gc.get_objects())

@@ -17,6 +17,7 @@ from typing import Any
 
 import streamlit as st
 
+from pages.common.gc_settle import settle_after_load
 from pages.common.i18n import strings
 from pages.common.jobs import stop_if_pressed
 from specdec_core.live import access as rules
@@ -41,7 +42,7 @@ def access() -> rules.Access:
 
 @st.cache_resource(show_spinner=False)
 def _shelf() -> ModelShelf:
-    return ModelShelf()
+    return ModelShelf(after_build=settle_after_load)
 
 
 def shelf() -> ModelShelf:

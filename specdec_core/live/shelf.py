@@ -5,6 +5,8 @@ waits for that build), remembers the order of use, and keeps at most ``limit`` m
 each build the least recently used go first (``models.memory.lru_evictions``), never one a
 run is holding (its lock is taken) nor one pinned (the models a teacher preloads), and a
 target goes with the drafts built from it. ``limit`` None: no bound (as before the bound).
+``after_build`` runs after each build and its evictions (the app settles Python's collector
+there: pages/common/gc_settle.py).
 """
 
 from __future__ import annotations
@@ -30,12 +32,19 @@ class ModelShelf:
 
     A failed build is not kept, so the next call tries again (e.g. after a folder is fixed).
     `limit` bounds how many stay loaded (None: no bound); `busy(model)` tells a model a run
-    holds (default: its lock is taken).
+    holds (default: its lock is taken); `after_build()` is called after each build, once the
+    models beyond the bound are unloaded.
     """
 
-    def __init__(self, limit: int | None = None, busy: Callable[[Any], bool] = _busy) -> None:
+    def __init__(
+        self,
+        limit: int | None = None,
+        busy: Callable[[Any], bool] = _busy,
+        after_build: Callable[[], None] | None = None,
+    ) -> None:
         self.limit = limit
         self._busy = busy
+        self._after_build = after_build
         self._models: OrderedDict[Hashable, Any] = OrderedDict()  # least recently used first
         self._parents: dict[Hashable, Hashable] = {}
         self._pinned: set[Hashable] = set()
@@ -85,7 +94,8 @@ class ModelShelf:
             lock.acquire()
         try:
             model = self._models.get(key, _MISSING)
-            if model is _MISSING:
+            built = model is _MISSING
+            if built:
                 model = build()
                 with self._guard:
                     self._models[key] = model
@@ -95,6 +105,8 @@ class ModelShelf:
                         self._pinned.add(key)
             self._touch(key)
             self.trim(keep=key)
+            if built and self._after_build is not None:
+                self._after_build()
             return model
         finally:
             lock.release()
