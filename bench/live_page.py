@@ -29,6 +29,7 @@ come from, ``classroom_*``).
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import socket
@@ -60,6 +61,8 @@ def child() -> None:
     target = load_target(settings.target, lambda *_: None)
     draft = load_draft(target, settings.draft, lambda *_: None)
     ids = encode_prompt(target, preset_prompt("copy", "en"), settings.chat, settings.max_new_tokens)
+    gc.collect()  # freeze the loaded models as the app's shelf does (pages/common/gc_settle.py),
+    gc.freeze()  # so a full collection's pause falls on neither side alone
     print(json.dumps({"ready": True}), flush=True)
     for _ in sys.stdin:
         out = {}
