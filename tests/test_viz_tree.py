@@ -232,6 +232,51 @@ def test_tree_figure_labels_every_edge_and_leaf_and_highlights_a_path():
     assert rings == sorted(path)
 
 
+def _segments(fig) -> list[tuple[list, list, str, float, str | None, float]]:
+    """Every line segment of the figure's unnamed line traces: (xs, ys, colour, width, dash, opacity)."""
+    out = []
+    for tr in fig.data:
+        if tr.mode != "lines" or tr.showlegend is not False:
+            continue
+        xs, ys = [], []
+        for x, y in [*zip(tr.x, tr.y, strict=True), (None, None)]:
+            if x is None:
+                out.append((xs, ys, tr.line.color, tr.line.width, tr.line.dash, tr.opacity))
+                xs, ys = [], []
+            else:
+                xs.append(x)
+                ys.append(y)
+    return out
+
+
+def test_every_edge_keeps_its_look_in_a_few_traces():
+    rng = np.random.default_rng(5)
+    view = tree_view(rng.dirichlet(np.ones(30)), rng.dirichlet(np.ones(30)), [f"t{i}" for i in range(30)])
+    tree, pos = view.tree, layout(view)
+    path = path_nodes(view, draw(start_run(30, 0), view.p, view.q, 5).last)
+    for highlight in ((), path):
+        fig = tree_figure(view, highlight=highlight, text=TEXT)
+        segments = _segments(fig)
+        edges = [n for n in tree.nodes if n.parent is not None]
+        leaves = [n for n in tree.nodes if n.is_leaf]
+        assert len([s for s in segments if s[4] != "dot"]) == len(edges)
+        assert len([s for s in segments if s[4] == "dot"]) == len(leaves)
+        assert len(fig.data) < len(edges) / 2, "edges of one look share a trace"
+        ends = {(s[0][-1], s[1][-1]): s for s in segments if s[4] != "dot"}
+        for node in edges:
+            _, _, colour, width, _, opacity = ends[(pos.x[node.id], pos.y[node.id])]
+            hot = node.id in highlight
+            kinds = {"proposal": palette.DRAFT, "accept": palette.ACCEPTED, "reject": palette.REJECTED}
+            assert colour == kinds.get(node.kind, palette.DEFICIT)
+            assert abs(width - (1.5 + 10 * node.mass + (4 if hot else 0))) <= 0.25, "as thick as its mass"
+            assert opacity == (1.0 if hot or not highlight else 0.22)
+        if highlight:  # the path is drawn last, on top of the rest
+            edge_traces = [t for t in fig.data if t.mode == "lines" and t.showlegend is False]
+            looks = [(t.line.width, t.opacity) for t in edge_traces if t.line.dash != "dot"]
+            first_hot = next(i for i, (_, o) in enumerate(looks) if o == 1.0)
+            assert all(o == 1.0 for _, o in looks[first_hot:])
+
+
 def test_builders_escape_labels_and_follow_the_text_mapping():
     labels = ["<script>alert(1)</script>", "a&b", "ok"]
     view = tree_view([0.5, 0.3, 0.2], [0.2, 0.3, 0.5], labels)
