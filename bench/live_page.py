@@ -29,7 +29,6 @@ come from, ``classroom_*``).
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import os
 import socket
@@ -52,6 +51,7 @@ RUN_TIMEOUT_MS = 600_000
 # -- the plain engine, in a process of its own ---------------------------------------------------
 def child() -> None:
     """Serve plain runs: each line on stdin asks for one; each answer is one JSON line."""
+    from pages.common.gc_settle import settle_after_load
     from specdec_core.live.model_choices import DraftSpec, TargetSpec, load_draft, load_target
     from specdec_core.live.presets import preset_prompt
     from specdec_core.live.runs import Stream, encode_prompt, starter
@@ -61,8 +61,7 @@ def child() -> None:
     target = load_target(settings.target, lambda *_: None)
     draft = load_draft(target, settings.draft, lambda *_: None)
     ids = encode_prompt(target, preset_prompt("copy", "en"), settings.chat, settings.max_new_tokens)
-    gc.collect()  # freeze the loaded models as the app's shelf does (pages/common/gc_settle.py),
-    gc.freeze()  # so a full collection's pause falls on neither side alone
+    settle_after_load()  # as the app's shelf does: a full collection's pause falls on neither side alone
     print(json.dumps({"ready": True}), flush=True)
     for _ in sys.stdin:
         out = {}

@@ -18,6 +18,8 @@ from __future__ import annotations
 import gc
 import threading
 
+from specdec_core.models.memory import collect_all
+
 _lock = threading.Lock()
 _settled = False
 
@@ -37,6 +39,4 @@ def settle_after_load() -> None:
     """After a model is built (and others unloaded to make room): collect everything, the
     frozen objects included, so an unloaded model's reference cycles are freed, and freeze
     what survives, the new model with it. One full collection, some 0.3 s, per load."""
-    gc.unfreeze()
-    gc.collect()
-    gc.freeze()
+    collect_all(freeze=True)

@@ -54,21 +54,26 @@ def process_bytes() -> int | None:
     return None
 
 
+def collect_all(freeze: bool) -> None:
+    """One full collection that sees frozen objects too (``gc.unfreeze`` first: a released
+    model's reference cycles, frozen with it when it loaded, would otherwise never be freed);
+    with `freeze`, what survives is frozen out of the collector's view again (``gc.freeze``)."""
+    gc.unfreeze()
+    gc.collect()
+    if freeze:
+        gc.freeze()
+
+
 def return_freed_memory() -> bool:
     """Collect garbage and hand freed heap memory back to the system (glibc's malloc_trim).
 
     Without the trim, glibc keeps most of a released model's small allocations for later
     use: unloading SmolLM2 and its bf16 copy (after a few forward passes) took the process
     from 2.1 GB to 1.05 GB without it and to 0.38 GB with it. True when the trim ran (Linux
-    with glibc). Objects frozen out of the collector's view (``gc.freeze``, as the app does
-    after each load) are brought back for the collection, then frozen again: a released
-    model's reference cycles would otherwise never be freed.
+    with glibc). The collection sees frozen objects too (:func:`collect_all`), and a process
+    that froze some (as the app does after each load) has them frozen again.
     """
-    frozen = gc.get_freeze_count() > 0
-    gc.unfreeze()
-    gc.collect()
-    if frozen:
-        gc.freeze()
+    collect_all(freeze=gc.get_freeze_count() > 0)
     try:
         ctypes.CDLL("libc.so.6").malloc_trim(0)
     except (OSError, AttributeError):
