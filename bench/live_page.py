@@ -9,9 +9,10 @@ greedy, compare on). Each page run is followed by the same two runs (speculative
 target-only) in a plain Python process that keeps the model loaded (``--child``), so
 machine noise hits both alike. The page's figures come from the trace it offers for
 download: model time per token (the events' compute time, prefill included, over the
-tokens) and the wall time of each run; the plain process measures the same through the
-same :class:`~specdec_core.live.runs.Stream`. Ratios are plain / page, per run (speculative
-and target-only) from the medians over the pairs; the reported ratio is the worse of the two.
+tokens; ``*_prefill_s``, the prompt's prefill alone) and the wall time of each run; the
+plain process measures the same through the same :class:`~specdec_core.live.runs.Stream`.
+Ratios are plain / page, per run (speculative and target-only) from the medians over the
+pairs; the reported ratio is the worse of the two.
 ``page_browser_cpu_s``: the CPU seconds Chromium used from Generate to the finished view (the
 median over the pairs), the share of the two cores the page took from the model.
 
@@ -76,7 +77,13 @@ def child() -> None:
 def _figures(events: list[dict[str, Any]], wall_s: float) -> dict[str, Any]:
     tokens = sum(len(e["committed"]) for e in events)
     model = sum(e["draft_s"] + e["verify_s"] + e["overhead_s"] + e["prefill_s"] for e in events)
-    return {"tokens": tokens, "model_s": model, "wall_s": wall_s, "model_per_token_s": model / max(tokens, 1)}
+    return {
+        "tokens": tokens,
+        "model_s": model,
+        "prefill_s": sum(e["prefill_s"] for e in events),
+        "wall_s": wall_s,
+        "model_per_token_s": model / max(tokens, 1),
+    }
 
 
 class Plain:
@@ -401,6 +408,7 @@ def speed(url: str, browser: Any, plain: Plain, pairs: int) -> dict[str, Any]:
         out[f"{run}_wall_ratio"] = med("plain", run, "wall_s") / med("page", run, "wall_s")
         for side in ("page", "plain"):
             out[f"{side}_{run}_ms_per_token"] = 1e3 * med(side, run, "model_per_token_s")
+            out[f"{side}_{run}_prefill_s"] = med(side, run, "prefill_s")
             out[f"{side}_{run}_wall_s"] = med(side, run, "wall_s")
     ratios = [
         r["plain"][run]["model_per_token_s"] / r["page"][run]["model_per_token_s"]
@@ -418,7 +426,8 @@ def speed(url: str, browser: Any, plain: Plain, pairs: int) -> dict[str, Any]:
 
 def _line(runs: dict[str, Any]) -> str:
     return ", ".join(
-        f"{k} {runs[k]['model_per_token_s'] * 1e3:6.1f} ms/token wall {runs[k]['wall_s']:5.2f} s"
+        f"{k} {runs[k]['model_per_token_s'] * 1e3:5.1f} ms/token (prefill {runs[k]['prefill_s']:4.2f} s)"
+        f" wall {runs[k]['wall_s']:4.2f} s"
         for k in ("spec", "base")
     )
 
