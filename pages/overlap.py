@@ -46,14 +46,17 @@ def _temperature(raw: str) -> float:
     return snap_temperature(float(raw), TEMPERATURES)
 
 
-LESSON_PARAMS = [
+BROKEN_PARAMS = [
     urlstate.Param("ov_T", 1.0, _temperature, lambda v: f"{v:g}"),
     urlstate.choice_param("ov_variant", "resample_from_p", BROKEN),
     urlstate.choice_param("ov_draft", "greedy", tuple(one_step.DRAFT_LAWS)),
+]
+MC_PARAMS = [  # the Monte Carlo's own fragment writes these
     urlstate.Param("ov_n", 10_000, _trials),
     urlstate.int_param("ov_mc_seed", 0, 0, 9999),
     urlstate.choice_param("ov_mc_law", "exact", LAWS),
 ]
+LESSON_PARAMS = BROKEN_PARAMS + MC_PARAMS
 
 
 def _chips(tokens: Sequence[str], colour: str = palette.DEFICIT) -> str:
@@ -277,69 +280,6 @@ def lesson_body() -> None:
                 )
         return q_actual
 
-    def _monte_carlo(b: one_step.Breakdown, q_actual: np.ndarray) -> None:
-        d = b.decomposition
-        st.header(s["mc_header"])
-        text.show("montecarlo")
-        c1, c2, c3, c4 = st.columns([3, 1, 2, 1], vertical_alignment="bottom")
-        c1.select_slider(s["mc_trials"], TRIALS, format_func=lambda n: f"{n:,}", key="ov_n")
-        c2.number_input(s["mc_seed"], min_value=0, max_value=9999, step=1, key="ov_mc_seed")
-        c3.selectbox(s["mc_law"], LAWS, format_func=lambda k: s[f"variants.{k}"], key="ov_mc_law")
-        law = st.session_state["ov_mc_law"]
-        signature = (
-            pair.tokens,
-            tuple(d.p),
-            tuple(d.q),
-            law,
-            st.session_state["ov_draft"] if law == "draft_mismatch" else None,
-            st.session_state["ov_n"],
-            st.session_state["ov_mc_seed"],
-        )
-        if c4.button(s["mc_run"], type="primary", key="ov_mc_run", width="stretch"):
-            result = one_step.monte_carlo(
-                d.p,
-                d.q,
-                st.session_state["ov_n"],
-                st.session_state["ov_mc_seed"],
-                law,
-                q_actual if law == "draft_mismatch" else None,
-            )
-            st.session_state[MC_KEY] = (signature, result)
-        stored = st.session_state.get(MC_KEY)
-        if stored is None:
-            st.caption(s["mc_none"])
-            return
-        if stored[0] != signature:
-            del st.session_state[MC_KEY]
-            st.info(s["mc_stale"])
-            return
-        _mc_result(stored[1], d)
-
-    def _mc_result(mc: one_step.MonteCarlo, d: Decomposition) -> None:
-        chi = mc.chi
-        p_text = "0" if chi.p_value == 0 else f"{chi.p_value:.3g}"
-        stat = "∞" if chi.statistic == float("inf") else f"{chi.statistic:.3g}"
-        m = st.columns(5)
-        m[0].metric(s["mc_pvalue"], p_text, help=s["mc_pvalue_help"], border=True)
-        m[1].metric(s["mc_chi2"], stat, help=s("mc_chi2_help", dof=chi.dof), border=True)
-        m[2].metric(s["mc_tv"], _f(mc.tv, 4), help=s["mc_tv_help"], border=True)
-        m[3].metric(
-            s["mc_accept"],
-            _f(mc.acceptance),
-            help=s("mc_accept_help", rate=_f(d.acceptance_rate)),
-            border=True,
-        )
-        m[4].metric(s["mc_time"], s("mc_ms", ms=f"{mc.seconds * 1000:.1f}"), border=True)
-        name = s[f"variants.{mc.variant}"]
-        verdict = s(f"mc_verdict_{mc.verdict}", name=name, n=f"{mc.trials:,}", pvalue=p_text)
-        _note(html.escape(verdict), good=mc.verdict == "fits")
-        names = {**s["chart.comparison"], "law": s("mc_frequency", name=name)}
-        colour = palette.ACCEPTED if mc.variant == "exact" else palette.REJECTED
-        fig = viz.law_comparison(
-            pair.tokens, d.p, mc.frequencies, text=names, spread=mc.spread, colour=colour
-        )
-        st.plotly_chart(fig)
-
     if parts is not None:
         _pair_summary(parts)
         _bars(parts)
@@ -347,8 +287,75 @@ def lesson_body() -> None:
         _proof(parts)
         _alpha_temperature(parts)
         text.show("edge_cases")
-        _monte_carlo(parts, _broken(parts))
-        urlstate.mirror(LESSON_PARAMS)
+        q_actual = _broken(parts)
+        urlstate.mirror(BROKEN_PARAMS)
+        _monte_carlo(tuple(pair.tokens), parts.decomposition, q_actual)
+
+
+@st.fragment
+def _monte_carlo(tokens: tuple[str, ...], d: Decomposition, q_actual: np.ndarray) -> None:
+    """The Monte Carlo check, a fragment inside the lesson's: Run and its settings rerun this
+    section alone, so a press costs the trials and not the whole lesson's redraw."""
+    st.header(s["mc_header"])
+    text.show("montecarlo")
+    c1, c2, c3, c4 = st.columns([3, 1, 2, 1], vertical_alignment="bottom")
+    c1.select_slider(s["mc_trials"], TRIALS, format_func=lambda n: f"{n:,}", key="ov_n")
+    c2.number_input(s["mc_seed"], min_value=0, max_value=9999, step=1, key="ov_mc_seed")
+    c3.selectbox(s["mc_law"], LAWS, format_func=lambda k: s[f"variants.{k}"], key="ov_mc_law")
+    law = st.session_state["ov_mc_law"]
+    signature = (
+        tokens,
+        tuple(d.p),
+        tuple(d.q),
+        law,
+        st.session_state["ov_draft"] if law == "draft_mismatch" else None,
+        st.session_state["ov_n"],
+        st.session_state["ov_mc_seed"],
+    )
+    if c4.button(s["mc_run"], type="primary", key="ov_mc_run", width="stretch"):
+        result = one_step.monte_carlo(
+            d.p,
+            d.q,
+            st.session_state["ov_n"],
+            st.session_state["ov_mc_seed"],
+            law,
+            q_actual if law == "draft_mismatch" else None,
+        )
+        st.session_state[MC_KEY] = (signature, result)
+    urlstate.mirror(MC_PARAMS)
+    stored = st.session_state.get(MC_KEY)
+    if stored is None:
+        st.caption(s["mc_none"])
+        return
+    if stored[0] != signature:
+        del st.session_state[MC_KEY]
+        st.info(s["mc_stale"])
+        return
+    _mc_result(tokens, stored[1], d)
+
+
+def _mc_result(tokens: tuple[str, ...], mc: one_step.MonteCarlo, d: Decomposition) -> None:
+    chi = mc.chi
+    p_text = "0" if chi.p_value == 0 else f"{chi.p_value:.3g}"
+    stat = "∞" if chi.statistic == float("inf") else f"{chi.statistic:.3g}"
+    m = st.columns(5)
+    m[0].metric(s["mc_pvalue"], p_text, help=s["mc_pvalue_help"], border=True)
+    m[1].metric(s["mc_chi2"], stat, help=s("mc_chi2_help", dof=chi.dof), border=True)
+    m[2].metric(s["mc_tv"], _f(mc.tv, 4), help=s["mc_tv_help"], border=True)
+    m[3].metric(
+        s["mc_accept"],
+        _f(mc.acceptance),
+        help=s("mc_accept_help", rate=_f(d.acceptance_rate)),
+        border=True,
+    )
+    m[4].metric(s["mc_time"], s("mc_ms", ms=f"{mc.seconds * 1000:.1f}"), border=True)
+    name = s[f"variants.{mc.variant}"]
+    verdict = s(f"mc_verdict_{mc.verdict}", name=name, n=f"{mc.trials:,}", pvalue=p_text)
+    _note(html.escape(verdict), good=mc.verdict == "fits")
+    names = {**s["chart.comparison"], "law": s("mc_frequency", name=name)}
+    colour = palette.ACCEPTED if mc.variant == "exact" else palette.REJECTED
+    fig = viz.law_comparison(tokens, d.p, mc.frequencies, text=names, spread=mc.spread, colour=colour)
+    st.plotly_chart(fig)
 
 
 lesson_body()

@@ -69,8 +69,25 @@ def emitted_law(p: Dist, q: Dist, variant: str = "exact", q_actual: Dist | None 
     return accepted + rejected * fallback
 
 
+#: Up to this many outcomes, one comparison pass per edge of the CDF into a byte per draw
+#: beats numpy's binary search per draw (10⁶ draws: 0.4 ms against 11 ms from 3 outcomes,
+#: 10 ms against 35 ms from 64), and twice an index plus one still fits in a byte.
+FEW_OUTCOMES = 64
+
+
 def _draws(dist: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
-    return inverse_cdf(dist, rng.random(n))
+    """`n` inverse-CDF draws from `dist`: for the same uniforms, the indices :func:`inverse_cdf`
+    picks (never a zero-probability entry, nor one past the last)."""
+    u = rng.random(n)
+    if dist.size > FEW_OUTCOMES:
+        return inverse_cdf(dist, u)
+    last = int(np.flatnonzero(dist)[-1])  # the last outcome that can be drawn
+    cdf = np.cumsum(dist[: last + 1])
+    v = u * cdf[-1]
+    picked = np.zeros(n, np.uint8)
+    for edge in cdf[:-1]:  # index = how many edges lie at or below the draw
+        picked += v >= edge
+    return picked
 
 
 def simulate(
@@ -96,6 +113,10 @@ def simulate(
         fallback = d.p if variant == "resample_from_p" else d.residual
         if fallback is None:  # R = 0: rejection is impossible, every proposal stands
             keep[:] = True
-    redrawn = _draws(fallback, int(np.count_nonzero(~keep)), rng) if not keep.all() else np.array([], int)
-    counts = np.bincount(proposals[keep], minlength=size) + np.bincount(redrawn, minlength=size)
-    return Simulation(counts=counts.astype(np.int64), accepted=int(keep.sum()), trials=int(trials))
+    # one pass counts each token's proposals by outcome: slot 2x + 1 holds the x that stood
+    kept = np.bincount(2 * proposals + keep, minlength=2 * size)[1::2]
+    accepted = int(kept.sum())
+    counts = kept
+    if accepted < trials:  # the rest are drawn again from the fallback law
+        counts = kept + np.bincount(_draws(fallback, trials - accepted, rng), minlength=size)
+    return Simulation(counts=counts.astype(np.int64), accepted=accepted, trials=int(trials))

@@ -48,3 +48,20 @@ def test_result_cache_hands_back_the_result_computed_before_for_equal_inputs():
     first = cached((1.0, 2.0), 3)
     assert cached((1.0, 2.0), 3) is first and calls == [3]
     assert cached((1.0, 2.0), 4) == [4.0, 8.0] and calls == [3, 4]
+
+
+def test_the_monte_carlo_runs_in_a_fragment_of_its_own_and_writes_its_settings_to_the_url():
+    with fragment_reruns() as scope:
+        at = open_page("overlap", query={"ov_n": "100000", "ov_mc_seed": "3"})
+        lesson, monte_carlo = scope.fragment_of("ov_preset"), scope.fragment_of("ov_mc_run")
+        assert monte_carlo != lesson
+        scope.fragment_id = monte_carlo
+        at.number_input(key="ov_mc_seed").set_value(5)
+        at.run()
+        at.button(key="ov_mc_run").click()
+        at.run()
+        assert not at.exception
+        assert _first_run_fragments(scope) == [[monte_carlo]]
+        assert scope.plotly_charts() == 1  # the trials' chart alone: the lesson's are not redrawn
+        assert any(m.label == "p-value" and float(m.value) > 1e-3 for m in at.metric)
+        assert at.query_params["ov_mc_seed"] == "5"

@@ -5,9 +5,12 @@ import math
 import numpy as np
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from specdec_core.stats import chi2_sf, chisquare, total_variation
-from specdec_core.variants import MAX_TRIALS, VARIANTS, emitted_law, simulate
+from specdec_core.variants import FEW_OUTCOMES, MAX_TRIALS, VARIANTS, _draws, emitted_law, simulate
+from specdec_core.verify import inverse_cdf
 
 P = np.array([0.2, 0.4, 0.4])
 Q = np.array([0.1, 0.1, 0.8])
@@ -67,3 +70,30 @@ def test_simulate_edge_cases():
         simulate(P, Q, 10, np.random.default_rng(0), "draft_mismatch")
     with pytest.raises(ValueError, match="unknown variant"):
         emitted_law(P, Q, "nope")
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    weights=st.lists(st.integers(0, 20), min_size=1, max_size=FEW_OUTCOMES + 6).filter(any),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_the_fast_draws_pick_what_inverse_cdf_picks(weights, seed):
+    """The comparison-pass draws (few outcomes) against the reference binary search, uniform
+    by uniform; zero weights (leading, inner, trailing) are never picked."""
+    dist = np.array(weights, dtype=np.float64) / 7.0
+    drawn = _draws(dist, 2000, np.random.default_rng(seed))
+    expected = inverse_cdf(dist, np.random.default_rng(seed).random(2000))
+    assert np.array_equal(drawn, expected)
+    assert (dist[drawn] > 0).all()
+
+
+def test_simulate_counts_every_trial_once_for_each_variant_and_size():
+    for size in (1, 2, FEW_OUTCOMES, FEW_OUTCOMES + 1):
+        p = np.arange(1, size + 1, dtype=np.float64)
+        p /= p.sum()
+        q = p[::-1].copy()
+        for variant in VARIANTS:
+            q_actual = q[::-1].copy() if variant == "draft_mismatch" else None
+            sim = simulate(p, q, 5000, np.random.default_rng(size), variant, q_actual)
+            assert sim.counts.dtype == np.int64 and sim.counts.shape == (size,)
+            assert sim.counts.sum() == 5000 and 0 <= sim.accepted <= 5000
