@@ -108,3 +108,27 @@ def test_a_changed_figure_is_mounted_afresh_what_bench_browser_costs_measures(pa
     draws = draw_seconds(page.context.browser, figures, repeats=1)
     assert len(draws) == len(figures) >= 2 and all(0 < d < 30 for d in draws)
     assert all(f["traces"] >= 1 for f in figure_summary(figures))
+
+
+def test_the_monte_carlo_run_redraws_its_own_section_only(page: Page, app_url: str):
+    """Run reruns the Monte Carlo's fragment alone: its result appears, its settings reach the
+    URL, and the lesson above it is not sent again (about 90 elements) nor redrawn."""
+    page.add_init_script(COUNT_MESSAGES)
+    page.goto(f"{app_url}/overlap?ov_n=100000")
+    _wait_for_page(page)
+    expect(page.locator(".js-plotly-plot").first).to_be_visible(timeout=TIMEOUT)
+    page.wait_for_function("() => !document.querySelector('[data-stale=\"true\"]')", timeout=TIMEOUT)
+    lesson_chart = page.locator(".js-plotly-plot").first.element_handle()
+    seed = page.get_by_role("spinbutton", name="Seed", exact=True)
+    seed.fill("4")
+    seed.press("Enter")
+    expect(page).to_have_url(re.compile(r"ov_mc_seed=4"), timeout=TIMEOUT)
+    page.wait_for_function("() => !document.querySelector('[data-stale=\"true\"]')", timeout=TIMEOUT)
+    reset_messages(page)
+    page.get_by_role("button", name="Run").click()
+    p_value = page.get_by_test_id("stMetric").filter(has_text="p-value")
+    expect(p_value).to_be_visible(timeout=TIMEOUT)
+    assert messages(page) < 50  # the section's own elements (29 here; 108 when the lesson reran)
+    assert float(p_value.get_by_test_id("stMetricValue").inner_text()) > 1e-3
+    assert lesson_chart.evaluate("e => e.isConnected")  # not redrawn by the trials' run
+    assert not page.get_by_test_id("stException").count()
