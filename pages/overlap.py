@@ -99,9 +99,9 @@ def lesson_body() -> None:
     def _pair_summary(b: one_step.Breakdown) -> None:
         d = b.decomposition
         with right:
-            m1, m2 = st.columns(2)
-            m1.metric(s["metric_r"], _f(d.rejection_mass), help=s["metric_r_help"], border=True)
-            m2.metric(s["metric_accept"], _f(d.acceptance_rate), help=s["metric_accept_help"], border=True)
+            # one above the other: side by side, a projector's narrow column cut their numbers off
+            st.metric(s["metric_r"], _f(d.rejection_mass), help=s["metric_r_help"], border=True)
+            st.metric(s["metric_accept"], _f(d.acceptance_rate), help=s["metric_accept_help"], border=True)
             tokens = pair.tokens
             deficit = [tokens[i] for i in d.deficit_set]
             surplus = [tokens[i] for i in d.surplus_set]
@@ -338,7 +338,7 @@ def _mc_result(tokens: tuple[str, ...], mc: one_step.MonteCarlo, d: Decompositio
     chi = mc.chi
     p_text = "0" if chi.p_value == 0 else f"{chi.p_value:.3g}"
     stat = "∞" if chi.statistic == float("inf") else f"{chi.statistic:.3g}"
-    m = st.columns(5)
+    m = [*st.columns(3), *st.columns(3)[:2]]  # five in a row left each number no room on a projector
     m[0].metric(s["mc_pvalue"], p_text, help=s["mc_pvalue_help"], border=True)
     m[1].metric(s["mc_chi2"], stat, help=s("mc_chi2_help", dof=chi.dof), border=True)
     m[2].metric(s["mc_tv"], _f(mc.tv, 4), help=s["mc_tv_help"], border=True)

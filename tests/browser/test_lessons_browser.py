@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from playwright.sync_api import Page, expect
 
 from bench.browser_costs import (
@@ -110,25 +111,59 @@ def test_a_changed_figure_is_mounted_afresh_what_bench_browser_costs_measures(pa
     assert all(f["traces"] >= 1 for f in figure_summary(figures))
 
 
-def test_the_monte_carlo_run_redraws_its_own_section_only(page: Page, app_url: str):
+#: The numbers of a metric card that do not fit it (shown cut off, "0.4…").
+_CARD_CUT_OFF = """card => Array.from(card.querySelectorAll(
+    '[data-testid="stMetricValue"], [data-testid="stMetricValue"] *'))
+    .filter(e => e.innerText.trim() && e.clientWidth > 0 && e.scrollWidth > e.clientWidth + 1)
+    .map(e => e.innerText)"""
+
+
+def _cut_off(page: Page) -> list[str]:
+    """The numbers cut off in any metric card of the page, each card scrolled into view first
+    (cards far out of view are not laid out)."""
+    cut = []
+    for card in page.get_by_test_id("stMetric").all():
+        card.scroll_into_view_if_needed()
+        cut += card.evaluate(_CARD_CUT_OFF)
+    return cut
+
+
+@pytest.mark.parametrize(("lang", "p_label"), [("en", "p-value"), ("zh", "p 值")])
+def test_the_monte_carlo_run_redraws_its_own_section_only(page: Page, app_url: str, lang: str, p_label: str):
     """Run reruns the Monte Carlo's fragment alone: its result appears, its settings reach the
-    URL, and the lesson above it is not sent again (about 90 elements) nor redrawn."""
+    URL, and the lesson above it is not sent again (about 90 elements) nor redrawn. No number
+    of its result row is cut off, in either language."""
     page.add_init_script(COUNT_MESSAGES)
-    page.goto(f"{app_url}/overlap?ov_n=100000")
+    page.goto(f"{app_url}/overlap?ov_n=100000&lang={lang}")
     _wait_for_page(page)
     expect(page.locator(".js-plotly-plot").first).to_be_visible(timeout=TIMEOUT)
     page.wait_for_function("() => !document.querySelector('[data-stale=\"true\"]')", timeout=TIMEOUT)
     lesson_chart = page.locator(".js-plotly-plot").first.element_handle()
-    seed = page.get_by_role("spinbutton", name="Seed", exact=True)
+    seed = page.locator(".st-key-ov_mc_seed input")
     seed.fill("4")
     seed.press("Enter")
     expect(page).to_have_url(re.compile(r"ov_mc_seed=4"), timeout=TIMEOUT)
     page.wait_for_function("() => !document.querySelector('[data-stale=\"true\"]')", timeout=TIMEOUT)
     reset_messages(page)
-    page.get_by_role("button", name="Run").click()
-    p_value = page.get_by_test_id("stMetric").filter(has_text="p-value")
+    page.locator(".st-key-ov_mc_run button").click()
+    p_value = page.get_by_test_id("stMetric").filter(has_text=p_label)
     expect(p_value).to_be_visible(timeout=TIMEOUT)
     assert messages(page) < 50  # the section's own elements (29 here; 108 when the lesson reran)
     assert float(p_value.get_by_test_id("stMetricValue").inner_text()) > 1e-3
     assert lesson_chart.evaluate("e => e.isConnected")  # not redrawn by the trials' run
     assert not page.get_by_test_id("stException").count()
+    assert _cut_off(page) == []
+
+
+def test_the_monte_carlo_numbers_fit_a_1024_pixel_projector(page: Page, app_url: str):
+    """Projector mode on a 1024-pixel screen, the sidebar open: every number of the pair's
+    summary and of the Monte Carlo's result is shown whole (five cards in a row cut them)."""
+    page.set_viewport_size({"width": 1024, "height": 768})
+    page.goto(f"{app_url}/overlap?ov_n=10000")
+    _wait_for_page(page)
+    page.get_by_test_id("stSidebar").get_by_text("Projector mode").click()
+    expect(page.locator("html")).to_have_css("font-size", "20px", timeout=TIMEOUT)
+    page.locator(".st-key-ov_mc_run button").click()
+    p_value = page.get_by_test_id("stMetric").filter(has_text="p-value")
+    expect(p_value).to_be_visible(timeout=TIMEOUT)
+    assert _cut_off(page) == []
