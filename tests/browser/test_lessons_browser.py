@@ -32,6 +32,10 @@ def _wait_for_page(page: Page) -> None:
     )
 
 
+def _wait_not_stale(page: Page) -> None:
+    page.wait_for_function("() => !document.querySelector('[data-stale=\"true\"]')", timeout=TIMEOUT)
+
+
 def test_every_page_renders_with_its_figures(page: Page, app_url: str, screenshot_dir):
     page.goto(app_url)
     _wait_for_page(page)
@@ -103,7 +107,7 @@ def test_a_changed_figure_is_mounted_afresh_what_bench_browser_costs_measures(pa
     slider.press("ArrowRight")
     metric = page.get_by_test_id("stMetric").filter(has_text="Sampleable tokens")
     expect(metric.get_by_test_id("stMetricValue")).to_have_text("1", timeout=TIMEOUT)
-    page.wait_for_function("() => !document.querySelector('[data-stale=\"true\"]')", timeout=TIMEOUT)
+    _wait_not_stale(page)
     assert not chart.evaluate("e => e.isConnected")  # the old drawing is gone, not updated
     assert messages(page) >= 10  # the fragment's elements, one by one
     draws = draw_seconds(page.context.browser, figures, repeats=1)
@@ -137,13 +141,13 @@ def test_the_monte_carlo_run_redraws_its_own_section_only(page: Page, app_url: s
     page.goto(f"{app_url}/overlap?ov_n=100000&lang={lang}")
     _wait_for_page(page)
     expect(page.locator(".js-plotly-plot").first).to_be_visible(timeout=TIMEOUT)
-    page.wait_for_function("() => !document.querySelector('[data-stale=\"true\"]')", timeout=TIMEOUT)
+    _wait_not_stale(page)
     lesson_chart = page.locator(".js-plotly-plot").first.element_handle()
     seed = page.locator(".st-key-ov_mc_seed input")
     seed.fill("4")
     seed.press("Enter")
     expect(page).to_have_url(re.compile(r"ov_mc_seed=4"), timeout=TIMEOUT)
-    page.wait_for_function("() => !document.querySelector('[data-stale=\"true\"]')", timeout=TIMEOUT)
+    _wait_not_stale(page)
     reset_messages(page)
     page.locator(".st-key-ov_mc_run button").click()
     p_value = page.get_by_test_id("stMetric").filter(has_text=p_label)
