@@ -45,12 +45,13 @@ def keep(trace: LiveTrace) -> None:
 class _Painter:
     """One run's view while it streams: the prompt, then each repaint adds the new tokens.
 
-    Streamlit's page redraws every element on the page for each message it receives, so a
-    repaint costs the browser (on the same cores as the model) in proportion to the page's
-    elements. Repaints come at most every ``PAINT_EVERY`` seconds; the tokens go into the last
-    of a few elements (:class:`~specdec_core.live.streaming.Chunks`: a new one every
-    ``CHUNK_REPAINTS`` repaints, never the whole text again), and the one-line caption, from
-    running totals, is rewritten at most every ``CAPTION_EVERY`` seconds and at the end.
+    Streamlit's page redraws every element on the page for each batch of messages it receives,
+    on the cores the model runs on, so a run sends as few as it can: one message a repaint (the
+    new tokens), repaints at most every ``PAINT_EVERY`` seconds. The tokens go into the last of
+    a few elements (:class:`~specdec_core.live.streaming.Chunks`: a new one every
+    ``CHUNK_REPAINTS`` repaints, never the whole text again). The one-line caption, from running
+    totals, is a message of its own: :meth:`start` puts a "running" line there, and the totals
+    follow every ``CAPTION_EVERY`` seconds and at the end, not with the first tokens.
     """
 
     def __init__(
@@ -65,6 +66,12 @@ class _Painter:
         self._tail: Any = None  # the element the current chunk is written into
         self._caption = Pacer(CAPTION_EVERY)
 
+    def start(self) -> None:
+        """The run begins now: a "running" status line, the running totals from
+        ``CAPTION_EVERY`` seconds on."""
+        self._status.caption(strings("live")("starting", label=self._label))
+        self._caption = Pacer(CAPTION_EVERY, first_due=False)
+
     def add(self, event: RoundEvent) -> None:
         self.feed.add(event)
 
@@ -73,9 +80,8 @@ class _Painter:
         new = self.feed.take()
         if new:
             fresh, chunk = self._chunks.add(new)
-            if fresh:
-                self._tail = self._text.empty()
-            self._tail.html(feed_html(chunk))
+            # a new chunk is a new element, written at once (no placeholder first: a message less)
+            self._tail = (self._text if fresh else self._tail).html(feed_html(chunk))
         if not self._caption.due(last):
             return
         f = self.feed
@@ -86,20 +92,13 @@ class _Painter:
         )
 
 
-def _stream(
-    run: Stream,
-    area: Any,
-    status: Any,
-    prompt: str,
-    text_of: Callable[[int], str],
-    label: str,
-    events: list[RoundEvent],
-    key: str,
-) -> None:
+def _stream(run: Stream, painter: _Painter, events: list[RoundEvent]) -> None:
     pacer = Pacer(PAINT_EVERY)
-    painter = _Painter(area, status, prompt, text_of, label, key)
+    painter.start()
     for event in run:
         stop_if_pressed()  # Stop, pressed in the same fragment as this run (see stop_if_pressed)
+        if not events and run.waited_s > 0:  # a "models busy" notice took the status line
+            painter.start()
         events.append(event)
         painter.add(event)
         if pacer.due(event.finished):
@@ -132,6 +131,16 @@ def run(job: Job, settings: LiveSettings, prompt: str) -> NoReturn:
         cols[1].markdown(f"**{s['base_title']}**")
         base_status = cols[1].empty()
         base_status.caption(s["base_waiting"])
+    # both texts start now, with the rest of the run's frame: fewer batches for the browser to
+    # draw while the model runs
+    spec_painter = _Painter(
+        cols[0], spec_status, prompt, target.token_text, s["spec_short"], f"{STREAM_KEY}_spec"
+    )
+    base_painter = (
+        _Painter(cols[1], base_status, prompt, target.token_text, s["base_short"], f"{STREAM_KEY}_base")
+        if settings.compare
+        else None
+    )
     spec_events: list[RoundEvent] = []
     base_events: list[RoundEvent] = []
     spec_run = Stream(starter(target, draft, ids, settings, TOP_N), wait_notice(spec_status), WAIT_LIMIT)
@@ -156,28 +165,10 @@ def run(job: Job, settings: LiveSettings, prompt: str) -> NoReturn:
         cached = room.lookup(key)  # the same request may have run while this one waited
         if cached is not None:
             return
-        _stream(
-            spec_run,
-            cols[0],  # its text goes under its status line, when the run starts
-            spec_status,
-            prompt,
-            target.token_text,
-            s["spec_short"],
-            spec_events,
-            f"{STREAM_KEY}_spec",
-        )
+        _stream(spec_run, spec_painter, spec_events)
         spec_done = True
-        if settings.compare:
-            _stream(
-                base_run,
-                cols[1],
-                base_status,
-                prompt,
-                target.token_text,
-                s["base_short"],
-                base_events,
-                f"{STREAM_KEY}_base",
-            )
+        if base_painter is not None:
+            _stream(base_run, base_painter, base_events)
 
     def result(finished: bool) -> LiveTrace | None:  # no Streamlit call in here (see Job.run)
         spec_run.close()

@@ -180,11 +180,12 @@ class Stream:
 
 
 class Pacer:
-    """Paces the repaints of a streaming view: at most one every `every` seconds, and the last one."""
+    """Paces the repaints of a streaming view: at most one every `every` seconds, and the last
+    one; the first event is due at once, or (`first_due` False) only `every` seconds from now."""
 
-    def __init__(self, every: float) -> None:
+    def __init__(self, every: float, first_due: bool = True) -> None:
         self.every = every
-        self._last = 0.0
+        self._last = 0.0 if first_due else time.perf_counter()
 
     def due(self, last: bool = False) -> bool:
         """True when the view should repaint now (always for the `last` event)."""
