@@ -97,7 +97,7 @@ def test_a_run_sends_a_message_a_repaint(page: Page, app_url: str):
     page.get_by_role("button", name="Generate").click()
     _finished(page)
     trace = _download_trace(page)
-    first_tokens = next(i for i, f in enumerate(frames) if "sd-tok target" in f or "sd-tok accepted" in f)
+    first_tokens = next(i for i, f in enumerate(frames) if "sd-tokens" in f and "sd-tok prompt" not in f)
     assert sum("sd-tok prompt" in f for f in frames[:first_tokens]) == 2, "both texts start at the click"
     for label, key in (("speculative", "speculative"), ("target only", "baseline")):
         totals = [i for i, f in enumerate(frames) if f"{label}: round" in f]
