@@ -112,8 +112,7 @@ def lesson_body() -> None:
 
     def _bars(b: one_step.Breakdown) -> None:
         d = b.decomposition
-        st.header(s["bars_header"])
-        text.show("bars")
+        text.show("bars", heading=s["bars_header"])
         st.plotly_chart(
             viz.overlap_bars(pair.tokens, d.overlap, d.deficit, d.surplus, text=s["chart.overlap"])
         )
@@ -135,8 +134,7 @@ def lesson_body() -> None:
 
     def _residual(b: one_step.Breakdown) -> None:
         d = b.decomposition
-        st.header(s["residual_header"])
-        text.show("residual")
+        text.show("residual", heading=s["residual_header"])
         with slot():
             _residual_figures(d)
 
@@ -156,8 +154,7 @@ def lesson_body() -> None:
 
     def _proof(b: one_step.Breakdown) -> None:
         d = b.decomposition
-        st.header(s["proof_header"])
-        text.show("proof")
+        text.show("proof", heading=s["proof_header"])
         c1, c2 = st.columns([3, 1], gap="large")
         with c1:
             st.plotly_chart(
@@ -192,8 +189,7 @@ def lesson_body() -> None:
 
     def _alpha_temperature(b: one_step.Breakdown) -> None:
         d = b.decomposition
-        st.header(s["alpha_t_header"])
-        text.show("temperature")
+        text.show("temperature", heading=s["alpha_t_header"])
         sweep = alpha_by_temperature(d.p, d.q, np.asarray(TEMPERATURES))
         c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
         c1.select_slider(
@@ -226,8 +222,7 @@ def lesson_body() -> None:
     def _broken(b: one_step.Breakdown) -> np.ndarray:
         """The broken-variants section; returns what the draft really samples (for the Monte Carlo)."""
         d = b.decomposition
-        st.header(s["broken_header"])
-        text.show("broken")
+        text.show("broken", heading=s["broken_header"])
         c1, c2 = st.columns([2, 1])
         c1.radio(
             s["variant"], BROKEN, format_func=lambda k: s[f"variants.{k}"], key="ov_variant", horizontal=True
@@ -243,9 +238,9 @@ def lesson_body() -> None:
         q_actual = draft_law(d.q, st.session_state["ov_draft"])
         laws = variant_laws(d.p, d.q, q_actual)
         st.caption(s["tv_row"])
-        cols = st.columns(len(LAWS))
-        for col, name in zip(cols, LAWS, strict=True):
-            col.metric(s[f"variants.{name}"], _f(laws[name][1]), border=True)
+        row = st.container(horizontal=True)  # one block, not a column each; wraps when narrow
+        for name in LAWS:
+            row.metric(s[f"variants.{name}"], _f(laws[name][1]), border=True)
         law, tv = laws[variant]
         fig_col, text_col = st.columns([3, 2], gap="large")
         with fig_col:
@@ -296,8 +291,7 @@ def lesson_body() -> None:
 def _monte_carlo(tokens: tuple[str, ...], d: Decomposition, q_actual: np.ndarray) -> None:
     """The Monte Carlo check, a fragment inside the lesson's: Run and its settings rerun this
     section alone, so a press costs the trials and not the whole lesson's redraw."""
-    st.header(s["mc_header"])
-    text.show("montecarlo")
+    text.show("montecarlo", heading=s["mc_header"])
     c1, c2, c3, c4 = st.columns([3, 1, 2, 1], vertical_alignment="bottom")
     c1.select_slider(s["mc_trials"], TRIALS, format_func=lambda n: f"{n:,}", key="ov_n")
     c2.number_input(s["mc_seed"], min_value=0, max_value=9999, step=1, key="ov_mc_seed")

@@ -98,8 +98,7 @@ def lesson_body() -> None:
     )
 
     # ---------------------------------------------------------------- the tree and sampled paths
-    st.header(s["tree_header"])
-    text.show("reading")
+    text.show("reading", heading=s["tree_header"])
     signature = (pair.tokens, tuple(p), tuple(q), st.session_state["tree_seed"])
     if st.session_state.get(RUN_SIG_KEY) != signature:
         st.session_state[RUN_KEY] = start_run(p.size, st.session_state["tree_seed"])
@@ -174,8 +173,7 @@ def lesson_body() -> None:
 
     # ---------------------------------------------------------------- why the leaves add up to p
     text.show("sets")
-    st.header(s["leaf_header"])
-    text.show("sums")
+    text.show("sums", heading=s["leaf_header"])
     split = leaf_split(view)
     _chart(viz.leaf_sum_figure(view, text=chart_text))
     st.dataframe(
@@ -197,8 +195,7 @@ def lesson_body() -> None:
     )
     st.caption(s["leaf_table_caption"])
 
-    st.header(s["sankey_header"])
-    text.show("sankey")
+    text.show("sankey", heading=s["sankey_header"])
     if d.rejection_mass == 0:
         st.info(s["no_rejection"])
     _chart(sankey_figure(view, text=chart_text))

@@ -31,9 +31,12 @@ class Lesson:
     meta: dict[str, str]
     sections: dict[str, str]
 
-    def show(self, section: str) -> None:
-        """Render one section as Markdown (KaTeX formulas included)."""
-        st.markdown(self.sections[section])
+    def show(self, section: str, heading: str | None = None) -> None:
+        """Render one section as Markdown (KaTeX formulas included), under `heading` when
+        given: a Markdown heading in the same element draws as ``st.header`` does, and a
+        lesson fragment sends one element fewer on every rerun."""
+        body = self.sections[section]
+        st.markdown(f"## {heading}\n\n{body}" if heading else body)
 
 
 def parse(text: str) -> Lesson:

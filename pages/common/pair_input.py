@@ -9,6 +9,7 @@ link to an example stays short.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import pandas as pd
 import streamlit as st
@@ -23,6 +24,12 @@ from specdec_core.course import pairs
 def _table(raw: str) -> str:
     """The URL's table: "" (the chosen example) or rows as JSON, checked for shape only."""
     return pairs.to_json(pairs.from_json(raw)) if raw else ""
+
+
+@lru_cache(maxsize=256)
+def _example_json(preset: str, seed: int, size: int) -> str:
+    """A preset's rows as JSON: the same on every rerun, so built once per (preset, seed)."""
+    return pairs.to_json(pairs.preset_rows(preset, seed, size))
 
 
 @dataclass(frozen=True)
@@ -55,8 +62,7 @@ class PairInput:
 
     def _example(self) -> str:
         state = st.session_state
-        preset, seed = state[self.key("preset")], state[self.key("vocab_seed")]
-        return pairs.to_json(pairs.preset_rows(preset, seed, self.random_size))
+        return _example_json(state[self.key("preset")], state[self.key("vocab_seed")], self.random_size)
 
     def pickers(self, preset_box: DeltaGenerator, seed_box: DeltaGenerator) -> None:
         """The example picker and the random example's seed; changing either drops the edits."""
