@@ -55,6 +55,30 @@ def test_loads_in_both_languages(lang, title, r_label):
     assert (lang == "zh") == ("投机采样" in " ".join(m.value for m in at.markdown))
 
 
+SECTION_HEADS = (
+    "bars_header",
+    "residual_header",
+    "proof_header",
+    "alpha_t_header",
+    "broken_header",
+    "mc_header",
+)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_each_section_heading_opens_its_own_text(lang):
+    """A section's heading and its lesson text are one Markdown element (one message a rerun,
+    not two): an h2 with the page's heading, then the section's text, and no bare heading."""
+    at = open_page("overlap", lang=lang)
+    heads = tomllib.loads((ROOT / "lessons" / lang / "overlap.toml").read_text("utf-8"))
+    for key in SECTION_HEADS:
+        opening = f"## {heads[key]}\n\n"
+        sections = [m.value for m in at.markdown if m.value.startswith(opening)]
+        assert len(sections) == 1, key
+        assert len(sections[0]) > len(opening) + 40  # the section's text follows its heading
+    assert not [h.value for h in at.header if h.value in {heads[k] for k in SECTION_HEADS}]
+
+
 def test_abc_default_shows_r_acceptance_and_residual():
     at = open_page("overlap")
     assert _metric(at, "R — rejection mass") == "0.400"
