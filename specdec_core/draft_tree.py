@@ -15,7 +15,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import accumulate, pairwise
-from math import prod
 
 import numpy as np
 
@@ -120,16 +119,6 @@ def full_layout(branching: Sequence[int]) -> TreeLayout:
                 nxt.append(len(parents) - 1)
         level = nxt
     return layout_from_parents(parents)
-
-
-def full_size(branching: Sequence[int]) -> int:
-    """Nodes of the full tree including the root."""
-    return 1 + node_budget(branching)
-
-
-def leaves_at_depth(branching: Sequence[int]) -> int:
-    """How many paths of full length D the tree offers: b_1 ⋯ b_D."""
-    return prod(check_branching(branching))
 
 
 def distinct_children(q: np.ndarray, b: int, rng: np.random.Generator) -> list[int]:

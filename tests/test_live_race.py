@@ -15,7 +15,6 @@ from specdec_core.live.race import (
     best,
     predicted_speedup,
     result_json,
-    target_step_s,
 )
 from specdec_core.models import NGramDraft
 from specdec_core.theory import speedup
@@ -52,8 +51,7 @@ def test_rows_are_measured_from_the_runs(greedy_race):
     rows = result.rows
     assert [r.key for r in rows] == ["toy_draft", "ngram"]
     base = summarize(race.records[BASELINE].events)
-    step = (base.seconds - base.prefill_s) / base.tokens
-    assert target_step_s(race.records[BASELINE]) == pytest.approx(step)
+    step = (base.seconds - base.prefill_s) / base.tokens  # seconds a target token, prefill excluded
     for row in rows:
         s = summarize(race.records[row.key].events)
         assert row.same_text, "greedy: every draft gives the target's own text"

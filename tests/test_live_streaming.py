@@ -4,13 +4,21 @@ import pytest
 
 from specdec_core.engine import autoregressive, generate, summarize
 from specdec_core.live.model_choices import toy_draft, toy_target
-from specdec_core.live.streaming import Chunks, TextFeed, feed_all
+from specdec_core.live.streaming import Chunks, TextFeed
 from specdec_core.live.text import readable, spans
 from specdec_core.sampling import SamplingConfig
 
 # Token texts with characters split over tokens, as byte-level tokenizers show them:
 # 猫 is e7 8c ab; 好 is e5 a5 bd.
 PIECES = ["a", "\\xe7", "\\x8c", "\\xab", " b", "\\xe5\\xa5", "\\xbd", "c", "\\xe7\\x8c\\xab", " "]
+
+
+def feed_all(events, text_of) -> list:
+    """Every span of `events`, as one feed fed them all hands them out."""
+    feed = TextFeed(text_of)
+    for e in events:
+        feed.add(e)
+    return feed.take()
 
 
 def text_of(token: int) -> str:

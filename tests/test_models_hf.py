@@ -33,7 +33,7 @@ def test_loads_a_folder_with_the_protocol_and_ui_helpers(tiny, tiny_hf_folders):
     assert isinstance(tiny, LanguageModel)
     assert tiny.vocab_size == tiny.module.config.vocab_size and tiny.num_layers == 4
     assert tiny.eos_token_id == tiny.tokenizer.eos_token_id and tiny.eos_token_id in tiny.eos_token_ids
-    assert tiny.name == "target" and tiny.describe()["dtype"] == "float32"
+    assert tiny.name == "target" and tiny.dtype == torch.float32
     ids = tiny.encode("the quick brown fox 中文")
     assert tiny.decode(ids) == "the quick brown fox 中文"
     texts = tiny.token_texts(ids)

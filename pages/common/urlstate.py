@@ -64,7 +64,9 @@ def choice_param(key: str, default: str, choices: Sequence[str]) -> Param:
     return Param(key, default, parse)
 
 
-def text_param(key: str, default: str, max_len: int = 2000) -> Param:
+def text_param(key: str, default: str, max_len: int) -> Param:
+    """A free-text control; a URL value longer than `max_len` characters is refused."""
+
     def parse(raw: str) -> str:
         if len(raw) > max_len:
             raise ValueError("too long")

@@ -23,6 +23,5 @@ MAX_RACE_NEW_TOKENS = 256
 MAX_PAIR_ROWS = 60
 MIN_LOGIT_ROWS, MAX_LOGIT_ROWS = 3, 12
 
-#: Longest custom model id or folder, and longest text a URL parameter may carry.
+#: Longest custom model id or folder (also the longest a URL may carry for one).
 MAX_SOURCE_CHARS = 500
-MAX_URL_TEXT = 2000

@@ -146,11 +146,6 @@ def predicted_speedup(
     return tokens / (float(np.mean(drafted)) * cost_ratio + verify_cost)
 
 
-def target_step_s(baseline: RunRecord) -> float:
-    """Seconds per token of target-only decoding (the engine's time, prefill excluded)."""
-    return _step_s(summarize(baseline.events))
-
-
 def _step_s(s: RunSummary) -> float:
     if s.tokens == 0 or s.decode_s <= 0:
         raise ValueError("the baseline run has no measured decode time.")

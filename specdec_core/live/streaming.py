@@ -68,14 +68,6 @@ class TextFeed:
         return self.tokens / self.seconds if self.seconds > 0 else 0.0
 
 
-def feed_all(events: Sequence[RoundEvent], text_of: Callable[[int], str]) -> list[Shown]:
-    """Every span of `events` as a feed hands them out (for replays and tests)."""
-    feed = TextFeed(text_of)
-    for e in events:
-        feed.add(e)
-    return feed.take()
-
-
 class Chunks:
     """A streaming text's pieces in a bounded number of elements, each rewritten as it grows.
 

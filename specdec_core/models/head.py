@@ -196,7 +196,6 @@ class HeadSession:
         self.exact: list[bool] = []  # entry j was made from the target's f_{j-1}
         self.keys: torch.Tensor | None = None
         self.values: torch.Tensor | None = None
-        self.last_feature: torch.Tensor | None = None  # f̂ of the latest position
         self.own: list[torch.Tensor] = []  # f̂_j per position (the head's guesses)
         self.target: Any = None
         self._tree: TreeSegment | None = None

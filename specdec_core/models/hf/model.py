@@ -151,18 +151,6 @@ class HFCausalLM:
     def token_texts(self, ids: Sequence[int]) -> list[str]:
         return [self._texts(i) for i in ids]
 
-    def describe(self) -> dict[str, object]:
-        """Plain facts for a UI: name, source, dtype, device, layers, vocabulary, parameters."""
-        return {
-            "name": self.name,
-            "source": self.source,
-            "dtype": _dtype_name(self.dtype),
-            "device": str(self.device),
-            "layers": self.num_layers,
-            "vocab_size": self.vocab_size,
-            "parameters": int(sum(p.numel() for p in self.module.parameters())),
-        }
-
     def __repr__(self) -> str:
         return f"HFCausalLM({self.name!r}, dtype={_dtype_name(self.dtype)}, device={self.device})"
 
