@@ -2,6 +2,7 @@
 
 import threading
 import time
+from types import SimpleNamespace
 
 import pytest
 
@@ -86,3 +87,64 @@ def test_only_one_request_runs_at_a_time_and_all_are_served_in_order():
     for t in threads:
         t.join(10)
     assert order == list(range(8)) and most[0] == 1 and room.waiting == 0
+
+
+def _trace(tokens=4, seconds=1.0):
+    """What Classroom.finish reads of a LiveTrace: both runs complete."""
+    run = SimpleNamespace(tokens=[0] * tokens, wall_s=seconds, complete=True)
+    return SimpleNamespace(speculative=run, baseline=run, settings=SimpleNamespace(compare=True))
+
+
+def test_a_finished_run_is_stored_before_the_next_in_line_gets_its_turn():
+    room = Classroom()
+    first, second = room.enqueue(8, "same"), room.enqueue(8, "same")
+    store = room.store
+
+    def slow_store(key, trace):  # a thread switch in the middle of finish()
+        time.sleep(0.05)
+        store(key, trace)
+
+    room.store = slow_store
+    seen = []
+
+    def next_in_line():
+        while not second.wait_turn(0.01):
+            if room.lookup("same") is not None:
+                break
+        seen.append(room.lookup("same"))
+
+    waiter = threading.Thread(target=next_in_line)
+    waiter.start()
+    room.finish(first, "same", _trace())
+    waiter.join(5)
+    assert seen and seen[0] is not None, "the same request found no trace and would run again"
+
+
+def test_an_identical_request_waits_for_its_twin_only_not_for_other_requests_between():
+    room = Classroom()
+    twin, other, mine = room.enqueue(10, "x"), room.enqueue(1000, "y"), room.enqueue(10, "x")
+    assert [twin.position, other.position, mine.position] == [0, 1, 1]
+    # the estimate counts the twin's tokens only, not the 1000 of the request between
+    assert mine.wait_estimate_s == pytest.approx(10 * FIRST_GUESS_S_PER_TOKEN, abs=0.05)
+    assert room.enqueue(5, "z").position == 3  # a new request waits for all three
+    woke = []
+    waiter = threading.Thread(target=lambda: woke.append((mine.wait_turn(30), time.perf_counter())))
+    waiter.start()
+    time.sleep(0.05)
+    stored_at = time.perf_counter()
+    room.finish(twin, "x", _trace())
+    waiter.join(5)
+    turn, at = woke[0]
+    assert not turn and at - stored_at < 1, "woken when its answer was stored, long before 30 s"
+    assert room.lookup("x") is not None and other.position == 0  # the other request runs next
+    mine.release()
+    assert room.waiting == 2
+
+
+def test_a_stopped_twin_leaves_the_request_in_line_for_its_own_turn():
+    room = Classroom()
+    twin, other, mine = room.enqueue(10, "x"), room.enqueue(10, "y"), room.enqueue(10, "x")
+    room.finish(twin, "x", None)  # Stop or an error: nothing stored
+    assert room.lookup("x") is None and mine.position == 1 and not mine.wait_turn(0.01)
+    other.release()
+    assert mine.wait_turn(0)

@@ -218,6 +218,37 @@ def test_an_identical_request_is_a_replay_of_the_stored_run_and_says_so():
     assert not other.session_state["live_trace"].meta.get("cached")
 
 
+def test_an_identical_request_in_line_is_answered_when_its_twin_ends_not_after_the_rest():
+    """Another session runs this very request and a different one waits behind it: a press
+    waits for its twin only, and is answered from the cache while the different one still
+    holds its place at the head of the line."""
+    import threading
+
+    from pages.common.models import classroom
+    from specdec_core.live.classroom import request_key
+
+    room = classroom()
+    room.forget()
+    state = {**TOY, "live_t": 0.7, "live_seed": 31}
+    first = open_page("live", state=state)
+    _generate(first)
+    ran = first.session_state["live_trace"]
+    key = request_key(ran.settings, ran.prompt)
+    room.forget()  # as if that run were still going: its twin holds the head of the line
+    twin, other = room.enqueue(10, key), room.enqueue(10, "another request")
+    finish = threading.Timer(1.0, room.finish, (twin, key, ran))
+    finish.start()
+    try:
+        second = open_page("live", state=state)
+        _generate(second)
+    finally:
+        finish.join()
+    replay = second.session_state["live_trace"]
+    assert replay.meta["cached"] and replay.speculative.events == ran.speculative.events
+    assert other.position == 0 and room.waiting == 1, "the different request still waits its turn"
+    other.release()
+
+
 def test_the_inspector_says_why_a_lookup_round_drafted_fewer_than_gamma():
     from pages.common.i18n import Strings
     from specdec_core.live.inspector import short_chain

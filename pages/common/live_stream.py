@@ -155,13 +155,17 @@ def run(job: Job, settings: LiveSettings, prompt: str) -> NoReturn:
 
     def stream() -> None:
         nonlocal spec_done, ticket, cached
-        ticket = room.enqueue(settings.max_new_tokens * (2 if settings.compare else 1))
+        ticket = room.enqueue(settings.max_new_tokens * (2 if settings.compare else 1), key)
+        shown = ""
         while not ticket.wait_turn(QUEUE_POLL):
             stop_if_pressed()
-            spec_status.info(
-                s("queue", position=ticket.position, seconds=ticket.wait_estimate_s),
-                icon=":material/hourglass_top:",
-            )
+            cached = room.lookup(key)  # the same request, ahead in the line, has just finished
+            if cached is not None:
+                return
+            notice = s("queue", position=ticket.position, seconds=ticket.wait_estimate_s)
+            if notice != shown:  # a message only when the line moved or the estimate changed
+                spec_status.info(notice, icon=":material/hourglass_top:")
+                shown = notice
         cached = room.lookup(key)  # the same request may have run while this one waited
         if cached is not None:
             return

@@ -7,7 +7,10 @@ and a UI shows a hit as a replay of that run, with that run's timings and the ti
 measured. Requests that must run take a :class:`Ticket` in one first-come, first-served
 line for the models; the ticket tells its position and an estimate of the wait (from the
 seconds per token of the last runs), and a UI lets only the head of the line generate.
-Releasing a ticket (at the end of a run, on Stop, on any error) hands the models on.
+Releasing a ticket (at the end of a run, on Stop, on any error) hands the models on. A
+ticket whose request is identical to one ahead of it waits for that one only: when its
+trace is stored the ticket's wait ends, so it is answered from the cache without waiting
+behind the different requests in between.
 """
 
 from __future__ import annotations
@@ -44,24 +47,27 @@ class Cached:
 class Ticket:
     """A place in the line for the models; :meth:`release` it when done (safe to call twice)."""
 
-    def __init__(self, room: Classroom, tokens: int) -> None:
+    def __init__(self, room: Classroom, tokens: int, key: Hashable | None = None) -> None:
         self._room = room
         self.tokens = tokens  # new tokens this request may generate (both runs together)
+        self.key = key  # the request's key (None: answered by no other request's trace)
         self.started: float | None = None  # when it reached the head of the line
         self.released = False
 
     @property
     def position(self) -> int:
-        """0 at the head of the line (its turn), else how many requests are ahead of it."""
+        """0 at the head of the line (its turn), else how many requests must end before it is
+        served: those ahead of it, or up to and including an identical one ahead of it."""
         return self._room._position(self)
 
     @property
     def wait_estimate_s(self) -> float:
-        """Seconds until this ticket's turn, estimated from the requests ahead of it."""
+        """Seconds until this ticket is served, estimated from the requests counted in :attr:`position`."""
         return self._room._estimate(self)
 
     def wait_turn(self, timeout: float) -> bool:
-        """Block until it is this ticket's turn (True) or `timeout` seconds pass (False)."""
+        """Block until it is this ticket's turn (True), or until `timeout` seconds pass or a
+        trace for its key is stored (False: look the key up, or wait again)."""
         return self._room._wait(self, timeout)
 
     def release(self, tokens_made: int = 0, seconds: float = 0.0) -> None:
@@ -95,6 +101,7 @@ class Classroom:
             self._traces.move_to_end(key)
             while len(self._traces) > self.max_traces:
                 self._traces.popitem(last=False)
+            self._cond.notify_all()  # tickets of the same request stop waiting
 
     def forget(self) -> int:
         """Drop every stored trace (e.g. after the models were unloaded); how many there were."""
@@ -110,14 +117,16 @@ class Classroom:
             ticket.release()
             return
         records = [trace.speculative] + ([trace.baseline] if trace.baseline is not None else [])
-        ticket.release(sum(len(r.tokens) for r in records), sum(r.wall_s for r in records))
+        # stored before the models are handed on: the next in line may be the same request
         if all(r.complete for r in records) and (trace.baseline is not None or not trace.settings.compare):
             self.store(key, trace)
+        ticket.release(sum(len(r.tokens) for r in records), sum(r.wall_s for r in records))
 
     # -- the line ----------------------------------------------------------------------------
-    def enqueue(self, tokens: int) -> Ticket:
-        """A ticket at the end of the line for a request of up to `tokens` new tokens."""
-        ticket = Ticket(self, max(int(tokens), 1))
+    def enqueue(self, tokens: int, key: Hashable | None = None) -> Ticket:
+        """A ticket at the end of the line for a request of up to `tokens` new tokens (`key`:
+        the request's, so that an identical request's stored trace ends its wait)."""
+        ticket = Ticket(self, max(int(tokens), 1), key)
         with self._cond:
             self._line.append(ticket)
             self._start_head()
@@ -140,27 +149,40 @@ class Classroom:
             self._line[0].started = time.monotonic()
         self._cond.notify_all()
 
+    def _ahead(self, ticket: Ticket) -> list[Ticket]:
+        """The tickets that must end before `ticket` is served: all ahead of it, or those up
+        to the first identical one. Call with the lock held."""
+        if ticket not in self._line:
+            return []
+        ahead = self._line[: self._line.index(ticket)]
+        twin = next((i for i, t in enumerate(ahead) if ticket.key is not None and t.key == ticket.key), None)
+        return ahead if twin is None else ahead[: twin + 1]
+
     def _position(self, ticket: Ticket) -> int:
         with self._cond:
-            return self._line.index(ticket) if ticket in self._line else 0
+            return len(self._ahead(ticket))
 
     def _estimate(self, ticket: Ticket) -> float:
         rate = self.seconds_per_token
         with self._cond:
-            if ticket not in self._line:
-                return 0.0
-            ahead = self._line[: self._line.index(ticket)]
             total = 0.0
-            for t in ahead:
+            for t in self._ahead(ticket):
                 need = t.tokens * rate
                 if t.started is not None:
                     need = max(need - (time.monotonic() - t.started), 0.0)
                 total += need
             return total
 
+    def _turn(self, ticket: Ticket) -> bool:
+        return not self._line or self._line[0] is ticket
+
     def _wait(self, ticket: Ticket, timeout: float) -> bool:
+        def turn_or_answer() -> bool:
+            return self._turn(ticket) or (ticket.key is not None and ticket.key in self._traces)
+
         with self._cond:
-            return self._cond.wait_for(lambda: not self._line or self._line[0] is ticket, timeout)
+            self._cond.wait_for(turn_or_answer, timeout)
+            return self._turn(ticket)
 
     def _release(self, ticket: Ticket, tokens_made: int, seconds: float) -> None:
         with self._cond:
