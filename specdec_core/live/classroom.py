@@ -56,8 +56,9 @@ class Ticket:
 
     @property
     def position(self) -> int:
-        """0 at the head of the line (its turn), else how many requests must end before it is
-        served: those ahead of it, or up to and including an identical one ahead of it."""
+        """0 at the head of the line (its turn), else how many runs must end before it is
+        served: the requests ahead of it, up to an identical one (which answers it) and less
+        those answered by an identical one further ahead."""
         return self._room._position(self)
 
     @property
@@ -150,13 +151,21 @@ class Classroom:
         self._cond.notify_all()
 
     def _ahead(self, ticket: Ticket) -> list[Ticket]:
-        """The tickets that must end before `ticket` is served: all ahead of it, or those up
-        to the first identical one. Call with the lock held."""
+        """The runs that must end before `ticket` is served: the tickets ahead of it (up to the
+        first identical one, whose trace answers it), less those that an identical ticket
+        further ahead will answer. Call with the lock held."""
         if ticket not in self._line:
             return []
-        ahead = self._line[: self._line.index(ticket)]
-        twin = next((i for i, t in enumerate(ahead) if ticket.key is not None and t.key == ticket.key), None)
-        return ahead if twin is None else ahead[: twin + 1]
+        runs: list[Ticket] = []
+        keys: set[Hashable] = set()
+        for t in self._line[: self._line.index(ticket)]:
+            if t.key is None or t.key not in keys:
+                runs.append(t)
+            if t.key is not None and t.key == ticket.key:
+                break
+            if t.key is not None:
+                keys.add(t.key)
+        return runs
 
     def _position(self, ticket: Ticket) -> int:
         with self._cond:
