@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import socket
 import statistics
 import sys
 import tempfile
@@ -55,10 +54,11 @@ from bench.browser_costs import (
     reset_messages,
 )
 from bench.fragment_reruns import fragment_reruns
+from bench.live_browser import BUSY, settled
 from specdec_core.variants import MAX_TRIALS, simulate
 from specdec_core.viz import memo
 from tests.apptest_helpers import open_page
-from tests.browser.conftest import ARGS, CHROMIUM  # the browser tests' Chromium setup
+from tests.browser.conftest import ARGS, CHROMIUM, free_port  # the browser tests' Chromium setup
 from tests.browser.conftest import serve as serve_app
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -110,10 +110,6 @@ def page_reruns(page: str, repeats: int, scoped: bool) -> list[tuple[float, bool
 #: Key presses that walk each slider three steps one way first (then back, then on again),
 #: so a run moves to new values and back to values seen before, as the AppTest part does.
 FIRST_KEY = {"tree": "ArrowLeft", "block": "ArrowLeft", "tree_drafts": "ArrowLeft"}
-_BUSY = (
-    'document.querySelector(\'[data-stale="true"], [data-testid="stSkeleton"],'
-    ' [data-testid="stStatusWidget"]\')'
-)
 #: Timed inside the page, so the harness's own round trips are not counted: `arm` notes the
 #: figures' checksum (every number and text of every trace, weighted by position, and the
 #: annotation texts); the next key press or pointer press starts the clock; then every
@@ -139,7 +135,7 @@ _ARM = """() => {
     requestAnimationFrame(tick);
   };
   requestAnimationFrame(tick);
-}""".replace("BUSY", _BUSY)
+}""".replace("BUSY", BUSY)
 _CLOCK = "() => window.__sdClock.end !== null && (window.__sdClock.end - window.__sdClock.start) / 1000"
 
 
@@ -173,28 +169,8 @@ def serve(port: int, log: str) -> None:
     cli.main()
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def _runs(log: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()] if log.exists() else []
-
-
-def _settle(page: Any, quiet_s: float = 0.3, timeout_s: float = 60.0) -> None:
-    deadline = time.perf_counter() + timeout_s
-    quiet_since = None
-    while time.perf_counter() < deadline:
-        if page.evaluate(f"() => !!{_BUSY}"):
-            quiet_since = None
-        elif quiet_since is None:
-            quiet_since = time.perf_counter()
-        elif time.perf_counter() - quiet_since >= quiet_s:
-            return
-        time.sleep(0.02)
-    raise TimeoutError("the page did not settle")
 
 
 def _change(page: Any, name: str, i: int) -> None:
@@ -226,7 +202,7 @@ def browser_reruns(changes: int) -> tuple[dict[str, list[tuple[float, ...]]], di
     seconds of one ``Plotly.newPlot`` of each of its figures."""
     from playwright.sync_api import sync_playwright
 
-    port = _free_port()
+    port = free_port()
     with tempfile.TemporaryDirectory() as tmp:
         log = Path(tmp) / "runs.jsonl"
         cmd = [sys.executable, "-m", "bench.lessons", "--serve", str(port), str(log)]
@@ -241,7 +217,7 @@ def browser_reruns(changes: int) -> tuple[dict[str, list[tuple[float, ...]]], di
                     query = "&".join(f"{k}={v}" for k, v in QUERIES.get(name, {}).items())
                     page.goto(f"{url}/{name}" + (f"?{query}" if query else ""))
                     page.locator(".js-plotly-plot").first.wait_for(timeout=60_000)
-                    _settle(page, quiet_s=1.0)
+                    settled(page, quiet_s=1.0, timeout_s=60)
                     times = []
                     figures = page_figures(page)
                     for i in range(changes):
@@ -250,7 +226,7 @@ def browser_reruns(changes: int) -> tuple[dict[str, list[tuple[float, ...]]], di
                         _change(page, name, i)
                         browser_s = page.wait_for_function(_CLOCK, polling=50, timeout=60_000).json_value()
                         received = messages(page)
-                        _settle(page)
+                        settled(page, quiet_s=0.3, timeout_s=60)
                         runs = _runs(log)[seen:]
                         assert runs, (name, i, "no server run")
                         assert not page.get_by_test_id("stException").count(), name

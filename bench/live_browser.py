@@ -3,14 +3,13 @@ live-page bench (:mod:`bench.live_page`) and its classroom check (:mod:`bench.cl
 
 from __future__ import annotations
 
+import contextlib
 import json
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
 from pathlib import Path
 from typing import Any
+
+from tests.browser.conftest import free_port, serve, streamlit_cmd
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -29,45 +28,16 @@ FINISHED_ID = "rounds-and-statistics"
 _FINISHED = f"() => !!document.getElementById('{FINISHED_ID}')"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 class Server:
-    """``streamlit run app.py`` on a free port, as the browser tests start it."""
+    """``streamlit run app.py`` on a free port, as the browser tests serve it (`log`: its output)."""
 
     def __init__(self, log: Path) -> None:
-        self.port = _free_port()
-        self.url = f"http://localhost:{self.port}"
-        cmd = [
-            sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
-            "--server.headless", "true", "--server.port", str(self.port),
-            "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
-        ]  # fmt: skip
-        log.parent.mkdir(parents=True, exist_ok=True)
-        self._log = log.open("w")
-        self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=self._log, stderr=subprocess.STDOUT)
-        deadline = time.time() + 120
-        while True:
-            try:
-                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2) as r:
-                    if r.status == 200:
-                        return
-            except OSError:
-                pass
-            if self.proc.poll() is not None or time.time() > deadline:
-                raise RuntimeError(f"streamlit did not start; see {log}")
-            time.sleep(0.3)
+        self.port = free_port()
+        self._stack = contextlib.ExitStack()
+        self.url = self._stack.enter_context(serve(streamlit_cmd(self.port), self.port, log))
 
     def close(self) -> None:
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-        self._log.close()
+        self._stack.close()
 
 
 def settled(page: Any, quiet_s: float = 0.5, timeout_s: float = 120.0) -> None:

@@ -62,7 +62,8 @@ def stale_texts(page) -> list[str]:
     return [t for t in texts if t]
 
 
-def _free_port() -> int:
+def free_port() -> int:
+    """A TCP port free on this machine now."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
@@ -111,7 +112,7 @@ def serve(cmd: list[str], port: int, log: Path, env: dict[str, str] | None = Non
 @pytest.fixture(scope="session")
 def app_url():
     """Serve app.py on a free port for the whole session; stop it afterwards."""
-    port = _free_port()
+    port = free_port()
     with serve(streamlit_cmd(port), port, ROOT / "artifacts" / "streamlit-browser-test.log") as url:
         yield url
 

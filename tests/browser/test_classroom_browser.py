@@ -17,7 +17,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.browser.conftest import ROOT, _free_port, serve, streamlit_cmd
+from tests.browser.conftest import ROOT, free_port, serve, streamlit_cmd
 
 TIMEOUT = 60_000
 PASSCODE = "owl-42"
@@ -25,7 +25,7 @@ PASSCODE = "owl-42"
 
 @contextlib.contextmanager
 def _serve(env: dict[str, str]) -> Iterator[str]:
-    port = _free_port()
+    port = free_port()
     with serve(streamlit_cmd(port), port, ROOT / "artifacts" / "streamlit-classroom-test.log", env) as url:
         yield url
 
