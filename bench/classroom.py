@@ -19,7 +19,16 @@ import time
 from typing import Any
 
 from bench.browser_costs import COUNT_MESSAGES
-from bench.live_browser import BUSY, FINISHED_ID, RUN_TIMEOUT_MS, download_trace, finished, open_live, settled
+from bench.live_browser import (
+    BUSY,
+    FINISHED_ID,
+    RUN_TIMEOUT_MS,
+    download_trace,
+    errors_shown,
+    finished,
+    open_live,
+    settled,
+)
 
 #: Lesson pages and the slider a student moves there (the block lesson opened ten rounds in).
 LESSON_SLIDERS = [
@@ -85,6 +94,15 @@ def _latencies(pages: list[Any], timeout_s: float, on_poll: Any = None) -> dict[
     return {i: v for i, v in enumerate(last) if v is not None}
 
 
+def _spread(prefix: str, latency: dict[int, float]) -> dict[str, float | None]:
+    """``<prefix>_median_s`` and ``<prefix>_worst_s`` of the sessions' latencies (None: none)."""
+    times = sorted(latency.values())
+    return {
+        f"{prefix}_median_s": statistics.median(times) if times else None,
+        f"{prefix}_worst_s": times[-1] if times else None,
+    }
+
+
 def classroom_live(url: str, browser: Any, sessions: int, expected_tokens: list[int]) -> dict[str, Any]:
     """`sessions` browsers press Generate on the default settings at once."""
     contexts = [
@@ -106,9 +124,7 @@ def classroom_live(url: str, browser: Any, sessions: int, expected_tokens: list[
     latency = _latencies(pages, RUN_TIMEOUT_MS / 1000, queued)
     errors, foreign, cached, ran = 0, 0, 0, 0
     for page in pages:
-        errors += (
-            page.get_by_test_id("stException").count() + page.get_by_test_id("stAlertContentError").count()
-        )
+        errors += errors_shown(page)
         if not finished(page) or not page.get_by_role("heading", name="Rounds and statistics").is_visible():
             errors += 1
             continue
@@ -122,11 +138,9 @@ def classroom_live(url: str, browser: Any, sessions: int, expected_tokens: list[
             ran += 1
     for c in contexts:
         c.close()
-    times = sorted(latency.values())
     return {
         "classroom_live_sessions": sessions,
-        "classroom_live_median_s": statistics.median(times) if times else None,
-        "classroom_live_worst_s": times[-1] if times else None,
+        **_spread("classroom_live", latency),
         "classroom_live_runs": ran,
         "classroom_live_replays": cached,
         "classroom_live_queue_shown": queue_seen,
@@ -174,11 +188,9 @@ def classroom_lessons(url: str, browser: Any, sessions: int) -> dict[str, Any]:
         foreign += not _value(slider) > before[i]  # moved, by this session's own presses
     for c in contexts:
         c.close()
-    times = sorted(latency.values())
     return {
         "classroom_lessons_sessions": sessions,
-        "classroom_lessons_median_s": statistics.median(times) if times else None,
-        "classroom_lessons_worst_s": times[-1] if times else None,
+        **_spread("classroom_lessons", latency),
         "classroom_lessons_errors": errors,
         "classroom_lessons_foreign_values": foreign,
     }

@@ -79,10 +79,14 @@ def live_run(page: Any) -> tuple[float, dict[str, Any]]:
     page.wait_for_function(_FINISHED, polling=200, timeout=RUN_TIMEOUT_MS)
     seen = time.perf_counter() - start
     expect(page.get_by_role("heading", name="Rounds and statistics")).to_be_visible()
-    errors = page.get_by_test_id("stException").count() + page.get_by_test_id("stAlertContentError").count()
-    if errors:
+    if errors_shown(page):
         raise RuntimeError("the live page shows an error")
     return seen, download_trace(page)
+
+
+def errors_shown(page: Any) -> int:
+    """Exceptions and error boxes on the page."""
+    return page.get_by_test_id("stException").count() + page.get_by_test_id("stAlertContentError").count()
 
 
 def download_trace(page: Any) -> dict[str, Any]:
