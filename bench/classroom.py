@@ -184,7 +184,7 @@ def classroom_lessons(url: str, browser: Any, sessions: int) -> dict[str, Any]:
                 settled(page, quiet_s=0.3, timeout_s=60)  # whatever came after the clock stopped
             except TimeoutError:
                 errors += 1
-        errors += page.get_by_test_id("stException").count()
+        errors += errors_shown(page)
         foreign += not _value(slider) > before[i]  # moved, by this session's own presses
     for c in contexts:
         c.close()

@@ -54,7 +54,7 @@ from bench.browser_costs import (
     reset_messages,
 )
 from bench.fragment_reruns import fragment_reruns
-from bench.live_browser import BUSY, settled
+from bench.live_browser import BUSY, errors_shown, settled
 from specdec_core.variants import MAX_TRIALS, simulate
 from specdec_core.viz import memo
 from tests.apptest_helpers import open_page
@@ -229,7 +229,7 @@ def browser_reruns(changes: int) -> tuple[dict[str, list[tuple[float, ...]]], di
                         settled(page, quiet_s=0.3, timeout_s=60)
                         runs = _runs(log)[seen:]
                         assert runs, (name, i, "no server run")
-                        assert not page.get_by_test_id("stException").count(), name
+                        assert not errors_shown(page), (name, "the page shows an error")
                         server_s, cpu_s = sum(r["s"] for r in runs), sum(r["cpu"] for r in runs)
                         fragment = all(r["fragment"] for r in runs)
                         times.append((browser_s, server_s, cpu_s, fragment, received))
