@@ -23,8 +23,8 @@ def _css(name: str) -> str:
 
 
 def style() -> None:
-    """Inject the stylesheet, plus the projector sheet when projector mode is on."""
-    css = _css("style.css")
+    """Inject the stylesheet and the print sheet, plus the projector sheet when projector mode is on."""
+    css = _css("style.css") + _css("print.css")
     if st.session_state.get("projector"):
         css += _css("projector.css")
     st.html(f"<style>{css}</style>")
