@@ -72,6 +72,14 @@ SCENARIOS: dict[str, tuple[dict[str, str], list[tuple[str, str, list[Any]]]]] = 
             ("button", "trd_next", [None, None]),
         ],
     ),
+    "exercises": (
+        {},
+        [
+            ("toggle", "ex_key", [True, False]),
+            ("slider", "ex_n", [2, 1]),
+            ("multiselect", "ex_topics", [["block"], [], ["tokens", "story"]]),
+        ],
+    ),
 }
 
 
