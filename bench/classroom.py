@@ -1,4 +1,4 @@
-"""A classroom on one server (issue 13's load check, run by ``python -m bench.live_page``).
+"""A classroom on one server: the load check run by ``python -m bench.live_page``.
 
 Live: N sessions press Generate on the default settings at once (one runs, the rest are
 answered from the shared trace cache or wait their turn); latency is click → finished view.

@@ -10,7 +10,7 @@ must redraw the fragment's figures). ``*_rerun_s`` is the median of all reruns,
 ``*_new_value_rerun_s`` of those where the control took a value for the first time (figures
 built), ``*_revisit_rerun_s`` of those back at a value seen before (figures from the shared
 figure cache), and ``*_full_rerun_s`` the median of the same changes rerunning the whole
-page as AppTest does on its own (this bench's ``*_rerun_s`` before fragments were counted).
+page as AppTest does on its own.
 ``monte_carlo_1e6_s`` times 10⁶ trials of the exact rule alone; ``monte_carlo_1e6_page_rerun_s``
 the overlap lesson's Run pressed with 10⁶ trials (a new seed each time), scoped to the
 fragment Run sits in as the browser's press is.
