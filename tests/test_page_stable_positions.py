@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.apptest_helpers import open_page, rerun
+from support.apptest import open_page, rerun
 
 TEXT_TYPES = {"markdown", "caption", "header", "subheader", "title", "heading"}
 

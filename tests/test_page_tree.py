@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from specdec_core.course import pairs
-from tests.apptest_helpers import open_page, rerun
+from support.apptest import open_page, rerun
 
 PAGE = "tree"
 
