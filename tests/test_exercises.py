@@ -12,7 +12,7 @@ import pytest
 
 from specdec_core.course.exercise_sheet import fill, render
 from specdec_core.course.exercises import MARGIN, STORY, TOPICS, GivenUniforms, make_sheet
-from tests.apptest_helpers import ROOT
+from support.apptest import ROOT
 
 SEEDS = range(40)
 F = Fraction

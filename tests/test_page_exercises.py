@@ -7,7 +7,7 @@ import pytest
 
 from specdec_core.course.exercise_sheet import render
 from specdec_core.course.exercises import TOPICS, make_sheet
-from tests.apptest_helpers import ROOT, open_page, rerun
+from support.apptest import ROOT, open_page, rerun
 
 TITLES = {"en": "Exercise sheets", "zh": "练习题"}
 

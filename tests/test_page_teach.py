@@ -11,7 +11,7 @@ from pages.common.nav import PAGES
 from specdec_core.course.sampling_lab import examples
 from specdec_core.course.teach import CLASS_MINUTES, ROUTE, schedule, talking_points
 from specdec_core.sampling import SamplingConfig, apply
-from tests.apptest_helpers import ROOT, open_page
+from support.apptest import ROOT, open_page
 
 PAGE_KEYS = {p.key for p in PAGES}
 TITLES = {"en": "Teach it in 90 minutes", "zh": "90 分钟讲完这门课"}

@@ -39,7 +39,7 @@ def _through_entry_script() -> None:
     legacy mode off and rerunning sends the request through app.py instead.
 
     AppTest resets the legacy flag before every run, and a rerun there would swallow button
-    clicks, so under AppTest pages run alone (see tests/apptest_helpers.py).
+    clicks, so under AppTest pages run alone (see support/apptest.py).
     """
     if PagesManager.uses_pages_directory and not config.get_option("global.appTest"):
         PagesManager.uses_pages_directory = False
