@@ -131,3 +131,14 @@ def test_the_heads_curves_fall_with_depth():
     assert card is not None
     for curve in (card.greedy_by_depth, card.alpha_by_depth):
         assert all(later < earlier for earlier, later in itertools.pairwise(curve))
+
+
+def test_sampling_lab_floor_keeps_four():
+    flat = np.array([v for _, v in sampling_lab.example_rows("flat", "en")])
+    probs = apply(flat, SamplingConfig(top_k=1, top_p=0.5, min_tokens_to_keep=4)).probs
+    assert np.count_nonzero(probs) == 4
+    _stated("sampling_lab", 4, "4", f"{_kept_mass(flat, 4):.3f}", f"{probs[0]:.3f}")
+
+
+def _kept_mass(logits: np.ndarray, k: int) -> float:
+    return float(np.sort(apply(logits, SamplingConfig()).probs)[::-1][:k].sum())
