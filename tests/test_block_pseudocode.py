@@ -27,15 +27,16 @@ def _resolve(path: str, qualname: str) -> object:
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_every_function_the_pseudocode_names_exists(lang):
+def test_every_function_the_pseudocode_and_the_proof_name_exists(lang):
     named = _named(lang, "loop")
     assert len(named) >= 10, named  # one per step of the loop, and the variants after it
-    for path, qualname in named:
+    for path, qualname in named + _named(lang, "proof"):
         assert callable(_resolve(path, qualname)), f"{path}.py:{qualname}"
 
 
-def test_both_languages_name_the_same_functions_in_the_same_order():
-    assert _named("en", "loop") == _named("zh", "loop")
+@pytest.mark.parametrize("section", ["loop", "proof"])
+def test_both_languages_name_the_same_functions_in_the_same_order(section):
+    assert _named("en", section) == _named("zh", section)
 
 
 def test_the_pseudocode_covers_every_step_of_a_round():
