@@ -36,7 +36,7 @@ def test_the_24_layer_draft_example_is_the_theory(lang):
     verify = linear_verify_cost(data.measured_beta)
     tokens, gain = expected_tokens(alpha, 4), speedup(alpha, 4, c, verify)
     text = _md(lang, "self_spec")
-    assert f"$\\alpha = {alpha:.2f}$" in text and f"$c = {c:.2f}$" in text
+    assert f"$\\mu = {alpha:.2f}$" in text and f"$c = {c:.2f}$" in text
     assert f"${tokens:.2f}$" in text, f"{tokens:.2f} tokens"
     assert f"${gain:.2f}\\times$" in text, f"{gain:.2f}×"
     assert f"{4 * c + verify(4):.2f}" in text  # the round's cost in target steps
