@@ -120,7 +120,7 @@ def test_the_mamba_checkpoint_counts_both_states(lang):
 
 @pytest.mark.parametrize(("lang", "fourth", "fifth"), [("en", "fourth", "fifth"), ("zh", "第四个", "第五个")])
 def test_the_bonus_question_names_the_token_after_the_last_draft(lang, fourth, fifth):
-    items = [q for q in _toml(lang, "block")["quiz"] if "γ = 3" in q["question"] and "z" in q["question"]]
+    items = [q for q in _toml(lang, "block")["quiz"] if "γ = 3" in q["question"] and "y₄" in q["question"]]
     assert items
     for q in items:
         words = " ".join(q["options"] + q["feedback"])
