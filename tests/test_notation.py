@@ -153,3 +153,25 @@ def test_k_is_never_the_draft_length_outside_a_marked_quotation(lang):
         if hits:
             found[path.name] = hits
     assert not found, f"write γ for the draft length, or mark the paper's K: {found}"
+
+
+def test_the_notation_quiz_does_not_give_its_answer_away_by_length():
+    for lang in LANGS:
+        for item in tomllib.loads((LESSONS / lang / "notation.toml").read_text("utf-8"))["quiz"]:
+            lengths = [len(o) for o in item["options"]]
+            assert lengths[item["answer"]] < max(lengths), item["question"]
+
+
+@pytest.mark.parametrize(("lang", "rate", "match"), [("en", "α̂", "μ"), ("zh", "α̂", "μ")])
+def test_the_live_pages_name_the_rate_they_show(lang, rate, match):
+    """Live, block and race count accepted ÷ examined: α̂, never a bare α; the measured drafts of
+    the cost lesson are greedy match rates: μ."""
+
+    def strings(page: str) -> dict:
+        return tomllib.loads((LESSONS / lang / f"{page}.toml").read_text("utf-8"))
+
+    live, block, race, cost = strings("live"), strings("block"), strings("race"), strings("cost")
+    assert rate in live["alpha"] and rate in live["hist_caption"] and "τ" in live["per_round"]
+    assert rate in block["now_alpha"] and rate in block["fig"]["theory"]
+    assert race["col"]["alpha"] == rate and rate in race["fig"]["hover_point"]
+    assert all(f"{match} " in cost["presets"][k] for k in ("bf16", "int8", "layers24", "layers8"))
