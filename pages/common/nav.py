@@ -22,6 +22,7 @@ SECTIONS = ("start", "sampling", "speculative", "live", "teaching", "about")
 
 PAGES: tuple[PageInfo, ...] = (
     PageInfo("home", "start", ":material/school:"),
+    PageInfo("notation", "start", ":material/functions:"),
     PageInfo("sampling_lab", "sampling", ":material/tune:"),
     PageInfo("overlap", "speculative", ":material/stacked_bar_chart:"),
     PageInfo("tree", "speculative", ":material/account_tree:"),
