@@ -18,7 +18,7 @@ class PageInfo:
         return f"pages/{self.key}.py"
 
 
-SECTIONS = ("start", "sampling", "speculative", "live", "about")
+SECTIONS = ("start", "sampling", "speculative", "live", "teacher", "about")
 
 PAGES: tuple[PageInfo, ...] = (
     PageInfo("home", "start", ":material/school:"),
@@ -31,5 +31,6 @@ PAGES: tuple[PageInfo, ...] = (
     PageInfo("self_spec", "speculative", ":material/psychology:"),
     PageInfo("live", "live", ":material/bolt:"),
     PageInfo("race", "live", ":material/sports_score:"),
+    PageInfo("answers", "teacher", ":material/how_to_vote:"),
     PageInfo("about", "about", ":material/info:"),
 )

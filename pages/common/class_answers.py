@@ -1,0 +1,92 @@
+"""The class's answer database, opened through ``st.connection`` (classroom mode only).
+
+The connection is named :data:`CONNECTION`. A ``[connections.class_answers]`` table in
+``.streamlit/secrets.toml`` (``url = "postgresql+psycopg://…"``) points it at any SQL database,
+which a class served by several app processes shares; without one it is the SQLite file in
+``SPECDEC_ANSWERS_DB`` (default :data:`DEFAULT_DB`). What is stored and how it is tallied is
+in :mod:`specdec_core.live.answers`. A database that cannot be reached makes :func:`engine`
+return None: a learner's page records nothing and shows nothing about it, and the teacher's
+view says the results are unavailable.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import streamlit as st
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import SQLAlchemyError
+from streamlit.errors import StreamlitAPIException
+
+from pages.common.models import access
+from specdec_core.live import answers
+
+CONNECTION = "class_answers"
+DB_ENV = "SPECDEC_ANSWERS_DB"
+DEFAULT_DB = Path(__file__).resolve().parents[2] / "class_answers.sqlite"
+#: What a database that cannot be reached (or a driver that is missing) raises.
+UNREACHABLE = (SQLAlchemyError, OSError, ImportError, StreamlitAPIException)
+
+_ready: set[str] = set()  # database URLs whose tables exist (checked once per process)
+
+
+def recording() -> bool:
+    """Whether this server records answers: in classroom mode only."""
+    return access().classroom
+
+
+def _from_secrets() -> bool:
+    """Whether ``.streamlit/secrets.toml`` configures the connection."""
+    if not st.secrets.load_if_toml_exists():
+        return False
+    return CONNECTION in st.secrets.get("connections", {})
+
+
+def sqlite_url() -> str:
+    """The default database: a SQLite file (``SPECDEC_ANSWERS_DB`` or :data:`DEFAULT_DB`)."""
+    return f"sqlite:///{os.environ.get(DB_ENV) or DEFAULT_DB}"
+
+
+def engine() -> Engine | None:
+    """The answers database with its tables in place, or None when it cannot be reached."""
+    try:
+        if _from_secrets():
+            conn = st.connection(CONNECTION, type="sql")
+        else:
+            conn = st.connection(CONNECTION, type="sql", url=sqlite_url())
+        eng = conn.engine
+        url = eng.url.render_as_string()
+        if url not in _ready:
+            answers.ensure_schema(eng)
+            _ready.add(url)
+        return eng
+    except UNREACHABLE:
+        return None
+
+
+def session_id() -> str:
+    """This session's random id (made on its first answer; it names no one)."""
+    return st.session_state.setdefault("_answers_session", answers.new_session_id())
+
+
+def record_answer(page: str, question: int, option: int) -> None:
+    """Keep a learner's first answer to question `question` of `page` (`option`: its index in
+    the lesson file) for the class's tally; nothing outside classroom mode, and nothing shown
+    or raised when the database cannot be reached (the first answer is tried again later)."""
+    if not recording():
+        return
+    first = st.session_state.setdefault("_answers_first", {})
+    stored = st.session_state.setdefault("_answers_stored", set())
+    key = (page, question)
+    if key in stored:
+        return
+    option = first.setdefault(key, option)
+    eng = engine()
+    if eng is None:
+        return
+    try:
+        answers.record(eng, answers.current_code(eng), session_id(), page, question, option)
+    except UNREACHABLE:
+        return
+    stored.add(key)
