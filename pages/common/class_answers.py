@@ -36,11 +36,16 @@ def recording() -> bool:
     return access().classroom
 
 
-def _from_secrets() -> bool:
-    """Whether ``.streamlit/secrets.toml`` configures the connection."""
+#: The connection settings a ``[connections.class_answers]`` table may give (SQLConnection's).
+SETTINGS = ("url", "dialect", "driver", "username", "password", "host", "port", "database", "query")
+
+
+def _configured() -> dict[str, object]:
+    """The connection settings in ``.streamlit/secrets.toml``; empty when there are none."""
     if not st.secrets.load_if_toml_exists():
-        return False
-    return CONNECTION in st.secrets.get("connections", {})
+        return {}
+    section = st.secrets.get("connections", {}).get(CONNECTION, {})
+    return {key: section[key] for key in SETTINGS if key in section}
 
 
 def sqlite_url() -> str:
@@ -49,12 +54,12 @@ def sqlite_url() -> str:
 
 
 def engine() -> Engine | None:
-    """The answers database with its tables in place, or None when it cannot be reached."""
+    """The answers database with its tables in place, or None when it cannot be reached.
+
+    Settings given to ``st.connection`` override the secrets file's, so the secrets' own
+    settings are handed on, and the default SQLite file only when there are none."""
     try:
-        if _from_secrets():
-            conn = st.connection(CONNECTION, type="sql")
-        else:
-            conn = st.connection(CONNECTION, type="sql", url=sqlite_url())
+        conn = st.connection(CONNECTION, type="sql", **(_configured() or {"url": sqlite_url()}))
         eng = conn.engine
         url = eng.url.render_as_string()
         if url not in _ready:
