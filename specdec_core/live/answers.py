@@ -35,7 +35,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 
 #: The class code used until the teacher sets one.
-DEFAULT_CODE = "class"
+DEFAULT_CODE = "class-1"
 #: Longest class code, page name and session id stored.
 CODE_MAX = 40
 PAGE_MAX = 64
