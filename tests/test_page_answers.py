@@ -14,6 +14,7 @@ import tomllib
 import pytest
 from sqlalchemy import create_engine
 
+from pages.common import class_answers
 from pages.common.quiz import option_order
 from specdec_core.live import answers
 from tests.apptest_helpers import ROOT, open_page, rerun
@@ -182,3 +183,16 @@ def test_an_unreachable_database_degrades_to_results_unavailable(monkeypatch, cl
     teacher.button(key="answers_open").click()
     rerun(teacher)
     assert teacher.warning[0].value == "Results unavailable: the answers database cannot be reached."
+
+
+def test_a_database_that_failed_is_tried_again_only_after_a_pause(monkeypatch, classroom, tmp_path):
+    """A server that is down must not slow every rerun of every learner: after a failure the
+    database is left alone for RETRY_S seconds, then tried again."""
+    for retry_s, available in ((class_answers.RETRY_S, False), (0.0, True)):
+        folder = tmp_path / f"later-{retry_s}"
+        monkeypatch.setenv("SPECDEC_ANSWERS_DB", str(folder / "answers.sqlite"))
+        monkeypatch.setattr(class_answers, "RETRY_S", retry_s)
+        assert _teacher().warning, "the folder is missing: unavailable"
+        folder.mkdir()  # the database can be reached now
+        at = _teacher()
+        assert bool(at.warning) != available and bool(at.get("plotly_chart")) == available

@@ -12,6 +12,7 @@ view says the results are unavailable.
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import streamlit as st
@@ -28,7 +29,12 @@ DEFAULT_DB = Path(__file__).resolve().parents[2] / "class_answers.sqlite"
 #: What a database that cannot be reached (or a driver that is missing) raises.
 UNREACHABLE = (SQLAlchemyError, OSError, ImportError, StreamlitAPIException)
 
+#: Seconds a database that could not be reached is left alone before it is tried again, so
+#: that a server that is down slows no learner's page on every rerun.
+RETRY_S = 30.0
+
 _ready: set[str] = set()  # database URLs whose tables exist (checked once per process)
+_down_until: dict[str, float] = {}  # settings that failed → when to try them again
 
 
 def recording() -> bool:
@@ -54,12 +60,16 @@ def sqlite_url() -> str:
 
 
 def engine() -> Engine | None:
-    """The answers database with its tables in place, or None when it cannot be reached.
+    """The answers database with its tables in place, or None when it cannot be reached
+    (or could not be, less than :data:`RETRY_S` seconds ago).
 
     Settings given to ``st.connection`` override the secrets file's, so the secrets' own
     settings are handed on, and the default SQLite file only when there are none."""
+    settings = _settings()
+    if time.monotonic() < _down_until.get(_key(settings), 0.0):
+        return None
     try:
-        conn = st.connection(CONNECTION, type="sql", **(_configured() or {"url": sqlite_url()}))
+        conn = st.connection(CONNECTION, type="sql", **settings)
         eng = conn.engine
         url = eng.url.render_as_string()
         if url not in _ready:
@@ -67,7 +77,22 @@ def engine() -> Engine | None:
             _ready.add(url)
         return eng
     except UNREACHABLE:
+        pause()
         return None
+
+
+def _settings() -> dict[str, object]:
+    """What ``st.connection`` is given: the secrets' settings, else the default SQLite file."""
+    return _configured() or {"url": sqlite_url()}
+
+
+def _key(settings: dict[str, object]) -> str:
+    return repr(sorted(settings.items()))
+
+
+def pause() -> None:
+    """Leave the configured database alone for :data:`RETRY_S` seconds (it just failed)."""
+    _down_until[_key(_settings())] = time.monotonic() + RETRY_S
 
 
 def session_id() -> str:
@@ -93,5 +118,6 @@ def record_answer(page: str, question: int, option: int) -> None:
     try:
         answers.record(eng, answers.current_code(eng), session_id(), page, question, option)
     except UNREACHABLE:
+        pause()
         return
     stored.add(key)
