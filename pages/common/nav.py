@@ -34,5 +34,6 @@ PAGES: tuple[PageInfo, ...] = (
     PageInfo("race", "live", ":material/sports_score:"),
     PageInfo("teach", "teaching", ":material/co_present:"),
     PageInfo("exercises", "teaching", ":material/assignment:"),
+    PageInfo("answers", "teaching", ":material/how_to_vote:"),
     PageInfo("about", "about", ":material/info:"),
 )
