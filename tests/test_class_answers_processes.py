@@ -16,13 +16,13 @@ import tomllib
 from sqlalchemy import create_engine
 
 from specdec_core.live import answers
-from tests.apptest_helpers import ROOT
+from support.apptest import ROOT
 
 COST = tomllib.loads((ROOT / "lessons" / "en" / "cost.toml").read_text("utf-8"))["quiz"]
 
 LEARNER = """
 import sys
-from tests.apptest_helpers import open_page, rerun
+from support.apptest import open_page, rerun
 at = open_page("cost")
 for question, option in enumerate(map(int, sys.argv[1:])):
     at.radio(key=f"quiz_cost_{question}").set_value(option)
@@ -31,7 +31,7 @@ for question, option in enumerate(map(int, sys.argv[1:])):
 
 TEACHER = """
 import json
-from tests.apptest_helpers import open_page, rerun
+from support.apptest import open_page, rerun
 at = open_page("answers")
 at.text_input(key="answers_passcode").input("owl-42")
 at.button(key="answers_open").click()

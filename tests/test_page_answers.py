@@ -17,7 +17,7 @@ from sqlalchemy import create_engine
 from pages.common import class_answers
 from pages.common.quiz import option_order
 from specdec_core.live import answers
-from tests.apptest_helpers import ROOT, open_page, rerun
+from support.apptest import ROOT, open_page, rerun
 
 PASSCODE = "owl-42"
 COST = tomllib.loads((ROOT / "lessons" / "en" / "cost.toml").read_text("utf-8"))["quiz"]
@@ -102,7 +102,7 @@ def test_the_teachers_view_needs_the_passcode(classroom):
     assert at.text_input(key="answers_passcode").value == ""
     assert not [b for b in at.selectbox if b.key == "answers_page"]
     at = _teacher()
-    assert not at.error and at.selectbox(key="answers_page").value == "sampling_lab"
+    assert not at.error and at.selectbox(key="answers_page").value == "notation"  # the first page with a quiz
 
 
 def test_without_a_passcode_the_view_stays_closed(monkeypatch, classroom):

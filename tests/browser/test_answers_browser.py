@@ -19,7 +19,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from pages.common.quiz import option_order
-from tests.browser.conftest import ROOT, free_port, serve, streamlit_cmd
+from support.browser import ROOT, free_port, serve, streamlit_cmd
 
 TIMEOUT = 180_000  # generous: the servers share a busy machine with the browser
 PASSCODE = "owl-42"
