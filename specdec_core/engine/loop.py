@@ -29,7 +29,7 @@ from specdec_core.engine.round_events import RoundClock, autoregressive_event, s
 from specdec_core.engine.rows import RunMaths, logit_rows, target_rows
 from specdec_core.engine.verification import verify_round
 from specdec_core.models.base import Draft, LanguageModel
-from specdec_core.models.compat import check_compatible
+from specdec_core.models.compat import paired_draft
 from specdec_core.models.locking import hold
 from specdec_core.sampling import SamplingConfig
 
@@ -78,7 +78,7 @@ def generate(
     """
     cfg = sampling if sampling is not None else SamplingConfig()
     prompt = _check_run(target, prompt_ids, max_new_tokens, top_n)
-    check_compatible(target, draft)
+    draft = paired_draft(target, draft)  # across two tokenizers: a CrossVocabularyDraft
     if tree is not None:
         from specdec_core.draft_tree import check_branching
         from specdec_core.engine.tree import tree_rounds

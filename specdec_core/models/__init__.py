@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from specdec_core.models.base import Draft, FastSession, LanguageModel, Proposer, Session
-from specdec_core.models.compat import TokenizerMismatchError, check_compatible
+from specdec_core.models.compat import TokenizerMismatchError, check_compatible, paired_draft
+from specdec_core.models.cross import CrossVocabularyDraft
 from specdec_core.models.locking import ModelBusyError, ModelLock
 from specdec_core.models.markov import MarkovChainLM, MarkovSession
 from specdec_core.models.ngram import NGramDraft
@@ -47,6 +48,7 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "BUNDLED_NAME",
+    "CrossVocabularyDraft",
     "Draft",
     "FastSession",
     "HFCausalLM",
@@ -66,6 +68,7 @@ __all__ = [
     "check_compatible",
     "is_prepared",
     "load_bundled",
+    "paired_draft",
     "precision_copy",
     "prepare_bundled_cache",
 ]

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from specdec_core.models.base import LanguageModel
+from specdec_core.models.compat import TokenizerMismatchError
 from specdec_core.vocab_projection import check_vocabulary_map, project_unchecked
 
 #: Target tokens that must follow a clean split (spelled together and apart alike) before the
@@ -60,8 +61,8 @@ class CrossVocabularyDraft:
                 f"to_target must map each of the draft's {draft.vocab_size} logits, got {ids.size} entries."
             )
         if not np.any(ids >= 0):
-            raise ValueError(
-                "no draft token has a twin in the target's vocabulary: nothing could be proposed."
+            raise TokenizerMismatchError(
+                "no draft token has a twin in the target's vocabulary: nothing it drafts could be checked."
             )
         if isinstance(lookback, bool) or not isinstance(lookback, int) or lookback < 0:
             raise ValueError(f"lookback must be a whole number ≥ 0, got {lookback!r}.")
