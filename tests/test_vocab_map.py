@@ -15,7 +15,7 @@ from specdec_core.models import HFCausalLM, TokenizerMismatchError, check_compat
 from specdec_core.models.cross import CrossVocabularyDraft
 from specdec_core.models.vocab_map import Respeller, token_texts, vocabulary_map
 from specdec_core.sampling import SamplingConfig
-from tests.conftest import build_tiny_tokenizer
+from tests.conftest import build_alien_tokenizer, build_tiny_model, build_tiny_tokenizer
 
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
@@ -116,15 +116,7 @@ def test_a_pair_with_two_tokenizers_drafts_across_them(tiny_hf_folders):
 
 
 def test_a_pair_that_shares_no_token_is_refused(tmp_path):
-    from tokenizers import Tokenizer, models, pre_tokenizers
-    from transformers import PreTrainedTokenizerFast
-
-    from tests.conftest import build_tiny_model
-
-    words = ["<unk>", "ⓐⓑ", "ⓒⓓ", "ⓔⓕ"]
-    wl = Tokenizer(models.WordLevel({w: i for i, w in enumerate(words)}, unk_token="<unk>"))
-    wl.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
-    alien = PreTrainedTokenizerFast(tokenizer_object=wl, unk_token="<unk>", eos_token="<unk>")
+    alien = build_alien_tokenizer()
     target = HFCausalLM.load(build_tiny_model(tmp_path / "t", build_tiny_tokenizer(), layers=1))
     draft = HFCausalLM.load(build_tiny_model(tmp_path / "d", alien, layers=1))
     with pytest.raises(TokenizerMismatchError, match="share no token"):
