@@ -22,6 +22,8 @@ if TYPE_CHECKING:
     from specdec_core.models.bundled import BUNDLED_NAME, is_prepared, load_bundled, prepare_bundled_cache
     from specdec_core.models.drafts import LayerSkipDraft, precision_copy
     from specdec_core.models.hf import HFCausalLM, HFSession, ModelLoadError, ModelNotAvailableError
+    from specdec_core.models.reduced import frequent_tokens, reduced_draft, shipped_texts, token_counts
+    from specdec_core.models.vocab_map import cross_vocabulary_draft
 
 _LAZY = {
     "HFCausalLM": "hf",
@@ -34,6 +36,11 @@ _LAZY = {
     "is_prepared": "bundled",
     "load_bundled": "bundled",
     "prepare_bundled_cache": "bundled",
+    "cross_vocabulary_draft": "vocab_map",
+    "frequent_tokens": "reduced",
+    "reduced_draft": "reduced",
+    "shipped_texts": "reduced",
+    "token_counts": "reduced",
 }
 
 
@@ -66,9 +73,14 @@ __all__ = [
     "Session",
     "TokenizerMismatchError",
     "check_compatible",
+    "cross_vocabulary_draft",
+    "frequent_tokens",
     "is_prepared",
     "load_bundled",
     "paired_draft",
     "precision_copy",
     "prepare_bundled_cache",
+    "reduced_draft",
+    "shipped_texts",
+    "token_counts",
 ]
