@@ -108,7 +108,7 @@ def test_a_transformer_draft_computes_only_the_kept_rows(tiny_hf_folders):
 @pytest.mark.slow
 def test_reduced_drafts_of_the_bundled_model_are_greedy_identical(bundled_model):
     target = bundled_model
-    counts = token_counts(target.tokenizer, shipped_texts(target.decode))
+    counts = token_counts(target.tokenizer, shipped_texts())  # lessons and presets: quick to count
     kept = frequent_tokens(counts, 4096, always=target.eos_token_ids)
     for base in (precision_copy(target, "bfloat16"), LayerSkipDraft(target, 8)):
         draft = reduced_draft(base, kept, target.vocab_size)
