@@ -9,7 +9,13 @@ import pytest
 
 from specdec_core.engine import autoregressive, generate
 from specdec_core.models import HFCausalLM, LayerSkipDraft, NGramDraft, precision_copy
-from specdec_core.models.reduced import frequent_tokens, reduced_draft, shipped_texts, token_counts
+from specdec_core.models.reduced import (
+    frequent_tokens,
+    reduced_draft,
+    shipped_counts,
+    shipped_texts,
+    token_counts,
+)
 from specdec_core.sampling import SamplingConfig
 from specdec_core.stats import chisquare
 from tests.greedy_check import PROMPTS, assert_same_greedy_output
@@ -82,6 +88,10 @@ def test_token_counts_come_from_shipped_text_and_are_cached(tmp_path, monkeypatc
     assert len(cached) == 1
     np.testing.assert_array_equal(token_counts(tok, texts), counts)
     assert token_counts(tok, texts[:3]).sum() < counts.sum()
+    everything = shipped_counts(tok)  # keyed on the shipped files: a second call reads the cache
+    np.testing.assert_array_equal(everything, token_counts(tok, shipped))
+    assert len(list((tmp_path / "token-counts").glob("*.npy"))) == 4
+    np.testing.assert_array_equal(shipped_counts(tok), everything)
 
 
 def test_a_transformer_draft_computes_only_the_kept_rows(tiny_hf_folders):
@@ -108,7 +118,7 @@ def test_a_transformer_draft_computes_only_the_kept_rows(tiny_hf_folders):
 @pytest.mark.slow
 def test_reduced_drafts_of_the_bundled_model_are_greedy_identical(bundled_model):
     target = bundled_model
-    counts = token_counts(target.tokenizer, shipped_texts())  # lessons and presets: quick to count
+    counts = shipped_counts(target.tokenizer)  # lessons and presets: quick to count
     kept = frequent_tokens(counts, 4096, always=target.eos_token_ids)
     for base in (precision_copy(target, "bfloat16"), LayerSkipDraft(target, 8)):
         draft = reduced_draft(base, kept, target.vocab_size)

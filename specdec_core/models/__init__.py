@@ -22,7 +22,13 @@ if TYPE_CHECKING:
     from specdec_core.models.bundled import BUNDLED_NAME, is_prepared, load_bundled, prepare_bundled_cache
     from specdec_core.models.drafts import LayerSkipDraft, precision_copy
     from specdec_core.models.hf import HFCausalLM, HFSession, ModelLoadError, ModelNotAvailableError
-    from specdec_core.models.reduced import frequent_tokens, reduced_draft, shipped_texts, token_counts
+    from specdec_core.models.reduced import (
+        frequent_tokens,
+        reduced_draft,
+        shipped_counts,
+        shipped_texts,
+        token_counts,
+    )
     from specdec_core.models.vocab_map import cross_vocabulary_draft
 
 _LAZY = {
@@ -39,6 +45,7 @@ _LAZY = {
     "cross_vocabulary_draft": "vocab_map",
     "frequent_tokens": "reduced",
     "reduced_draft": "reduced",
+    "shipped_counts": "reduced",
     "shipped_texts": "reduced",
     "token_counts": "reduced",
 }
@@ -81,6 +88,7 @@ __all__ = [
     "precision_copy",
     "prepare_bundled_cache",
     "reduced_draft",
+    "shipped_counts",
     "shipped_texts",
     "token_counts",
 ]

@@ -10,7 +10,8 @@ of a small model's step).
 
 * :func:`shipped_texts` — text the project ships (lessons, preset prompts, training prompts
   and answers) to count tokens in.
-* :func:`token_counts` — how often each token of a tokenizer occurs in those texts (cached).
+* :func:`token_counts` / :func:`shipped_counts` — how often each token of a tokenizer occurs
+  in given texts / in the shipped ones (cached in the user cache folder).
 * :func:`frequent_tokens` — the N most frequent ids (and always the EOS ids).
 * :func:`reduced_draft` — any draft with a head, restricted to given target tokens.
 """
@@ -32,6 +33,7 @@ from specdec_core.models.base import LanguageModel, Proposer
 from specdec_core.models.cross import CrossVocabularyDraft
 
 ROOT = Path(__file__).resolve().parents[2]
+PRESET_PROMPTS = ROOT / "assets" / "presets" / "prompts.json"
 #: Bump when the counted texts or the cache layout change.
 COUNTS_FORMAT = 1
 
@@ -40,11 +42,12 @@ def shipped_texts(decode: Callable[[Sequence[int]], str] | None = None) -> list[
     """The lesson texts and UI strings (en, zh) and the preset prompts; with `decode` (the
     bundled SmolLM2 tokenizer's, whose ids they are stored in) also the training prompts and
     answers of ``train/data``, the target's own generated text."""
-    texts = [p.read_text(encoding="utf-8") for p in sorted((ROOT / "lessons").glob("*/*.md"))]
-    texts += [p.read_text(encoding="utf-8") for p in sorted((ROOT / "lessons").glob("*/*.toml"))]
-    presets = ROOT / "assets" / "presets" / "prompts.json"
-    if presets.is_file():
-        texts += [s for s in _strings(json.loads(presets.read_text(encoding="utf-8")))]
+    texts: list[str] = []
+    for path in _shipped_files(decode is not None):
+        if path.suffix in (".md", ".toml"):
+            texts.append(path.read_text(encoding="utf-8"))
+        elif path == PRESET_PROMPTS:
+            texts += list(_strings(json.loads(path.read_text(encoding="utf-8"))))
     if decode is not None:
         for shard in sorted((ROOT / "train" / "data").glob("*/shard_*.json")):
             for record in json.loads(shard.read_text(encoding="utf-8")).get("records", []):
@@ -77,9 +80,32 @@ def token_counts(tokenizer: Any, texts: Sequence[str]) -> np.ndarray:
     Cached in the user cache folder, keyed on the tokenizer's vocabulary and the texts.
     """
     key = hashlib.sha256()
-    key.update(json.dumps(sorted(tokenizer.get_vocab().items())).encode())
     for text in texts:
         key.update(hashlib.sha256(text.encode()).digest())
+    return _cached_counts(tokenizer, key.hexdigest(), lambda: texts)
+
+
+def shipped_counts(tokenizer: Any, decode: Callable[[Sequence[int]], str] | None = None) -> np.ndarray:
+    """:func:`token_counts` of :func:`shipped_texts`, keyed on the shipped files themselves, so
+    a cached count needs no decoding."""
+    key = hashlib.sha256(b"decoded" if decode is not None else b"text only")
+    for path in _shipped_files(decode is not None):
+        key.update(path.relative_to(ROOT).as_posix().encode())
+        key.update(hashlib.sha256(path.read_bytes()).digest())
+    return _cached_counts(tokenizer, key.hexdigest(), lambda: shipped_texts(decode))
+
+
+def _shipped_files(with_train: bool) -> list[Path]:
+    files = sorted((ROOT / "lessons").glob("*/*.md")) + sorted((ROOT / "lessons").glob("*/*.toml"))
+    files.append(PRESET_PROMPTS)
+    if with_train:
+        files += sorted((ROOT / "train" / "data").glob("*/shard_*.json"))
+    return [f for f in files if f.is_file()]
+
+
+def _cached_counts(tokenizer: Any, text_key: str, texts: Callable[[], Sequence[str]]) -> np.ndarray:
+    key = hashlib.sha256(json.dumps(sorted(tokenizer.get_vocab().items())).encode())
+    key.update(text_key.encode())
     path = _cache_dir() / f"{key.hexdigest()[:24]}-f{COUNTS_FORMAT}.npy"
     if path.is_file():
         try:
@@ -89,7 +115,7 @@ def token_counts(tokenizer: Any, texts: Sequence[str]) -> np.ndarray:
         except (OSError, ValueError):
             pass  # a damaged cache file is counted again
     counts = np.zeros(len(tokenizer), dtype=np.int64)
-    for ids in tokenizer(list(texts), add_special_tokens=False)["input_ids"]:
+    for ids in tokenizer(list(texts()), add_special_tokens=False)["input_ids"]:
         np.add.at(counts, np.asarray(ids, dtype=np.int64), 1)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
