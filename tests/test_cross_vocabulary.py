@@ -191,6 +191,15 @@ def test_the_draft_cache_is_kept_for_the_common_prefix_of_successive_spellings()
     assert s.spelling == [0, 0, 1, 1] and s.length == 3
 
 
+def test_pieces_and_twins_for_display():
+    d = cross_draft()
+    a, ab = TARGET_TEXTS.index("a"), TARGET_TEXTS.index("ab")
+    assert d.pieces([a, ab]) == [[0], [0, 1]]
+    assert d.twin(DRAFT_TEXTS.index("bc")) is None and d.twin(DRAFT_TEXTS.index("d")) == TARGET_TEXTS.index(
+        "d"
+    )
+
+
 def test_bad_wrappers_are_refused():
     with pytest.raises(ValueError, match="each of the draft's 5 logits"):
         CrossVocabularyDraft(DRAFT_MODEL, TO_TARGET[:4], to_draft, V)

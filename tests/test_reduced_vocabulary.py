@@ -10,6 +10,7 @@ import pytest
 from specdec_core.engine import autoregressive, generate
 from specdec_core.models import HFCausalLM, LayerSkipDraft, NGramDraft, precision_copy
 from specdec_core.models.reduced import (
+    frequent_target_tokens,
     frequent_tokens,
     reduced_draft,
     shipped_counts,
@@ -118,8 +119,8 @@ def test_a_transformer_draft_computes_only_the_kept_rows(tiny_hf_folders):
 @pytest.mark.slow
 def test_reduced_drafts_of_the_bundled_model_are_greedy_identical(bundled_model):
     target = bundled_model
-    counts = shipped_counts(target.tokenizer)  # lessons and presets: quick to count
-    kept = frequent_tokens(counts, 4096, always=target.eos_token_ids)
+    kept = frequent_target_tokens(target, 4096)  # lessons and presets: quick to count
+    assert kept.size >= 4096 and set(target.eos_token_ids) <= set(kept.tolist())
     for base in (precision_copy(target, "bfloat16"), LayerSkipDraft(target, 8)):
         draft = reduced_draft(base, kept, target.vocab_size)
         assert draft.draft.module.lm_head.weight.shape[0] == kept.size

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from specdec_core.models.drafts import LayerSkipDraft, precision_copy
     from specdec_core.models.hf import HFCausalLM, HFSession, ModelLoadError, ModelNotAvailableError
     from specdec_core.models.reduced import (
+        frequent_target_tokens,
         frequent_tokens,
         reduced_draft,
         shipped_counts,
@@ -43,6 +44,7 @@ _LAZY = {
     "load_bundled": "bundled",
     "prepare_bundled_cache": "bundled",
     "cross_vocabulary_draft": "vocab_map",
+    "frequent_target_tokens": "reduced",
     "frequent_tokens": "reduced",
     "reduced_draft": "reduced",
     "shipped_counts": "reduced",
@@ -81,6 +83,7 @@ __all__ = [
     "TokenizerMismatchError",
     "check_compatible",
     "cross_vocabulary_draft",
+    "frequent_target_tokens",
     "frequent_tokens",
     "is_prepared",
     "load_bundled",

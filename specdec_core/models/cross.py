@@ -106,6 +106,18 @@ class CrossVocabularyDraft:
     def confidence_floor(self) -> float:
         return float(getattr(self.draft, "confidence_floor", 0.0) or 0.0)
 
+    def pieces(self, target_ids: Sequence[int]) -> list[list[int]]:
+        """The draft's own ids spelling each target token on its own (for display: a target
+        token the draft spells with several pieces, or with none)."""
+        if self.to_draft is None:
+            return [[int(t)] for t in target_ids]
+        return [[int(d) for d in self.to_draft([int(t)])] for t in target_ids]
+
+    def twin(self, draft_id: int) -> int | None:
+        """The target twin of a draft token (None: it has none and is never proposed)."""
+        j = int(self.to_target[int(draft_id)])
+        return j if j >= 0 else None
+
     def coverage_of(self, draft_row: np.ndarray) -> float:
         """The share of the draft's own law (softmax of one logit row) on tokens with a twin."""
         q = _softmax(np.asarray(draft_row, dtype=np.float64).reshape(-1))

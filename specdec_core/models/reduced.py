@@ -12,7 +12,8 @@ of a small model's step).
   and answers) to count tokens in.
 * :func:`token_counts` / :func:`shipped_counts` — how often each token of a tokenizer occurs
   in given texts / in the shipped ones (cached in the user cache folder).
-* :func:`frequent_tokens` — the N most frequent ids (and always the EOS ids).
+* :func:`frequent_tokens` — the N most frequent ids (and always the EOS ids);
+  :func:`frequent_target_tokens` for a target with a tokenizer.
 * :func:`reduced_draft` — any draft with a head, restricted to given target tokens.
 """
 
@@ -137,6 +138,15 @@ def frequent_tokens(counts: np.ndarray, n: int, always: Iterable[int] = ()) -> n
     order = np.lexsort((np.arange(counts.size), -counts))[: int(n)]
     extra = [int(i) for i in always if 0 <= int(i) < counts.size]
     return np.unique(np.concatenate([order, np.asarray(extra, dtype=np.int64)])).astype(np.int64)
+
+
+def frequent_target_tokens(
+    target: Any, n: int, decode: Callable[[Sequence[int]], str] | None = None
+) -> np.ndarray:
+    """The `n` most frequent tokens of `target`'s tokenizer in the shipped text (its EOS ids
+    always kept); `decode` as in :func:`shipped_texts` adds the training text."""
+    counts = shipped_counts(target.tokenizer, decode)
+    return frequent_tokens(counts, min(int(n), counts.size), always=getattr(target, "eos_token_ids", ()))
 
 
 def reduced_draft(
