@@ -28,13 +28,14 @@ GREEDY = SamplingConfig(temperature=0)
 KEPT = [0, 2, 3]  # token 1 can never be proposed
 
 
-def test_a_reduced_draft_keeps_the_target_law_and_proposes_only_kept_tokens():
+@pytest.mark.parametrize("tree", [None, (2, 1)])
+def test_a_reduced_draft_keeps_the_target_law_and_proposes_only_kept_tokens(tree):
     draft = reduced_draft(DRAFT, KEPT, V)
     cfg = SamplingConfig()
     counts = np.zeros(V**3)
     proposed: set[int] = set()
     for seed in range(1000):
-        events = list(generate(TARGET, draft, [START], cfg, 2, 3, seed))
+        events = list(generate(TARGET, draft, [START], cfg, 2, 3, seed, tree=tree))
         proposed |= {t for e in events for t in e.draft_tokens}
         toks = [t for e in events for t in e.committed]
         counts[int(np.ravel_multi_index(toks, (V,) * 3))] += 1
@@ -55,6 +56,23 @@ def test_a_reduced_draft_is_greedy_identical_and_composes_with_another_vocabular
     assert set(np.flatnonzero(crossed.to_target >= 0)) <= {0, 1, 2}
     want = [t for e in autoregressive(CROSS_TARGET, [0], GREEDY, 30) for t in e.committed]
     assert [t for e in generate(CROSS_TARGET, crossed, [0], GREEDY, 3, 30) for t in e.committed] == want
+
+
+def test_a_reduced_draft_drafts_trees_too():
+    draft = reduced_draft(DRAFT, KEPT, V)
+    for start in range(V):
+        want = [t for e in autoregressive(TARGET, [start], GREEDY, 30) for t in e.committed]
+        got = [
+            t
+            for e in generate(TARGET, draft, [start], GREEDY, tree=(2, 2), max_new_tokens=30)
+            for t in e.committed
+        ]
+        assert got == want
+    events = list(generate(TARGET, draft, [START], SamplingConfig(), tree=(2, 1), max_new_tokens=40, seed=1))
+    assert sum(len(e.committed) for e in events) == 40
+    assert {t for e in events for t in e.draft_tokens} <= set(KEPT)
+    with pytest.raises(ValueError, match="chains only"):
+        generate(CROSS_TARGET, cross_draft(), [0], GREEDY, tree=(2,), max_new_tokens=4)
 
 
 def test_bad_reductions_are_refused():

@@ -82,8 +82,8 @@ def generate(
     prompt = _check_run(target, prompt_ids, max_new_tokens, top_n)
     draft = paired_draft(target, draft)  # across two tokenizers: a CrossVocabularyDraft
     if tree is not None:
-        if isinstance(draft, CrossVocabularyDraft):
-            raise ValueError("a draft over another vocabulary drafts chains only: leave the tree out.")
+        if isinstance(draft, CrossVocabularyDraft) and draft.to_draft is not None:
+            raise ValueError("a draft over another tokenizer drafts chains only: leave the tree out.")
         from specdec_core.draft_tree import check_branching
         from specdec_core.engine.tree import tree_rounds
 

@@ -160,6 +160,7 @@ class CrossVocabularySession:
         #: draft ids the draft's session holds, and the row after them (None: not computed)
         self._fed: list[int] = []
         self._row: np.ndarray | None = None
+        self._tree_start = 0
         spelled = self._spelling()
         self.inner = model.draft.session(spelled[:-1])
         self._fed = spelled[:-1]
@@ -215,9 +216,11 @@ class CrossVocabularySession:
         return self._row
 
     def _projected(self) -> np.ndarray:
-        z = self._sync()
-        q = _softmax(z)
-        r = project_unchecked(q, self.model.to_target, self.model.vocab_size)
+        return self._project(self._sync())
+
+    def _project(self, z: np.ndarray) -> np.ndarray:
+        """log of ``verify.project`` of the draft's law in one logit row (−inf off the image)."""
+        r = project_unchecked(_softmax(z), self.model.to_target, self.model.vocab_size)
         with np.errstate(divide="ignore"):
             return np.log(r)
 
@@ -250,3 +253,29 @@ class CrossVocabularySession:
             raise ValueError(f"cannot truncate a context of {len(self.ids)} tokens to {length}.")
         del self.ids[length:]
         self._marks = [mark for mark in self._marks if mark[2] <= length]  # checked on kept text only
+
+    # -- tree drafts: only where the draft reads the target's ids (a reduced head) --------------
+    def extend_tree(self, token_ids: Sequence[int], parents: Sequence[int]) -> np.ndarray:
+        """Feed tree nodes (``draft_tree.TreeSegment`` parents) in one tree forward of the draft;
+        one projected row per node. Only for a draft that reads the target's ids."""
+        if self.model.to_draft is not None:
+            raise ValueError("a draft over another tokenizer drafts chains only: leave the tree out.")
+        ids = [int(t) for t in token_ids]
+        if parents and parents[0] == -1:
+            keep = _common_prefix(self._fed, self.ids)  # the draft's cache holds the context first
+            if keep < self.inner.length:
+                self.inner.truncate(keep)
+            if keep < len(self.ids):
+                self.inner.extend(self.ids[keep:])
+            self._tree_start = len(self.ids)
+        rows = np.asarray(self.inner.extend_tree(ids, parents), dtype=np.float64)
+        self.ids.extend(ids)
+        self._fed, self._row = list(self.ids), None
+        return np.stack([self._project(z) for z in rows])
+
+    def compact(self, keep: Sequence[int]) -> None:
+        """Keep the context and the tree path `keep` (tree indices, root first)."""
+        self.inner.compact(keep)
+        start = self._tree_start
+        self.ids = self.ids[:start] + [self.ids[start + int(k)] for k in keep]
+        self._fed, self._row = list(self.ids), None
