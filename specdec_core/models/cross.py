@@ -191,11 +191,11 @@ class CrossVocabularySession:
         a, d, _ = self._marks[-1]
         tail = [int(t) for t in m.to_draft(self.ids[a:n])] if n > a else []
         spell = self._spell[:d] + tail
-        for j in range(max(a + 1, n - m.lookback - _RETRIES), n - m.lookback + 1):
+        for j in range(n - m.lookback, max(a, n - m.lookback - _RETRIES - 1), -1):  # the latest first
             head = [int(t) for t in m.to_draft(self.ids[a:j])]
             if tail[: len(head)] == head and [int(t) for t in m.to_draft(self.ids[j:n])] == tail[len(head) :]:
                 self._marks.append((j, d + len(head), n))
-                break  # a later clean split is found at the next reads
+                break
         self._spell = spell
         return spell
 
