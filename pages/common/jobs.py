@@ -71,7 +71,7 @@ class Job:
             restore(params)
             row = st.container(horizontal=True)
             going = bool(st.session_state.get(self._go))
-            row.button(label, type="primary", key=key, on_click=self._press, icon=icon)
+            row.button(label, type="primary", key=key, on_click=self._press, icon=icon, disabled=going)
             row.button(strings("live")["stop"], key=self._stop, disabled=not going, icon=":material/stop:")
             self.collect()
             if st.session_state.pop(self._go, False):
