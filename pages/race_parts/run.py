@@ -62,7 +62,7 @@ def name(s: Strings, key: str, tree: tuple[int, ...] = ()) -> str:
 
 
 class RaceRun:
-    """ "Run the race" (a :class:`~pages.common.jobs.Run`): the controls' drafts, prompt and settings."""
+    """The race a press on "Run the race" starts (a :class:`~pages.common.jobs.Run`), as the controls say."""
 
     def __init__(self) -> None:
         ss = st.session_state
