@@ -19,7 +19,7 @@ import streamlit as st
 
 from pages.common.gc_settle import settle_after_load
 from pages.common.i18n import strings
-from pages.common.jobs import stop_if_pressed
+from pages.common.stop import stop_if_pressed
 from specdec_core.live import access as rules
 from specdec_core.live.classroom import Classroom
 from specdec_core.live.model_choices import (
