@@ -40,8 +40,6 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="2 timed collections per figure")
     repeats = 2 if parser.parse_args().quick else 5
 
-    import pages.live_parts.view  # the live page's modules: streamlit, plotly, pandas
-    import pages.common.models  # noqa: F401
     from pages.common import gc_settle
     from specdec_core.live.model_choices import DraftSpec, TargetSpec, load_draft, load_target
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import ROOT, free_port, serve, streamlit_cmd
+from support.browser import ROOT, free_port, serve, streamlit_cmd
 
 TIMEOUT = 120_000
 SLOW_IMPORT = '''
