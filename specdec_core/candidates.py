@@ -1,4 +1,4 @@
-"""Several draft candidates at one position: recursive rejection sampling (tree drafts).
+"""Several draft candidates at one position: recursive rejection sampling (token-tree drafts).
 
 A tree draft offers k candidates x_1 … x_k for the next token. They are tried in order:
 x_i stands with probability min(1, p_i(x_i) / q_i(x_i)), where p_1 = p, q_1 = q; after a

@@ -21,11 +21,13 @@ from specdec_core.course import block as block_demo
 from specdec_core.course import overlap as one_step
 from specdec_core.course import tree_drafts as tree_demo
 from specdec_core.course.cost import check_claims, cost_data
+from specdec_core.course.probability_tree import draw, path_nodes, start_run, tally, tree_view
 from specdec_core.course.sampling_lab import example_rows, temperature_sweep
-from specdec_core.course.tree import draw, path_nodes, start_run, tally, tree_view
 from specdec_core.sampling import SamplingConfig, apply
 from specdec_core.theory import linear_verify_cost
-from specdec_core.viz import block, cost, overlap, rounds, spec, speedup_maps, tree, tree_drafts, tree_sankey
+from specdec_core.viz import block, cost, overlap, rounds, spec, speedup_maps, tree_drafts
+from specdec_core.viz import probability_tree as tree
+from specdec_core.viz import probability_tree_sankey as tree_sankey
 from specdec_core.viz.sampling import stages_figure, sweep_figure
 
 

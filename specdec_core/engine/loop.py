@@ -71,7 +71,7 @@ def generate(
     ``reference=True`` uses the slow reference maths (``sampling.apply`` and
     ``verify.verify_block`` on every row) instead of the fast paths; for tests.
 
-    ``tree=(b_1, …, b_D)`` drafts a token tree instead of a chain (:mod:`.tree`): b_d
+    ``tree=(b_1, …, b_D)`` drafts a token tree instead of a chain (:mod:`.token_tree`): b_d
     distinct children under every node of depth d − 1, one target forward with a tree
     mask, 1 … D + 1 tokens a round; `gamma` and `adaptive_gamma` do not apply then.
 
@@ -81,8 +81,8 @@ def generate(
     prompt = _check_run(target, prompt_ids, max_new_tokens, top_n)
     check_compatible(target, draft)
     if tree is not None:
-        from specdec_core.draft_tree import check_branching
-        from specdec_core.engine.tree import tree_rounds
+        from specdec_core.engine.token_tree import tree_rounds
+        from specdec_core.token_tree import check_branching
 
         if adaptive_gamma:
             raise ValueError("a tree has a fixed shape: adaptive γ applies to chains only.")

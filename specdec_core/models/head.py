@@ -33,7 +33,6 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from specdec_core.draft_tree import TreeSegment
 from specdec_core.models.hf.kernels import RowLinear, row_linear
 from specdec_core.models.trained import (
     HeadConfig,
@@ -42,6 +41,7 @@ from specdec_core.models.trained import (
     read_weights,
     write_weights,
 )
+from specdec_core.token_tree import TreeSegment
 
 #: The shipped head for the bundled model.
 DEFAULT_WEIGHTS = Path(__file__).resolve().parents[2] / "assets" / "head" / "smollm2-135m-head.safetensors"
@@ -251,7 +251,7 @@ class HeadSession:
 
     # -- token trees (engine/tree.py): one forward per level, then compaction to the path -------
     def extend_tree(self, token_ids: Sequence[int], parents: Sequence[int]) -> np.ndarray:
-        """Feed tree nodes (``draft_tree.TreeSegment`` parents; -1 starts a tree after the
+        """Feed tree nodes (``token_tree.TreeSegment`` parents; -1 starts a tree after the
         context): a node reads its parent's predicted feature (the root: the target's feature
         before it where known), sees the context and its own ancestors, and sits at position
         root + depth. Float64 rows over the target's vocabulary, one per node."""
