@@ -10,7 +10,6 @@ from streamlit import config
 from streamlit.delta_generator import DeltaGenerator
 from streamlit.runtime.pages_manager import PagesManager
 
-from pages.common.gc_settle import settle_after_imports
 from pages.common.i18n import Strings, current_lang, strings
 from pages.common.lesson import Lesson, lesson
 
@@ -49,7 +48,6 @@ def _through_entry_script() -> None:
 def start(name: str, with_lesson: bool = True) -> tuple[Strings, Lesson | None]:
     """Set up a page: style, strings and lesson of `name` in the session language, and title."""
     _through_entry_script()
-    settle_after_imports()  # once per process, with the first page's modules imported
     lang = current_lang()
     if st.query_params.get("lang") != lang:
         st.query_params["lang"] = lang
