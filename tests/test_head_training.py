@@ -221,7 +221,7 @@ def test_the_model_card_unrolls_a_chain_of_stages():
 
 def test_every_step_has_a_batch_when_epochs_pack_differently(setup, monkeypatch):
     """Epochs are shuffled and packed afresh, so their batch counts differ; a step must still
-    find a batch in any epoch (stop 20's fit stopped at step 975 on an IndexError)."""
+    find a batch in any epoch (a fit once stopped on an IndexError there)."""
     from train import fit
 
     _, data, _, _ = setup

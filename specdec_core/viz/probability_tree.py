@@ -135,8 +135,7 @@ def _edge_label(node: TreeNode, xs: list[float], ys: list[float]) -> tuple[float
 
 class _Lines:
     """Line segments gathered into one trace per look (colour, width, dash, opacity): plotly
-    draws each trace as a whole; one trace per edge made the lesson's 30-token tree figure
-    take 128–166 ms to draw, 79–85 ms like this (bench/RESULTS.md, stop 33). Widths are
+    draws each trace as a whole, so a big tree draws as a few traces, not one per edge. Widths are
     rounded to half a pixel; traces that stand out (`top`: the highlighted path) are drawn
     after the rest, so on top."""
 
