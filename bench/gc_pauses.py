@@ -5,11 +5,10 @@
 
 The server collects in full on its own, whenever enough long-lived objects have piled up,
 in whatever page run is allocating at that moment, with the GIL held. This process imports
-what the pages import, freezes the survivors as the first page run does
-(``settle_after_imports``), then loads the default live pair (bundled SmolLM2-135M and the
+what the pages import, then loads the default live pair (bundled SmolLM2-135M and the
 n-gram draft) as the shelf does. It times ``gc.collect()``: after the imports, after the load
-with nothing frozen since the imports, and after ``settle_after_load``, which the shelf calls
-after each build; and that settle itself.
+without a settle (nothing frozen), and after
+``settle_after_load``, which the shelf now calls after each build; and that settle itself.
 
 Last line: one JSON object with every figure (milliseconds, medians of the collections).
 Results go into bench/RESULTS.md.
@@ -43,7 +42,6 @@ def main() -> None:
     from pages.common import gc_settle
     from specdec_core.live.model_choices import DraftSpec, TargetSpec, load_draft, load_target
 
-    gc_settle.settle_after_imports()
     out = {"full_collection_after_imports_ms": full_collection_ms(repeats)}
     start = time.perf_counter()
     target = load_target(TargetSpec("bundled", ""), lambda *_: None)

@@ -24,13 +24,13 @@ from specdec_core.live import access as rules
 from specdec_core.live.classroom import Classroom
 from specdec_core.live.model_choices import (
     DraftSpec,
-    ModelShelf,
     TargetSpec,
     draft_key,
     load_draft,
     load_target,
     target_key,
 )
+from specdec_core.live.shelf import ModelShelf
 from specdec_core.models.memory import process_bytes, return_freed_memory
 from specdec_core.viz.escape import md, server_paths_hidden
 

