@@ -16,7 +16,7 @@ import pytest
 
 from pages.common.i18n import LESSONS
 from specdec_core.course import block as block_demo
-from specdec_core.course import cost, pairs, sampling_lab, self_spec
+from specdec_core.course import cards, cost, pairs, sampling_lab
 from specdec_core.course import tree_drafts as tree_demo
 from specdec_core.sampling import SamplingConfig, apply
 from specdec_core.theory import expected_tokens, linear_verify_cost, speedup
@@ -127,7 +127,7 @@ def test_tree_drafts_nodes_and_depth():
 
 
 def test_the_heads_curves_fall_with_depth():
-    card = self_spec.head_card()  # the shipped assets/head/card.json the figure reads
+    card = cards.head_card()  # the shipped assets/head/card.json the figure reads
     assert card is not None
     for curve in (card.greedy_by_depth, card.alpha_by_depth):
         assert all(later < earlier for earlier, later in itertools.pairwise(curve))

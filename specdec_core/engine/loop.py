@@ -30,9 +30,9 @@ from specdec_core.engine.rows import RunMaths, logit_rows, target_rows
 from specdec_core.engine.stopping import eos_set, finish_round
 from specdec_core.engine.verification import verify_round
 from specdec_core.models.base import Draft, LanguageModel
-from specdec_core.models.compat import paired_draft
 from specdec_core.models.cross import CrossVocabularyDraft
 from specdec_core.models.locking import hold
+from specdec_core.models.pairing import paired_draft
 from specdec_core.sampling import SamplingConfig
 
 

@@ -9,12 +9,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from specdec_core.models.base import Draft, FastSession, LanguageModel, Proposer, Session
-from specdec_core.models.compat import TokenizerMismatchError, check_compatible, paired_draft
+from specdec_core.models.compat import TokenizerMismatchError, check_compatible
 from specdec_core.models.cross import CrossVocabularyDraft
 from specdec_core.models.locking import ModelBusyError, ModelLock
 from specdec_core.models.markov import MarkovChainLM, MarkovSession
 from specdec_core.models.ngram import NGramDraft
 from specdec_core.models.omp import prefer_passive_wait
+from specdec_core.models.pairing import paired_draft
 
 prefer_passive_wait()  # before anything loads torch (see models/omp.py); the modules above are torch-free
 
