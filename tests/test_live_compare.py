@@ -182,3 +182,20 @@ def test_ranking_calls_gaps_under_ten_percent_a_tie(finished):
     best = placing[0].value
     for p in placing:
         assert p.tied_with_best == (p.value >= 0.9 * best)
+
+
+def test_heatmaps_show_every_cell_and_never_a_nan(finished):
+    from specdec_core.viz.compare import METRICS, heat_cells, heatmap
+
+    grid, run, _ = finished
+    table = cells(grid, run.measured)
+    text = {"draft_axis": "draft", "category_axis": "task", "hover": "%{z}", "missing": "—"}
+    for metric in METRICS:
+        hc = heat_cells(table, "tiny", metric)
+        assert len(hc) == len(table)
+        fig = heatmap(hc, grid.drafts, grid.categories, {"ngram": "<n-gram>"}, metric, text)
+        z = fig.data[0].z
+        assert all(v is None or v == v for row in z for v in row)  # None, not NaN
+        assert "&lt;n-gram&gt;" in fig.data[0].y
+    with pytest.raises(ValueError):
+        heat_cells(table, "tiny", "speed")
