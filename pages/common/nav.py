@@ -31,5 +31,6 @@ PAGES: tuple[PageInfo, ...] = (
     PageInfo("self_spec", "speculative", ":material/psychology:"),
     PageInfo("live", "live", ":material/bolt:"),
     PageInfo("race", "live", ":material/sports_score:"),
+    PageInfo("compare", "live", ":material/grid_on:"),
     PageInfo("about", "about", ":material/info:"),
 )

@@ -30,7 +30,10 @@ from typing import Any
 from specdec_core.engine import RoundEvent, summarize
 from specdec_core.live.settings import DecodeSettings
 
-PROMPTS_FILE = Path(__file__).resolve().parents[2] / "assets" / "compare" / "prompts.toml"
+ASSETS = Path(__file__).resolve().parents[2] / "assets" / "compare"
+PROMPTS_FILE = ASSETS / "prompts.toml"
+PUBLISHED_FILE = ASSETS / "published.toml"
+GPU_RESULTS_FILE = Path(__file__).resolve().parents[2] / "bench" / "gpu_results.json"
 #: Spec-Bench's six task categories, then copying and code.
 CATEGORIES: tuple[str, ...] = (
     "conversation",
@@ -43,6 +46,22 @@ CATEGORIES: tuple[str, ...] = (
     "code",
 )
 BASELINE = "target-only"
+#: The targets a grid may hold (a custom one names its source in :attr:`GridSpec.custom_source`).
+TARGET_KEYS: tuple[str, ...] = ("bundled", "gemma", "custom")
+#: The drafts a grid offers: kinds, layer-skip depths, and tree variants (``~tree``).
+DRAFT_KEYS: tuple[str, ...] = (
+    "ngram",
+    "bf16",
+    "layerskip-8",
+    "layerskip-16",
+    "head",
+    "medusa",
+    "ngram~tree",
+    "bf16~tree",
+)
+#: The default grid: one prompt per category, the drafts a teacher most needs.
+DEFAULT_TARGETS: tuple[str, ...] = ("bundled",)
+DEFAULT_DRAFTS: tuple[str, ...] = ("ngram", "bf16", "head")
 #: Two figures closer than this share of the larger are a tie.
 TIE_SHARE = 0.10
 MAX_PER_CATEGORY = 5
@@ -80,6 +99,7 @@ class GridSpec:
     categories: tuple[str, ...]
     per_category: int = 1
     settings: DecodeSettings = field(default_factory=lambda: DecodeSettings(max_new_tokens=32))
+    custom_source: str = ""
 
     def check(self) -> None:
         """GridError for an empty selection, an unknown category or a prompt count out of range."""
@@ -90,6 +110,15 @@ class GridSpec:
             prompts(c)
         if not 1 <= self.per_category <= MAX_PER_CATEGORY:
             raise GridError(f"prompts per category must be 1 to {MAX_PER_CATEGORY}.", "per_category")
+        if "custom" in self.targets and not self.custom_source.strip():
+            raise GridError("name the custom target's Hugging Face id or folder.", "no_source")
+
+    def check_size(self, limit: int | None) -> None:
+        """GridError("too_big") when the grid makes more than `limit` generations (None: no bound)."""
+        if limit is not None and self.runs > limit:
+            raise GridError(
+                f"this grid makes {self.runs} generations; at most {limit} are allowed.", "too_big"
+            )
 
     @property
     def units(self) -> list[tuple[str, str, int]]:
@@ -300,6 +329,7 @@ def grid_from_json(text: str | bytes) -> tuple[GridSpec, list[Measured], bool]:
             categories=tuple(raw["categories"]),
             per_category=int(raw["per_category"]),
             settings=settings,
+            custom_source=str(raw.get("custom_source", "")),
         )
         spec.check()
         runs = [Measured(**{**m, "output": tuple(m["output"])}) for m in data["runs"]]
@@ -328,32 +358,48 @@ CSV_COLUMNS = (
 )
 
 
-def cells_csv(cells_: Iterable[Cell], c: float) -> str:
-    """The cells as CSV, with the memory-bound projection at draft cost `c`."""
-    out = io.StringIO()
-    w = csv.writer(out)
-    w.writerow(CSV_COLUMNS)
+def _fmt(v: float | None) -> str:
+    return "" if v is None else f"{v:.4f}"
+
+
+def cell_rows(cells_: Iterable[Cell], c: float) -> list[dict[str, str | int]]:
+    """One row per cell in :data:`CSV_COLUMNS` order, figures to four places ("" where undefined),
+    with the memory-bound projection at draft cost `c`."""
+    out = []
     for cell in cells_:
         sp = cell.decode_speedups
-        w.writerow(
-            [
-                cell.target,
-                cell.draft,
-                cell.category,
-                len(cell.runs),
-                f"{cell.tau:.4f}",
-                f"{min(cell.taus):.4f}",
-                f"{max(cell.taus):.4f}",
-                "" if cell.acceptance is None else f"{cell.acceptance:.4f}",
-                "" if cell.wall_speedup is None else f"{cell.wall_speedup:.4f}",
-                "" if cell.decode_speedup is None else f"{cell.decode_speedup:.4f}",
-                f"{min(sp):.4f}" if sp else "",
-                f"{max(sp):.4f}" if sp else "",
-                f"{cell.projected(c):.4f}",
-                "" if cell.greedy_identical is None else str(cell.greedy_identical).lower(),
-            ]
-        )
+        values = [
+            cell.target,
+            cell.draft,
+            cell.category,
+            len(cell.runs),
+            _fmt(cell.tau),
+            _fmt(min(cell.taus)),
+            _fmt(max(cell.taus)),
+            _fmt(cell.acceptance),
+            _fmt(cell.wall_speedup),
+            _fmt(cell.decode_speedup),
+            _fmt(min(sp)) if sp else "",
+            _fmt(max(sp)) if sp else "",
+            _fmt(cell.projected(c)),
+            "" if cell.greedy_identical is None else str(cell.greedy_identical).lower(),
+        ]
+        out.append(dict(zip(CSV_COLUMNS, values, strict=True)))
+    return out
+
+
+def cells_csv(cells_: Iterable[Cell], c: float) -> str:
+    """The cells as CSV (:func:`cell_rows`)."""
+    out = io.StringIO()
+    w = csv.DictWriter(out, CSV_COLUMNS)
+    w.writeheader()
+    w.writerows(cell_rows(cells_, c))
     return out.getvalue()
+
+
+def winners(cells_: Iterable[Cell], target: str, category: str, by: str) -> list[str]:
+    """The drafts that win on `target` and `category` by `by`: the best and those tied with it."""
+    return [p.draft for p in ranking(cells_, target, category, by) if p.tied_with_best]
 
 
 def summary(spec: GridSpec, cells_: Sequence[Cell], wall_s: float) -> dict[str, Any]:
@@ -369,3 +415,18 @@ def summary(spec: GridSpec, cells_: Sequence[Cell], wall_s: float) -> dict[str, 
         "greedy_identical": bool(identical) and all(v is True for v in identical),
         "wall_s": round(wall_s, 1),
     }
+
+
+@cache
+def published() -> tuple[dict[str, Any], ...]:
+    """The papers' GPU figures (assets/compare/published.toml), each row with its source."""
+    with PUBLISHED_FILE.open("rb") as f:
+        return tuple(tomllib.load(f)["row"])
+
+
+def gpu_rows(path: Path = GPU_RESULTS_FILE) -> list[dict[str, Any]]:
+    """This project's own GPU run (bench/gpu_results.json), one row per draft; [] when none was made."""
+    if not path.is_file():
+        return []
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return [{**row, "device": data.get("device", "")} for row in data.get("rows", [])]

@@ -55,19 +55,25 @@ def draft_spec(key: str) -> tuple[DraftSpec, bool]:
     return (DraftSpec("layerskip", depth) if depth is not None else DraftSpec(base)), tree
 
 
+def target_spec(key: str, custom_source: str = "") -> TargetSpec:
+    """The target a grid's key names (``custom`` with the grid's custom source)."""
+    return TargetSpec("custom", custom_source.strip()) if key == "custom" else TargetSpec(key)
+
+
 class GridModels:
     """Builds a grid's targets and drafts once, on a shared :class:`ModelShelf`."""
 
-    def __init__(self, shelf: ModelShelf) -> None:
+    def __init__(self, shelf: ModelShelf, custom_source: str = "") -> None:
         self.shelf = shelf
+        self.custom_source = custom_source
 
     def target(self, key: str) -> Any:
-        spec = TargetSpec(key)
+        spec = target_spec(key, self.custom_source)
         return self.shelf.get(target_key(spec), lambda: load_target(spec))
 
     def draft(self, target_key_: str, key: str, target: Any) -> Any:
         spec, _ = draft_spec(key)
-        t = TargetSpec(target_key_)
+        t = target_spec(target_key_, self.custom_source)
         return self.shelf.get(draft_key(t, spec), lambda: load_draft(target, spec), parent=target_key(t))
 
 
