@@ -39,6 +39,7 @@ nav = st.navigation(
             if p.section == section
         ]
         for section in SECTIONS
-    }
+    },
+    expanded=True,  # every lesson in sight: a collapsed menu hides the last sections behind "View more"
 )
 nav.run()

@@ -4,8 +4,8 @@ Two parts of Chromium's work, measured apart from the end-to-end clock:
 
 * **Messages.** The server sends one message per element of the rerun fragment (text,
   widgets, columns, figures); each is decoded and rendered by Streamlit's React frontend.
-  :data:`COUNT_MESSAGES` counts the websocket messages a page receives, so the bench can
-  report how many one change brings.
+  :data:`support.browser.COUNT_MESSAGES` counts the websocket messages a page receives, so
+  the bench can report how many one change brings.
 * **Figures.** Streamlit gives a plotly chart an element id that hashes its figure, and its
   chart component reads the figure only when it mounts, so a changed figure is mounted afresh:
   a full ``Plotly.newPlot``, never an update of the drawing in place. :func:`draw_seconds`
@@ -23,20 +23,6 @@ from typing import Any
 import plotly
 
 PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
-
-#: Init script: counts websocket messages into ``window.__sdMessages`` (:func:`reset_messages`,
-#: :func:`messages`).
-COUNT_MESSAGES = """(() => {
-  const Plain = window.WebSocket;
-  window.__sdMessages = 0;
-  window.WebSocket = function (...args) {
-    const socket = new Plain(...args);
-    socket.addEventListener('message', () => { window.__sdMessages += 1; }, true);
-    return socket;
-  };
-  window.WebSocket.prototype = Plain.prototype;
-  Object.assign(window.WebSocket, Plain);
-})()"""
 
 _FIGURES = """() => Array.from(document.querySelectorAll('.js-plotly-plot')).map(g =>
   JSON.stringify({data: g.data, layout: g.layout, width: g.clientWidth, height: g.clientHeight}))"""
@@ -62,16 +48,6 @@ _DRAW = """async ([figures, repeats]) => {
   }
   return out;
 }"""
-
-
-def reset_messages(page: Any) -> None:
-    """Start counting `page`'s websocket messages from zero (needs :data:`COUNT_MESSAGES`)."""
-    page.evaluate("() => { window.__sdMessages = 0; }")
-
-
-def messages(page: Any) -> int:
-    """`page`'s websocket messages since the last :func:`reset_messages`."""
-    return page.evaluate("() => window.__sdMessages")
 
 
 def page_figures(page: Any) -> list[str]:

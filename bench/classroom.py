@@ -1,4 +1,4 @@
-"""A classroom on one server (issue 13's load check, run by ``python -m bench.live_page``).
+"""A classroom on one server: the load check run by ``python -m bench.live_page``.
 
 Live: N sessions press Generate on the default settings at once (one runs, the rest are
 answered from the shared trace cache or wait their turn); latency is click → finished view.
@@ -18,7 +18,6 @@ import statistics
 import time
 from typing import Any
 
-from bench.browser_costs import COUNT_MESSAGES
 from bench.live_browser import (
     BUSY,
     FINISHED_ID,
@@ -29,6 +28,7 @@ from bench.live_browser import (
     open_live,
     settled,
 )
+from support.browser import COUNT_MESSAGES
 
 #: Lesson pages and the slider a student moves there (the block lesson opened ten rounds in).
 LESSON_SLIDERS = [

@@ -8,8 +8,8 @@ in whatever page run is allocating at that moment, with the GIL held. This proce
 what the pages import, freezes the survivors as the first page run does
 (``settle_after_imports``), then loads the default live pair (bundled SmolLM2-135M and the
 n-gram draft) as the shelf does. It times ``gc.collect()``: after the imports, after the load
-as the app was before stop 33 (nothing frozen since the imports), and after
-``settle_after_load``, which the shelf now calls after each build; and that settle itself.
+with nothing frozen since the imports, and after ``settle_after_load``, which the shelf calls
+after each build; and that settle itself.
 
 Last line: one JSON object with every figure (milliseconds, medians of the collections).
 Results go into bench/RESULTS.md.

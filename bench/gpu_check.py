@@ -10,7 +10,7 @@ must sit there too: the n-gram drafter (prompt lookup), the target's first layer
 (self-speculation) and, for a bfloat16 target, a float16 copy (and the other way round).
 Each draft runs greedy decoding on a copy prompt and an open chat prompt, interleaved with
 target-only runs; its tokens must equal target-only's, or part from them only at a numerical
-near-tie of the target's two best logits (tests/greedy_check.py; chunked verification uses
+near-tie of the target's two best logits (support/greedy_check.py; chunked verification uses
 other kernels than one-token decoding). Times are the best of the repeats, with
 ``torch.cuda.synchronize`` before every clock read. The last line is one JSON object:
 ``cuda``, ``device``, ``checks_passed`` and per precision and case the speedup
@@ -69,7 +69,7 @@ def measure_prompt(
     """Target-only and every draft on one prompt, interleaved; best times and the greedy verdicts."""
     from specdec_core.engine import autoregressive, generate
     from specdec_core.sampling import SamplingConfig
-    from tests.greedy_check import assert_same_greedy_output
+    from support.greedy_check import assert_same_greedy_output
 
     greedy = SamplingConfig(temperature=0)
 

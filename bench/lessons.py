@@ -10,14 +10,14 @@ must redraw the fragment's figures). ``*_rerun_s`` is the median of all reruns,
 ``*_new_value_rerun_s`` of those where the control took a value for the first time (figures
 built), ``*_revisit_rerun_s`` of those back at a value seen before (figures from the shared
 figure cache), and ``*_full_rerun_s`` the median of the same changes rerunning the whole
-page as AppTest does on its own (this bench's ``*_rerun_s`` before fragments were counted).
+page as AppTest does on its own.
 ``monte_carlo_1e6_s`` times 10⁶ trials of the exact rule alone; ``monte_carlo_1e6_page_rerun_s``
 the overlap lesson's Run pressed with 10⁶ trials (a new seed each time), scoped to the
 fragment Run sits in as the browser's press is.
 
 Then the same controls in a real browser: ``streamlit run app.py`` (its script runs timed
 from inside the server) driven by headless Chromium with the browser tests' settings
-(tests/browser/conftest.py). Each change is one key press on the slider (or one pick in the
+(support/browser.py). Each change is one key press on the slider (or one pick in the
 select box); ``*_browser_s`` is the median time from that input to every figure of the page
 redrawn with its new data and nothing left stale, ``*_server_rerun_s`` the median time the
 server spent running the page (or the fragment the control sits in) for that change, and
@@ -45,21 +45,14 @@ from typing import Any
 
 import numpy as np
 
-from bench.browser_costs import (
-    COUNT_MESSAGES,
-    draw_seconds,
-    figure_summary,
-    messages,
-    page_figures,
-    reset_messages,
-)
+from bench.browser_costs import draw_seconds, figure_summary, page_figures
 from bench.fragment_reruns import fragment_reruns
 from bench.live_browser import BUSY, errors_shown, settled
 from specdec_core.variants import MAX_TRIALS, simulate
 from specdec_core.viz import memo
-from tests.apptest_helpers import open_page
-from tests.browser.conftest import ARGS, CHROMIUM, free_port  # the browser tests' Chromium setup
-from tests.browser.conftest import serve as serve_app
+from support.apptest import open_page
+from support.browser import ARGS, CHROMIUM, COUNT_MESSAGES, free_port, messages, reset_messages
+from support.browser import serve as serve_app
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tests.browser.conftest import free_port, serve, streamlit_cmd
+from support.browser import free_port, serve, streamlit_cmd
 
 ROOT = Path(__file__).resolve().parents[1]
 

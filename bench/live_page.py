@@ -37,7 +37,7 @@ from typing import Any
 
 from bench.classroom import classroom_lessons, classroom_live
 from bench.live_browser import ROOT, Server, live_run, open_live
-from tests.browser.conftest import ARGS, CHROMIUM  # the browser tests' Chromium setup
+from support.browser import ARGS, CHROMIUM
 
 
 # -- the plain engine, in a process of its own ---------------------------------------------------

@@ -1,7 +1,7 @@
 """Speculative decoding speedups on the bundled SmolLM2-135M-Instruct, measured side by side.
 
-    .venv/bin/python -m bench.speedup            # full run (about 5 minutes on 2 CPU cores)
-    .venv/bin/python -m bench.speedup --quick    # under 3 minutes
+    .venv/bin/python -m bench.speedup            # full run
+    .venv/bin/python -m bench.speedup --quick    # fewer tokens and repeats, the same keys
 
 (from the repository root; figures go to bench/RESULTS.md.)
 
@@ -239,7 +239,7 @@ def _best(contenders: dict[str, Contender], *prefixes: str) -> Contender:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="fewer tokens and repeats (under 3 minutes)")
+    parser.add_argument("--quick", action="store_true", help="fewer tokens and repeats")
     parser.add_argument("--tokens", type=int, help="new tokens per run (default 128, quick 64)")
     parser.add_argument("--repeats", type=int, help="interleaved repeats per case (default 3, quick 2)")
     parser.add_argument("--no-cold", action="store_true", help="skip the cold-load child process")

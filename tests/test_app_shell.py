@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 from pages.common.i18n import LESSONS
 from pages.common.lesson import parse
 from pages.common.nav import PAGES
-from tests.apptest_helpers import APP, ROOT, open_page
+from support.apptest import APP, ROOT, open_page
 
 
 def test_entry_script_shows_the_course_map_and_all_sections():

@@ -15,7 +15,7 @@ from specdec_core.engine import RoundEvent, autoregressive, generate, summarize
 from specdec_core.models import LayerSkipDraft, NGramDraft, precision_copy
 from specdec_core.models.medusa import MedusaDraft
 from specdec_core.sampling import SamplingConfig
-from tests.greedy_check import PROMPTS, assert_same_greedy_output
+from support.greedy_check import PROMPTS, assert_same_greedy_output
 
 pytestmark = pytest.mark.slow
 

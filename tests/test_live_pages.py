@@ -8,7 +8,7 @@ the same job (pages/common/jobs.py); each scenario opens a fresh AppTest.
 import pytest
 
 from specdec_core.live.model_choices import drafts_for
-from tests.apptest_helpers import open_page, rerun
+from support.apptest import open_page, rerun
 
 LIVE_TOY = {"live_target": "toy", "live_draft": "toy_draft", "live_max": 60}
 RACE_TOY = {"race_target": "toy", "race_max": 40}

@@ -100,7 +100,7 @@ def test_greedy_speculation_with_gemma_equals_its_own_greedy_output(gemma):
     from specdec_core.engine import autoregressive, generate
     from specdec_core.models import LayerSkipDraft, NGramDraft, precision_copy
     from specdec_core.sampling import SamplingConfig
-    from tests.greedy_check import assert_same_greedy_output
+    from support.greedy_check import assert_same_greedy_output
 
     greedy = SamplingConfig(temperature=0)
     ids = gemma.encode("Copy this list: apples, pears, plums, apples, pears, plums, apples,")

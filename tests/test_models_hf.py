@@ -21,7 +21,7 @@ from specdec_core.models import (
     precision_copy,
 )
 from specdec_core.sampling import SamplingConfig
-from tests.greedy_check import assert_same_greedy_output
+from support.greedy_check import assert_same_greedy_output
 
 
 @pytest.fixture(scope="module")

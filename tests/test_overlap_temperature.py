@@ -11,7 +11,7 @@ from specdec_core.sampling import softmax
 from specdec_core.verify import decompose
 from specdec_core.viz import overlap as viz
 from specdec_core.viz import palette
-from tests.apptest_helpers import ROOT
+from support.apptest import ROOT
 from tests.strategies import pairs as pq_pairs
 
 TEXT = {

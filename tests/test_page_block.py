@@ -1,6 +1,6 @@
 """The block-verification page under AppTest.
 
-Streamlit 1.67's AppTest runs app.py only on the first run (see tests/apptest_helpers.py),
+Streamlit 1.67's AppTest runs app.py only on the first run (see support/apptest.py),
 so every scenario opens a fresh AppTest with its language and URL set before that run.
 Where a test clicks, it checks both the page state and the URL the page wrote, and the
 URL is then replayed in a fresh AppTest: a click that only "worked" through state kept by
@@ -9,7 +9,7 @@ the test harness would not survive that replay.
 
 import pytest
 
-from tests.apptest_helpers import open_page, rerun
+from support.apptest import open_page, rerun
 
 TITLES = {"en": "Block verification", "zh": "块验证"}
 

@@ -13,7 +13,7 @@ import pytest
 from pages.common.models import access, preloader, shelf
 from specdec_core.live.model_choices import TargetSpec
 from specdec_core.viz.escape import md
-from tests.apptest_helpers import open_page, rerun
+from support.apptest import open_page, rerun
 
 
 @pytest.fixture(autouse=True)

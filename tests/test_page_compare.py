@@ -8,7 +8,7 @@ import pytest
 from specdec_core.live.compare import GridSpec, grid_from_json, grid_json
 from specdec_core.live.compare_run import GridRun
 from specdec_core.live.settings import DecodeSettings
-from tests.apptest_helpers import open_page, rerun
+from support.apptest import open_page, rerun
 from tests.test_live_compare import TinyModels
 
 

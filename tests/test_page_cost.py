@@ -1,7 +1,7 @@
 """The cost-and-speedup page under AppTest.
 
 Each scenario opens a fresh AppTest with its language and URL set before the first run
-(Streamlit 1.67 runs app.py only then; see tests/apptest_helpers.py). After a widget change
+(Streamlit 1.67 runs app.py only then; see support/apptest.py). After a widget change
 the test reads both the page and the URL the page wrote, and replays that URL fresh.
 """
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from specdec_core.theory import expected_tokens, speedup
-from tests.apptest_helpers import ROOT, open_page, rerun
+from support.apptest import ROOT, open_page, rerun
 
 TITLES = {"en": "Cost and speedup", "zh": "成本与加速比"}
 

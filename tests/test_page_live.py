@@ -1,7 +1,7 @@
 """The live-generation page under AppTest, on the toy Markov pair (instant, exact).
 
 Each scenario opens a fresh AppTest with its language, URL and state set before the first
-run (see tests/apptest_helpers.py). A click on Generate runs the real engine on the toy
+run (see support/apptest.py). A click on Generate runs the real engine on the toy
 models, streams, keeps the trace in session state and reruns into the finished view.
 """
 
@@ -14,7 +14,7 @@ from specdec_core.live import text as live_text
 from specdec_core.live.inspector import slot_kind
 from specdec_core.live.stats import live_stats
 from specdec_core.live.trace import to_json
-from tests.apptest_helpers import open_page, rerun
+from support.apptest import open_page, rerun
 
 TOY = {"live_target": "toy", "live_draft": "toy_draft", "live_max": 60}
 SCRIPT_PROMPT = "the cat sat on the mat . <script> alert ( ) ; </script> the dog ran . <script> alert ( ) ;"

@@ -6,7 +6,7 @@ tree, and the greedy comparison run says the speculative text is the target's ow
 
 import pytest
 
-from tests.apptest_helpers import open_page, rerun
+from support.apptest import open_page, rerun
 
 pytestmark = pytest.mark.slow
 

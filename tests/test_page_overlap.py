@@ -1,7 +1,7 @@
 """The overlap lesson under AppTest.
 
 Streamlit 1.67's AppTest runs only the page after the first run, so every scenario opens
-a fresh AppTest with its URL set before the first run (see tests/apptest_helpers.py).
+a fresh AppTest with its URL set before the first run (see support/apptest.py).
 Interactions (a click, a new value) are then checked on what the *same* run shows, and
 the one claim about state kept across reruns (Monte Carlo results) is asserted directly:
 if state were lost between runs, those tests fail instead of passing silently.
@@ -13,7 +13,7 @@ import tomllib
 import pytest
 
 from specdec_core.course import pairs
-from tests.apptest_helpers import ROOT, open_page, rerun
+from support.apptest import ROOT, open_page, rerun
 
 ABC = {"ov_preset": "abc"}
 

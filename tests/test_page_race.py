@@ -6,7 +6,7 @@ import pytest
 
 from specdec_core.live.race import BASELINE, result_json
 from specdec_core.viz.escape import md
-from tests.apptest_helpers import open_page, rerun
+from support.apptest import open_page, rerun
 
 TOY = {"race_target": "toy", "race_max": 40}
 

@@ -1,7 +1,7 @@
 """Sampling lab page under AppTest, plus the facts its lesson text states.
 
 Every scenario opens a fresh AppTest with its language, URL and state set before the first
-run (see tests/apptest_helpers.py): nothing depends on session state surviving app.py.
+run (see support/apptest.py): nothing depends on session state surviving app.py.
 Widget interactions rerun the page itself, which sets itself up on every run.
 """
 
@@ -17,7 +17,7 @@ from pages.common.lesson import parse
 from specdec_core.course.sampling_lab import random_logits
 from specdec_core.sampling import REASONS_EN, SamplingConfig, apply, greedy_equivalence
 from specdec_core.viz.sampling import KEYS
-from tests.apptest_helpers import ROOT, open_page, rerun
+from support.apptest import ROOT, open_page, rerun
 
 PAGE = "sampling_lab"
 EXAMPLES = json.loads((ROOT / "assets/presets/logits.json").read_text("utf-8"))

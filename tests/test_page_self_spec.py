@@ -24,7 +24,7 @@ from specdec_core.course.self_spec import (
 from specdec_core.models.head import CONFIDENCE_FLOOR
 from specdec_core.theory import best_gamma, linear_verify_cost, speedup
 from specdec_core.viz import self_spec as viz
-from tests.apptest_helpers import ROOT, open_page
+from support.apptest import ROOT, open_page
 
 TITLES = {"en": "Self-speculation", "zh": "自投机"}
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.apptest_helpers import open_page, rerun
+from support.apptest import open_page, rerun
 
 TEXT_TYPES = {"markdown", "caption", "header", "subheader", "title", "heading"}
 
@@ -70,6 +70,14 @@ SCENARIOS: dict[str, tuple[dict[str, str], list[tuple[str, str, list[Any]]]]] = 
             ("slider", "trd_t", [0.0, 1.0]),
             ("slider", "trd_budget", [2, 10]),
             ("button", "trd_next", [None, None]),
+        ],
+    ),
+    "exercises": (
+        {},
+        [
+            ("toggle", "ex_key", [True, False]),
+            ("slider", "ex_n", [2, 1]),
+            ("multiselect", "ex_topics", [["block"], [], ["tokens", "story"]]),
         ],
     ),
 }

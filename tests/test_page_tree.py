@@ -2,7 +2,7 @@
 
 Streamlit 1.67's AppTest runs app.py only on the first run; later runs execute the page
 alone. So every scenario opens a fresh AppTest with its language and URL set before the
-first run (tests/apptest_helpers.open_page), and the page sets itself up. Where a test
+first run (support/apptest.open_page), and the page sets itself up. Where a test
 interacts (clicks, slider moves), it asserts a change that only happens if the page's own
 state carried over (a tally that grows 1 → 2, a table that keeps an edit), and the URL
 round-trip tests open a *fresh* AppTest from the mirrored URL, so no result can come
@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from specdec_core.course import pairs
-from tests.apptest_helpers import open_page, rerun
+from support.apptest import open_page, rerun
 
 PAGE = "tree"
 

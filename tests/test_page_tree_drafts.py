@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.apptest_helpers import open_page, rerun
+from support.apptest import open_page, rerun
 
 TITLES = {"en": "Tree drafts", "zh": "树状草稿"}
 

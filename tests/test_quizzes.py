@@ -10,7 +10,7 @@ import pytest
 
 from pages.common.i18n import LESSONS
 from pages.common.quiz import SEED_KEY, option_order
-from tests.apptest_helpers import open_page, rerun
+from support.apptest import open_page, rerun
 
 LANGS = ("en", "zh")
 

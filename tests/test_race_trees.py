@@ -27,7 +27,7 @@ def test_tree_variants_run_beside_the_chains():
 
 
 def test_the_race_page_lists_each_tree_variant_beside_its_chain():
-    from tests.apptest_helpers import open_page, rerun
+    from support.apptest import open_page, rerun
 
     at = open_page("race", state={"race_target": "toy", "race_max": 30, "race_t": 0.0, "race_shape": "2-2"})
     at.button(key="race_run").click()

@@ -1,7 +1,7 @@
 """Tree drafts on the real bundled SmolLM2-135M-Instruct: greedy equality and cache compaction.
 
 Slow (a real model on CPU). Greedy tree speculation must equal target-only greedy decoding
-token for token, except at a numerical near-tie (tests/greedy_check.py, as the chain test).
+token for token, except at a numerical near-tie (support/greedy_check.py, as the chain test).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from specdec_core.models import NGramDraft, precision_copy
 from specdec_core.models.head import HeadDraft
 from specdec_core.models.medusa import MedusaDraft
 from specdec_core.sampling import SamplingConfig
-from tests.greedy_check import PROMPTS, assert_same_greedy_output
+from support.greedy_check import PROMPTS, assert_same_greedy_output
 
 pytestmark = pytest.mark.slow
 

@@ -66,3 +66,16 @@ def test_a_real_builder_returns_the_same_figure_for_the_same_distributions():
     fig = overlap_bars(["a", "b", "c"], *parts, text)
     assert overlap_bars(["a", "b", "c"], *(x.copy() for x in parts), dict(text)) is fig
     assert overlap_bars(["a", "b", "d"], *parts, text) is not fig
+
+
+def test_result_cache_hands_back_the_result_computed_before_for_equal_inputs():
+    calls = []
+
+    def compute(x, n):
+        calls.append(n)
+        return [v * n for v in x]
+
+    cached = memo.result_cache(compute)
+    first = cached((1.0, 2.0), 3)
+    assert cached((1.0, 2.0), 3) is first and calls == [3]
+    assert cached((1.0, 2.0), 4) == [4.0, 8.0] and calls == [3, 4]

@@ -18,7 +18,7 @@ class PageInfo:
         return f"pages/{self.key}.py"
 
 
-SECTIONS = ("start", "sampling", "speculative", "live", "about")
+SECTIONS = ("start", "sampling", "speculative", "live", "teaching", "about")
 
 PAGES: tuple[PageInfo, ...] = (
     PageInfo("home", "start", ":material/school:"),
@@ -32,5 +32,7 @@ PAGES: tuple[PageInfo, ...] = (
     PageInfo("live", "live", ":material/bolt:"),
     PageInfo("race", "live", ":material/sports_score:"),
     PageInfo("compare", "live", ":material/grid_on:"),
+    PageInfo("teach", "teaching", ":material/co_present:"),
+    PageInfo("exercises", "teaching", ":material/assignment:"),
     PageInfo("about", "about", ":material/info:"),
 )

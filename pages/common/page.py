@@ -23,8 +23,8 @@ def _css(name: str) -> str:
 
 
 def style() -> None:
-    """Inject the stylesheet, plus the projector sheet when projector mode is on."""
-    css = _css("style.css")
+    """Inject the stylesheet and the print sheet, plus the projector sheet when projector mode is on."""
+    css = _css("style.css") + _css("print.css")
     if st.session_state.get("projector"):
         css += _css("projector.css")
     st.html(f"<style>{css}</style>")
@@ -39,7 +39,7 @@ def _through_entry_script() -> None:
     legacy mode off and rerunning sends the request through app.py instead.
 
     AppTest resets the legacy flag before every run, and a rerun there would swallow button
-    clicks, so under AppTest pages run alone (see tests/apptest_helpers.py).
+    clicks, so under AppTest pages run alone (see support/apptest.py).
     """
     if PagesManager.uses_pages_directory and not config.get_option("global.appTest"):
         PagesManager.uses_pages_directory = False

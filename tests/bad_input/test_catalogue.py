@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.apptest_helpers import ROOT, open_page
+from support.apptest import ROOT, open_page
 from tests.bad_input.catalogue import CASES, Case
 from tests.conftest import TINY_TEXT, build_tiny_model, build_tiny_tokenizer
 

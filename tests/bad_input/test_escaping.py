@@ -19,7 +19,7 @@ from specdec_core.live.text import readable, token_bytes
 from specdec_core.viz import escape
 from specdec_core.viz import live as live_viz
 from specdec_core.viz.labels import short_label
-from tests.apptest_helpers import open_page
+from support.apptest import open_page
 from tests.bad_input.hostile import hostile_trace
 from tests.bad_input.payloads import MARKERS, PAYLOADS, rendered_text, shows_literally
 

@@ -12,7 +12,7 @@ import json
 import pytest
 
 from specdec_core.live.trace import to_json
-from tests.apptest_helpers import open_page, rerun
+from support.apptest import open_page, rerun
 from tests.bad_input.hostile import toy_trace
 from tests.bad_input.test_catalogue import sources  # noqa: F401  (the model-folder fixture)
 

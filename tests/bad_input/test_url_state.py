@@ -8,7 +8,7 @@ three sessions). A value the session never wrote is a real link and still applie
 
 from __future__ import annotations
 
-from tests.apptest_helpers import open_page, rerun
+from support.apptest import open_page, rerun
 
 
 def test_a_stale_address_does_not_undo_the_last_slider_move():

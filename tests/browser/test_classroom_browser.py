@@ -17,7 +17,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.browser.conftest import ROOT, free_port, serve, streamlit_cmd
+from support.browser import ROOT, free_port, serve, streamlit_cmd
 
 TIMEOUT = 60_000
 PASSCODE = "owl-42"

@@ -1,8 +1,7 @@
 """bench/fragment_reruns.py: AppTest runs scoped to a control's fragment, as the server runs them."""
 
 from bench.fragment_reruns import fragment_reruns
-from specdec_core.viz import memo
-from tests.apptest_helpers import open_page
+from support.apptest import open_page
 
 
 def _first_run_fragments(scope):
@@ -35,19 +34,6 @@ def test_a_widget_outside_every_fragment_is_refused():
         except LookupError:
             return
     raise AssertionError("fragment_of found a widget that is not there")
-
-
-def test_result_cache_hands_back_the_result_computed_before_for_equal_inputs():
-    calls = []
-
-    def compute(x, n):
-        calls.append(n)
-        return [v * n for v in x]
-
-    cached = memo.result_cache(compute)
-    first = cached((1.0, 2.0), 3)
-    assert cached((1.0, 2.0), 3) is first and calls == [3]
-    assert cached((1.0, 2.0), 4) == [4.0, 8.0] and calls == [3, 4]
 
 
 def test_the_monte_carlo_runs_in_a_fragment_of_its_own_and_writes_its_settings_to_the_url():

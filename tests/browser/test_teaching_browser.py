@@ -1,0 +1,55 @@
+"""The teacher's pages in a real browser: a route link sets its page up, and an exercise sheet
+prints without the app's chrome or its controls, over as many sheets of paper as it needs."""
+
+from __future__ import annotations
+
+import re
+
+from playwright.sync_api import Page, expect
+
+TIMEOUT = 45_000
+
+
+def _settled(page: Page) -> None:
+    expect(page.get_by_test_id("stMain").locator("h1").first).to_be_visible(timeout=TIMEOUT)
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
+        " && !document.querySelector('[data-stale=\"true\"]')",
+        timeout=TIMEOUT,
+    )
+
+
+def test_a_route_link_opens_its_page_set_up(page: Page, app_url: str):
+    page.goto(f"{app_url}/teach")
+    _settled(page)
+    link = page.get_by_role("link", name="Open Cost and speedup, set up for this step")
+    link.scroll_into_view_if_needed()
+    link.click()
+    expect(page.get_by_test_id("stMain").locator("h1").first).to_have_text(
+        "Cost and speedup", timeout=TIMEOUT
+    )
+    _settled(page)
+    assert "cost_alpha=0.8" in page.url and "cost_c=0.05" in page.url
+    expect(page.get_by_test_id("stMetricValue").first).to_have_text("3.36", timeout=TIMEOUT)
+
+
+def test_an_exercise_sheet_prints_cleanly(page: Page, app_url: str, screenshot_dir):
+    page.goto(f"{app_url}/exercises?ex_seed=3&ex_key=1&lang=zh")
+    _settled(page)
+    main = page.get_by_test_id("stMain")
+    expect(main.locator("h1", has_text="投机解码：练习题 3")).to_be_visible(timeout=TIMEOUT)
+    controls = page.locator(".st-key-noprint_ex_controls")
+    expect(controls).to_be_visible()
+    assert main.locator(".st-key-ex_sheet .katex").count() > 10  # the formulas are typeset
+
+    page.emulate_media(media="print")
+    expect(page.get_by_test_id("stSidebar")).to_be_hidden()
+    expect(controls).to_be_hidden()
+    expect(page.locator(".st-key-noprint_ex_downloads")).to_be_hidden()
+    expect(main.locator("h1", has_text="投机解码：练习题 3")).to_be_visible()
+    expect(main.locator("h1", has_text="答案：练习题 3")).to_be_visible()
+    # Nothing scrolls inside the app any more: the whole sheet flows onto the paper.
+    height, scrolled = main.evaluate("e => [e.clientHeight, e.scrollHeight - e.clientHeight]")
+    assert height > 3 * page.viewport_size["height"] and scrolled < 50, (height, scrolled)
+    pdf = page.pdf(path=str(screenshot_dir / "exercises-zh.pdf"))
+    assert len(re.findall(rb"/Type\s*/Page(?!s)", pdf)) >= 3  # every problem and the key, not one screenful
