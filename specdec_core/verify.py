@@ -15,6 +15,10 @@ import numpy as np
 
 from specdec_core.checks import as_distribution, same_length, token_index
 
+# A draft over another vocabulary (another tokenizer, or a reduced head): its law in the target's.
+from specdec_core.vocab_projection import coverage as coverage
+from specdec_core.vocab_projection import project as project
+
 Dist = Sequence[float] | np.ndarray
 
 

@@ -47,6 +47,18 @@ def build_tiny_tokenizer(text: str = TINY_TEXT, vocab_size: int = 320):
     return tok
 
 
+def build_alien_tokenizer():
+    """A word-level tokenizer that shares no token text with :func:`build_tiny_tokenizer`'s
+    (whole words of circled letters, which byte-level pieces only ever hold in part)."""
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import PreTrainedTokenizerFast
+
+    words = ["<unk>", "ⓐⓑ", "ⓒⓓ", "ⓔⓕ"]
+    tok = Tokenizer(models.WordLevel({w: i for i, w in enumerate(words)}, unk_token="<unk>"))
+    tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    return PreTrainedTokenizerFast(tokenizer_object=tok, unk_token="<unk>", eos_token="<unk>")
+
+
 def build_tiny_model(folder: Path, tokenizer, layers: int = 4, seed: int = 0, arch: str = "llama") -> Path:
     """A random causal LM saved as safetensors + config + tokenizer, like a downloaded model.
 

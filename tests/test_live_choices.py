@@ -19,7 +19,13 @@ from specdec_core.live.model_choices import (
     toy_target,
 )
 from specdec_core.live.presets import PRESETS, preset_prompt
-from specdec_core.models import ModelNotAvailableError, NGramDraft, TokenizerMismatchError
+from specdec_core.models import (
+    CrossVocabularyDraft,
+    ModelNotAvailableError,
+    NGramDraft,
+    TokenizerMismatchError,
+)
+from tests.conftest import build_alien_tokenizer, build_tiny_model
 
 
 def test_toy_pair_is_a_valid_word_chain_with_html_in_its_vocabulary():
@@ -67,14 +73,19 @@ def test_a_missing_custom_model_says_so(tmp_path):
         load_target(TargetSpec("custom", str(tmp_path / "nowhere" / "model")))
 
 
-def test_custom_draft_with_another_tokenizer_is_refused(tiny_hf_folders):
+def test_custom_draft_with_another_tokenizer_drafts_across_and_one_sharing_nothing_is_refused(
+    tiny_hf_folders, tmp_path
+):
     target = load_target(TargetSpec("custom", str(tiny_hf_folders["target"])))
     assert (
         load_draft(target, DraftSpec("custom", source=str(tiny_hf_folders["draft"]))).vocab_size
         == target.vocab_size
     )
-    with pytest.raises(TokenizerMismatchError):
-        load_draft(target, DraftSpec("custom", source=str(tiny_hf_folders["other"])))
+    crossed = load_draft(target, DraftSpec("custom", source=str(tiny_hf_folders["other"])))
+    assert isinstance(crossed, CrossVocabularyDraft) and crossed.vocab_size == target.vocab_size
+    alien = build_tiny_model(tmp_path / "alien", build_alien_tokenizer(), layers=1)
+    with pytest.raises(TokenizerMismatchError, match="share no token"):
+        load_draft(target, DraftSpec("custom", source=str(alien)))
     skip = load_draft(target, DraftSpec("layerskip", 2))
     assert skip.num_layers == 2 and skip.lock is target.lock
     with pytest.raises(ValueError, match="between 1 and 4"):

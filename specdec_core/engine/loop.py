@@ -29,7 +29,8 @@ from specdec_core.engine.round_events import RoundClock, autoregressive_event, s
 from specdec_core.engine.rows import RunMaths, logit_rows, target_rows
 from specdec_core.engine.verification import verify_round
 from specdec_core.models.base import Draft, LanguageModel
-from specdec_core.models.compat import check_compatible
+from specdec_core.models.compat import paired_draft
+from specdec_core.models.cross import CrossVocabularyDraft
 from specdec_core.models.locking import hold
 from specdec_core.sampling import SamplingConfig
 
@@ -55,7 +56,8 @@ def generate(
     """Speculative decoding of `target` with `draft`; yields one ``RoundEvent`` per round.
 
     `draft` is any model of the protocol (a Markov chain, ``HFCausalLM``, ``LayerSkipDraft``,
-    a bf16 copy) or a proposer with ``propose(context, k)`` such as ``NGramDraft``.
+    a bf16 copy) or a proposer with ``propose(context, k)`` such as ``NGramDraft``; a draft
+    with another tokenizer drafts in the target's vocabulary (``models.paired_draft``).
     `sampling` (default: temperature 1, no filters) is applied identically to p and q;
     ``temperature=0`` is greedy. `gamma` drafts per round, or the first round's γ when
     `adaptive_gamma` is set: True / "theory" picks each round the γ (0 … upper bound) that
@@ -78,8 +80,10 @@ def generate(
     """
     cfg = sampling if sampling is not None else SamplingConfig()
     prompt = _check_run(target, prompt_ids, max_new_tokens, top_n)
-    check_compatible(target, draft)
+    draft = paired_draft(target, draft)  # across two tokenizers: a CrossVocabularyDraft
     if tree is not None:
+        if isinstance(draft, CrossVocabularyDraft) and draft.to_draft is not None:
+            raise ValueError("a draft over another tokenizer drafts chains only: leave the tree out.")
         from specdec_core.draft_tree import check_branching
         from specdec_core.engine.tree import tree_rounds
 

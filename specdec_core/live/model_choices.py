@@ -217,11 +217,12 @@ def load_target(spec: TargetSpec, progress: Progress | None = None) -> Any:
 
 
 def load_draft(target: Any, spec: DraftSpec, progress: Progress | None = None) -> Any:
-    """Build the draft of `spec` for `target`; checks that the pair shares one vocabulary.
+    """Build the draft of `spec` for `target`; a custom draft with another tokenizer drafts
+    across the two (``models.paired_draft``: a ``CrossVocabularyDraft``).
 
     Raises ``ChoiceError`` when the draft kind does not fit the target,
-    ``TokenizerMismatchError`` for a custom draft with another tokenizer, and the loading
-    errors of :func:`load_target`.
+    ``TokenizerMismatchError`` for a custom draft that shares no token with the target, and
+    the loading errors of :func:`load_target`.
     """
     if spec.kind == "ngram":
         return NGramDraft.for_model(target)
@@ -257,7 +258,7 @@ def load_draft(target: Any, spec: DraftSpec, progress: Progress | None = None) -
             raise ChoiceError(str(exc), "head_mismatch") from exc
         return warmed(draft, target)
     if spec.kind == "custom":
-        from specdec_core.models import HFCausalLM, check_compatible
+        from specdec_core.models import HFCausalLM, paired_draft
 
         source = spec.source.strip()
         if not source:
@@ -265,6 +266,5 @@ def load_draft(target: Any, spec: DraftSpec, progress: Progress | None = None) -
                 "Enter a Hugging Face model id or a local folder for the custom draft.", "no_draft_source"
             )
         draft = HFCausalLM.load(source, progress=progress)
-        check_compatible(target, draft)
-        return warmed(draft, target)
+        return warmed(paired_draft(target, draft), target)
     raise ChoiceError(f"Unknown draft {spec.kind!r}; choose one of {', '.join(DRAFTS)}.")

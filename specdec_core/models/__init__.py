@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from specdec_core.models.base import Draft, FastSession, LanguageModel, Proposer, Session
-from specdec_core.models.compat import TokenizerMismatchError, check_compatible
+from specdec_core.models.compat import TokenizerMismatchError, check_compatible, paired_draft
+from specdec_core.models.cross import CrossVocabularyDraft
 from specdec_core.models.locking import ModelBusyError, ModelLock
 from specdec_core.models.markov import MarkovChainLM, MarkovSession
 from specdec_core.models.ngram import NGramDraft
@@ -21,6 +22,15 @@ if TYPE_CHECKING:
     from specdec_core.models.bundled import BUNDLED_NAME, is_prepared, load_bundled, prepare_bundled_cache
     from specdec_core.models.drafts import LayerSkipDraft, precision_copy
     from specdec_core.models.hf import HFCausalLM, HFSession, ModelLoadError, ModelNotAvailableError
+    from specdec_core.models.reduced import (
+        frequent_target_tokens,
+        frequent_tokens,
+        reduced_draft,
+        shipped_counts,
+        shipped_texts,
+        token_counts,
+    )
+    from specdec_core.models.vocab_map import cross_vocabulary_draft
 
 _LAZY = {
     "HFCausalLM": "hf",
@@ -33,6 +43,13 @@ _LAZY = {
     "is_prepared": "bundled",
     "load_bundled": "bundled",
     "prepare_bundled_cache": "bundled",
+    "cross_vocabulary_draft": "vocab_map",
+    "frequent_target_tokens": "reduced",
+    "frequent_tokens": "reduced",
+    "reduced_draft": "reduced",
+    "shipped_counts": "reduced",
+    "shipped_texts": "reduced",
+    "token_counts": "reduced",
 }
 
 
@@ -47,6 +64,7 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "BUNDLED_NAME",
+    "CrossVocabularyDraft",
     "Draft",
     "FastSession",
     "HFCausalLM",
@@ -64,8 +82,16 @@ __all__ = [
     "Session",
     "TokenizerMismatchError",
     "check_compatible",
+    "cross_vocabulary_draft",
+    "frequent_target_tokens",
+    "frequent_tokens",
     "is_prepared",
     "load_bundled",
+    "paired_draft",
     "precision_copy",
     "prepare_bundled_cache",
+    "reduced_draft",
+    "shipped_counts",
+    "shipped_texts",
+    "token_counts",
 ]

@@ -1,4 +1,9 @@
-"""Whether a draft and a target can be paired: one shared vocabulary, token id by token id.
+"""Whether a draft and a target can be paired, and how: one vocabulary, or drafting across two.
+
+``check_compatible`` asks for one shared vocabulary, token id by token id. ``paired_draft``
+is what the engine runs: the draft itself when the vocabularies agree, a
+``CrossVocabularyDraft`` when two tokenizers differ (or one tokenizer's logit widths differ
+only by padding), and ``TokenizerMismatchError`` when they share no token at all.
 
 Torch-free, so the engine can check a pair of Markov chains without loading torch.
 """
@@ -13,7 +18,7 @@ from specdec_core.models.base import Draft, LanguageModel
 
 
 class TokenizerMismatchError(ValueError):
-    """A draft and a target do not give the same ids to the same tokens."""
+    """A draft and a target do not give the same ids to the same tokens (or share none)."""
 
 
 #: draft → the targets it was found to share a vocabulary with. Reading a tokenizer's vocabulary
@@ -83,3 +88,36 @@ def check_compatible(target: LanguageModel, draft: Draft) -> None:
 def _remember(target: Any, draft: Any) -> None:
     with contextlib.suppress(TypeError):  # not weakly referable: checked every time
         _matched.setdefault(draft, weakref.WeakSet()).add(target)
+
+
+def paired_draft(target: LanguageModel, draft: Draft) -> Draft:
+    """The draft the engine runs against `target`.
+
+    `draft` itself when it scores the target's token ids; a ``CrossVocabularyDraft`` drafting
+    in the target's vocabulary when both have tokenizers that differ, or one tokenizer whose
+    logit widths differ only by padding. Raises ``TokenizerMismatchError`` when the
+    vocabularies differ and cannot be bridged: no tokenizer to read, or not one shared token.
+    """
+    from specdec_core.models.cross import CrossVocabularyDraft
+
+    if isinstance(draft, CrossVocabularyDraft):
+        check_compatible(target, draft)
+        return draft
+    try:
+        check_compatible(target, draft)
+        return draft
+    except TokenizerMismatchError:
+        if getattr(target, "tokenizer", None) is None or getattr(draft, "tokenizer", None) is None:
+            raise
+    from specdec_core.models.vocab_map import cross_vocabulary_draft
+
+    try:
+        return cross_vocabulary_draft(target, draft)
+    except TokenizerMismatchError:
+        t_name = getattr(target, "name", "the target")
+        d_name = getattr(draft, "name", "the draft")
+        raise TokenizerMismatchError(
+            f"{d_name} and {t_name} share no token: not one of the draft's tokens stands for the same "
+            "text as a target token, so nothing it drafts could be checked. Pick a draft whose "
+            "tokenizer shares tokens with the target's."
+        ) from None

@@ -258,7 +258,7 @@ TRACE_CASES = [
     trace_case("token-invalid-utf8", _texts("\\xff"), "zh", kind="ok", check=_shows("\\xff", "\ufffd")),
 ]
 
-# -- custom models: sources are filled in by the test ({target}, {other}, {broken}, {noconf}) --------
+# -- custom models: sources are filled in by the test ({target}, {other}, {alien}, {broken}, {noconf}) --
 CUSTOM = {"live_target": "custom", "live_draft": "ngram", "live_max": 8, "live_prompt": "the quick brown fox"}
 
 
@@ -291,12 +291,12 @@ MODEL_CASES = [
         live_draft_src="",
     ),
     model(
-        "tokenizer-mismatch",
+        "no-shared-token",
         "mismatch",
         "zh",
         live_target_src="{target}",
         live_draft="custom",
-        live_draft_src="{other}",
+        live_draft_src="{alien}",
     ),
     Case(
         "model-live-layer-count",

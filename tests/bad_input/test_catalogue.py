@@ -13,7 +13,7 @@ import pytest
 
 from support.apptest import ROOT, open_page
 from tests.bad_input.catalogue import CASES, Case
-from tests.conftest import TINY_TEXT, build_tiny_model, build_tiny_tokenizer
+from tests.conftest import TINY_TEXT, build_alien_tokenizer, build_tiny_model, build_tiny_tokenizer
 
 #: What a learner must never see: a traceback, or where the server keeps its files.
 FORBIDDEN = ("Traceback", 'File "', "site-packages", ".venv", str(ROOT))
@@ -44,8 +44,9 @@ def shown_texts(at) -> list[str]:
 
 @pytest.fixture(scope="module")
 def sources(tmp_path_factory) -> dict[str, str]:
-    """Model folders for the custom-model cases: a tiny model, one with another tokenizer, a
-    folder whose config.json is broken, and one with weights but no config or tokenizer."""
+    """Model folders for the custom-model cases: a tiny model, one with another tokenizer, one
+    whose tokenizer shares no token with the first, a folder whose config.json is broken, and
+    one with weights but no config or tokenizer."""
     root = tmp_path_factory.mktemp("bad_models")
     tok = build_tiny_tokenizer()
     other = build_tiny_tokenizer(TINY_TEXT.upper() + "0123456789 xyz!?", vocab_size=len(tok))
@@ -57,6 +58,7 @@ def sources(tmp_path_factory) -> dict[str, str]:
     return {
         "target": str(build_tiny_model(root / "target", tok, layers=2, seed=0)),
         "other": str(build_tiny_model(root / "other", other, layers=2, seed=2)),
+        "alien": str(build_tiny_model(root / "alien", build_alien_tokenizer(), layers=1, seed=3)),
         "broken": str(broken),
         "noconf": str(noconf),
     }

@@ -91,14 +91,14 @@ def test_mismatched_custom_draft_then_a_fitting_draft(sources):  # noqa: F811
         "live_target": "custom",
         "live_target_src": sources["target"],
         "live_draft": "custom",
-        "live_draft_src": sources["other"],
+        "live_draft_src": sources["alien"],
         "live_max": 8,
         "live_prompt": "the quick brown fox",
     }
     at = open_page("live", state=state)
     _generate(at)
-    assert any("tokenizer" in e for e in _errors(at))
-    at.text_input(key="live_draft_src").input(sources["target"])
+    assert any("share no token" in e for e in _errors(at))
+    at.text_input(key="live_draft_src").input(sources["other"])  # another tokenizer: drafts across
     _generate(at)
     assert not at.error and "live_trace" in at.session_state
 
