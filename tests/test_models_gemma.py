@@ -114,3 +114,20 @@ def test_greedy_speculation_with_gemma_equals_its_own_greedy_output(gemma):
         got = [t for e in generate(gemma, draft, ids, greedy, 4, 20, 0) for t in e.committed]
         compared = assert_same_greedy_output(gemma, ids, expected, got)
         assert compared == len(expected) or compared >= 8, (name, compared)
+
+
+@pytest.mark.slow
+def test_smollm2_drafts_for_gemma_across_tokenizers_with_gemmas_own_greedy_output(gemma):
+    from specdec_core.engine import autoregressive, generate
+    from specdec_core.live.model_choices import DraftSpec, load_draft
+    from specdec_core.models import CrossVocabularyDraft
+    from specdec_core.sampling import SamplingConfig
+
+    greedy = SamplingConfig(temperature=0)
+    draft = load_draft(gemma, DraftSpec("smollm2"))
+    assert isinstance(draft, CrossVocabularyDraft) and draft.to_draft is not None
+    ids = gemma.encode("Copy the list exactly.\nList: red, green, blue, red, green, blue\nCopy: red,")
+    expected = [t for e in autoregressive(gemma, ids, greedy, 16) for t in e.committed]
+    events = list(generate(gemma, draft, ids, greedy, 4, 16, 0))
+    assert [t for e in events for t in e.committed] == expected
+    assert sum(e.accepted_count for e in events) > 0  # the families agree on a copy

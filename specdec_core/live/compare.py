@@ -56,6 +56,7 @@ DRAFT_KEYS: tuple[str, ...] = (
     "layerskip-16",
     "head",
     "medusa",
+    "smollm2",
     "ngram~tree",
     "bf16~tree",
 )

@@ -30,9 +30,10 @@ TARGETS: tuple[str, ...] = ("bundled", "gemma", "toy", "custom")
 SHIPPED_TARGETS: tuple[str, ...] = ("bundled", "gemma")
 HF_DRAFTS: tuple[str, ...] = ("ngram", "bf16", "layerskip", "head", "medusa", "custom")
 TOY_DRAFTS: tuple[str, ...] = ("toy_draft", "ngram", "custom")
-#: Gemma-3-270M's drafts: the shipped heads read SmolLM2's features, so they do not fit it.
-GEMMA_DRAFTS: tuple[str, ...] = ("ngram", "bf16", "layerskip", "custom")
-DRAFTS: tuple[str, ...] = ("ngram", "bf16", "layerskip", "head", "medusa", "toy_draft", "custom")
+#: Gemma-3-270M's drafts: the shipped heads read SmolLM2's features, so they do not fit it;
+#: the bundled SmolLM2-135M drafts for it across the two tokenizers.
+GEMMA_DRAFTS: tuple[str, ...] = ("ngram", "bf16", "layerskip", "smollm2", "custom")
+DRAFTS: tuple[str, ...] = ("ngram", "bf16", "layerskip", "head", "medusa", "smollm2", "toy_draft", "custom")
 
 
 class ChoiceError(ValueError):
@@ -257,6 +258,12 @@ def load_draft(target: Any, spec: DraftSpec, progress: Progress | None = None) -
         except (HeadMismatchError, FileNotFoundError) as exc:
             raise ChoiceError(str(exc), "head_mismatch") from exc
         return warmed(draft, target)
+    if spec.kind == "smollm2":
+        from specdec_core.models import HFCausalLM, load_bundled, paired_draft
+
+        if not isinstance(target, HFCausalLM):
+            raise ChoiceError("SmolLM2-135M drafts for a transformer target.", "needs_transformer")
+        return warmed(paired_draft(target, load_bundled(progress=progress)), target)
     if spec.kind == "custom":
         from specdec_core.models import HFCausalLM, paired_draft
 
