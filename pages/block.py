@@ -192,6 +192,8 @@ def lesson_body() -> None:
             )
         )
 
+    text.show("loop")
+    text.show("proof")
     text.show("per_round")
     if demo.rounds:
         st.subheader(s["rounds_title"])

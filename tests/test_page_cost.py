@@ -143,7 +143,7 @@ def test_bad_url_values_fall_back_with_a_warning():
 def test_quiz_numbers_agree_with_the_theory(lang):
     quiz = tomllib.loads(Path(ROOT, "lessons", lang, "cost.toml").read_text(encoding="utf-8"))["quiz"]
     first = quiz[0]
-    assert first["options"][first["answer"]].startswith(f"{expected_tokens(0.8, 4):.2f}")
+    assert first["options"][first["answer"]].startswith(f"{expected_tokens(0.7, 3):.2f}")
     assert f"{speedup(0.02, 1, 0.4):.2f}×" in quiz[2]["feedback"][0]
 
 

@@ -10,10 +10,12 @@ from state left behind by an earlier run.
 """
 
 import json
+import tomllib
 
 import numpy as np
 import pytest
 
+from pages.common.i18n import LESSONS
 from specdec_core.course import pairs
 from support.apptest import open_page, rerun
 
@@ -40,7 +42,8 @@ def test_page_loads_in_both_languages(lang):
     text = " ".join(m.value for m in at.markdown)
     assert ("概率树" in text) == (lang == "zh") and "$D = \\{x : p(x) > q(x)\\}$" in text
     quizzes = [r.key for r in at.radio if r.key.startswith("quiz_")]
-    assert quizzes == ["quiz_tree_0", "quiz_tree_1", "quiz_tree_2"]
+    items = tomllib.loads((LESSONS / lang / "tree.toml").read_text("utf-8"))["quiz"]
+    assert quizzes == [f"quiz_tree_{i}" for i in range(len(items))]
     assert at.selectbox(key="tree_preset").value == "abc"
 
 

@@ -48,14 +48,54 @@ def test_no_answer_position_holds_more_than_forty_percent():
 
 
 def _right_is_longest(q: dict) -> bool:
+    """The right option is the longest by character count; a tie for the longest counts too,
+    unless every option has the same length (then length says nothing)."""
     lengths = [len(o) for o in q["options"]]
-    return lengths.count(max(lengths)) == 1 and lengths.index(max(lengths)) == q["answer"]
+    return lengths[q["answer"]] == max(lengths) and len(set(lengths)) > 1
 
 
-def test_the_right_option_is_not_usually_the_longest():
-    """A learner must not be able to pick the answer by its length either."""
-    longest = [_right_is_longest(q) for items in _quizzes("en").values() for q in items]
-    assert sum(longest) <= 0.4 * len(longest), f"{sum(longest)} of {len(longest)}"
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_right_option_is_the_longest_in_at_most_thirty_percent(lang):
+    """A learner must not be able to pick the answer by its length, in either language."""
+    longest = [_right_is_longest(q) for items in _quizzes(lang).values() for q in items]
+    assert sum(longest) <= 0.3 * len(longest), f"{lang}: {sum(longest)} of {len(longest)}"
+
+
+def test_the_length_rule_counts_ties_for_the_longest():
+    assert _right_is_longest({"options": ["ab", "cd", "e"], "answer": 1})
+    assert not _right_is_longest({"options": ["ab", "cde", "f"], "answer": 0})
+    assert not _right_is_longest({"options": ["0.45", "0.09", "0.36"], "answer": 0})
+
+
+def test_both_languages_ask_the_same_questions():
+    """Same count per page, the same right option, the same number of options, the same kind."""
+    en, zh = _quizzes("en"), _quizzes("zh")
+    assert en.keys() == zh.keys()
+    for page in en:
+        assert len(en[page]) == len(zh[page]), page
+        for i, (a, b) in enumerate(zip(en[page], zh[page], strict=True)):
+            where = f"{page} Q{i + 1}"
+            assert a["answer"] == b["answer"], where
+            assert len(a["options"]) == len(b["options"]), where
+            assert a.get("predict", False) == b.get("predict", False), where
+
+
+LABS = ("sampling_lab", "overlap", "tree", "block", "tree_drafts", "cost", "self_spec", "live", "race")
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_lab_asks_a_predict_then_press_question(lang):
+    quizzes = _quizzes(lang)
+    for page in LABS:
+        assert any(q.get("predict") is True for q in quizzes.get(page, [])), f"{lang}/{page}"
+
+
+def test_a_predict_question_shows_its_hint():
+    page = next(p for p, items in _quizzes("en").items() if any(q.get("predict") for q in items))
+    i = next(i for i, q in enumerate(_quizzes("en")[page]) if q.get("predict"))
+    at = open_page(page)
+    hint = tomllib.loads((LESSONS / "en" / "common.toml").read_text("utf-8"))["quiz_predict"]
+    assert hint in at.radio(key=f"quiz_{page}_{i}").label
 
 
 def test_option_order_is_a_seeded_permutation():

@@ -1,7 +1,9 @@
 """Check-yourself questions from a page's TOML table ``[[quiz]]``.
 
 Each entry has ``question``, ``options`` (list), ``answer`` (index of the right option) and
-``feedback`` (one explanation per option, shown once the learner picks it).
+``feedback`` (one explanation per option, shown once the learner picks it). ``predict = true``
+marks a "predict, then press" question: it names the page's widget settings, the learner
+predicts, and the widget's output answers it; the label starts with a hint saying so.
 
 Options are shown in an order shuffled per learner, so the right answer's place in the file
 says nothing. The order comes from a *learner seed* carried in the page address as
@@ -53,8 +55,9 @@ def quiz(s: Strings) -> None:
     st.subheader(s["quiz_title"])
     seed = learner_seed()
     for i, item in enumerate(s["quiz"]):
+        predict = f"*{s['quiz_predict']}* " if item.get("predict") else ""
         choice = st.radio(
-            f"**{i + 1}.** {item['question']}",
+            f"**{i + 1}.** {predict}{item['question']}",
             options=option_order(seed, s.name, i, len(item["options"])),
             format_func=lambda j, opts=item["options"]: opts[j],
             index=None,

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from specdec_core.engine.processing import token_probability
+from specdec_core.engine.processing import token_probability, top_probability
 from specdec_core.engine.rows import RunMaths, logit_rows
 from specdec_core.models.base import Draft, LanguageModel, Proposer
 
@@ -15,9 +15,9 @@ if TYPE_CHECKING:
 
 
 def keeps_draft(chain: float, kept: int, floor: float) -> bool:
-    """The chain stop: a draft whose chain confidence (the product of the draft's own
-    probabilities of its tokens so far, this one included) is `chain`, after `kept` drafts,
-    is kept if it is the first or the chain stays at or above `floor`."""
+    """The chain stop: after `kept` drafts, one more is drawn if it is the first or if
+    `chain` (the product of the draft's own probabilities of the kept tokens and of its most
+    likely next token) stays at or above `floor`."""
     return kept == 0 or chain >= floor
 
 
@@ -25,10 +25,13 @@ class ModelDrafter:
     """A draft model with its session; feeds it the committed tokens it has not seen.
 
     A draft with a ``confidence_floor`` (the trained head, whose confidence is calibrated)
-    ends its chain early, EAGLE-2 style: a draft after the first is kept only while the
-    product of the draft's own probabilities of its tokens so far (its chance, by its own
-    reckoning, that the whole chain is accepted) stays at or above the floor. The stop uses
-    the draft's side alone, so verification, and the output law, are as for any shorter γ.
+    ends its chain early, EAGLE-2 style: a draft after the first is drawn only while the
+    product of the draft's own probabilities of its tokens so far and of its most likely
+    next token (its chance, by its own reckoning, that the chain is accepted) stays at or
+    above the floor. The stop is decided before the token is drawn, from earlier drafts
+    only, so verification, and the output law, are as for any shorter γ; a stop that looked
+    at the drawn token would hand the verifier q cut to the tokens it keeps, not q. Under
+    greedy decoding the drawn token is the most likely one, so both read the same product.
     """
 
     def __init__(self, draft: LanguageModel, prompt: list[int], target_session: object = None) -> None:
@@ -56,11 +59,11 @@ class ModelDrafter:
         for _ in range(g):
             row: Rows = logit_rows(self.session, feed, last_only=True)
             forwards += 1
+            if self.floor > 0 and not keeps_draft(chain * top_probability(row), len(tokens), self.floor):
+                break
             x, q = run.draw(row)
             if self.floor > 0:
                 chain *= token_probability(row, x)
-                if not keeps_draft(chain, len(tokens), self.floor):
-                    break
             tokens.append(x)
             qs.append(q)
             feed = [x]

@@ -58,6 +58,12 @@ def token_probability(row: torch.Tensor | np.ndarray, token: int) -> float:
     return float(_softmax_rows(z[None])[0, token])
 
 
+def top_probability(row: torch.Tensor | np.ndarray) -> float:
+    """The plain softmax probability of the most likely token of one logit row (as above)."""
+    z = float64_rows(row)[-1]
+    return float(_softmax_rows(z[None])[0].max())
+
+
 def process_rows(logits: torch.Tensor | np.ndarray, config: SamplingConfig) -> np.ndarray:
     """Final float64 distributions of each row of `logits` (n, V), as ``sampling.apply``.
 

@@ -1,0 +1,144 @@
+"""Every number a transfer or "predict, then press" question states, recomputed by specdec_core.
+
+Each check names the question by page and index, computes the number, and requires its
+rounded form in the question or the right option in both languages, so an edit of either
+side that breaks the agreement fails here.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import tomllib
+
+import numpy as np
+import pytest
+
+from pages.common.i18n import LESSONS
+from specdec_core.course import block as block_demo
+from specdec_core.course import cost, pairs, sampling_lab, self_spec
+from specdec_core.course import tree_drafts as tree_demo
+from specdec_core.sampling import SamplingConfig, apply
+from specdec_core.theory import expected_tokens, linear_verify_cost, speedup
+from specdec_core.verify import decompose, rejection_flows, tree
+
+P = np.array([0.1, 0.6, 0.3])  # the fresh A, B, C pair of the overlap and tree questions
+Q = np.array([0.6, 0.2, 0.2])
+
+
+def _question(lang: str, page: str, index: int) -> tuple[str, str]:
+    item = tomllib.loads((LESSONS / lang / f"{page}.toml").read_text("utf-8"))["quiz"][index]
+    return item["question"], item["options"][item["answer"]]
+
+
+def _stated(page: str, index: int, *numbers: str, where: str = "answer") -> None:
+    for lang in ("en", "zh"):
+        question, right = _question(lang, page, index)
+        text = right if where == "answer" else question
+        for number in numbers:
+            assert number in text, f"{lang}/{page} Q{index + 1}: {number!r} not in {text!r}"
+
+
+def test_block_three_tokens_with_acceptance_by_position():
+    a = np.array([0.8, 0.6, 0.3])
+    _stated("block", 3, "0.8", "0.6", "0.3", where="question")
+    _stated("block", 3, f"{a[0] * a[1] * (1 - a[2]):.3f}")
+
+
+def test_block_repetition_penalty_of_a_drafted_token():
+    _stated("block", 5, "1.3", "2.6", where="question")
+    _stated("block", 5, f"{2.6 / 1.3:.1f}")
+
+
+def test_block_identical_draft_commits_gamma_plus_one():
+    target = block_demo.target_chain("story")
+    demo = block_demo.BlockDemo(
+        target, block_demo.draft_chain(target, "identical"), [0], 5, 7, SamplingConfig(temperature=0.5)
+    )
+    for _ in range(20):
+        demo.step()
+    assert {len(r.committed) for r in demo.rounds} == {6}
+    _stated("block", 7, "6")
+
+
+def test_cost_expected_tokens_and_speedup():
+    _stated("cost", 0, f"{expected_tokens(0.7, 3):.2f}")
+    now = cost.cost_summary(0.7, 3, 0.1, linear_verify_cost(0.075), 16)
+    _stated("cost", 5, "0.70", "γ = 3", "0.10", "0.075", where="question")
+    _stated("cost", 5, f"{now.speedup:.2f}×")
+
+
+def test_cost_batch_of_48_stays_under_the_ridge():
+    compute_ms = 48 * 5 * 2 * 70e9 / 989e12 * 1e3
+    read_ms = 140e9 / 3.35e12 * 1e3
+    assert compute_ms < read_ms
+    _stated("cost", 3, "240", f"{compute_ms:.0f} ms", f"{read_ms:.0f} ms")
+
+
+def test_overlap_residual_keep_rule_and_gaussians():
+    d = decompose(P, Q)
+    assert d.rejection_mass == pytest.approx(0.5)
+    _stated("overlap", 0, f"{d.residual[1]:.1f}", f"{d.residual[2]:.1f}")
+    _stated("overlap", 6, f"{float(P @ Q):.2f}", f"{d.acceptance_rate:.1f}")
+    both_tails = 2 * 0.5 * (1 + math.erf(-1 / math.sqrt(2)))  # N(0, 1) against N(2, 1)
+    _stated("overlap", 7, f"{both_tails:.3f}")
+
+
+def test_overlap_q_zero_preset():
+    pair = pairs.to_pair(pairs.preset_rows("q_zero"))
+    d = decompose(pair.p, pair.q)
+    r = ", ".join(f"{x:g}" for x in d.residual)
+    _stated("overlap", 4, f"R = {d.rejection_mass:.1f}", f"r = ({r})")
+
+
+def test_race_two_drafts():
+    a, b = speedup(0.6, 4, 0.02, 1.0), speedup(0.85, 4, 0.1, 1.0)
+    _stated("race", 3, f"{b:.2f}×", f"{a:.2f}×")
+
+
+def test_sampling_lab_flat_top_k():
+    flat = np.array([v for _, v in sampling_lab.example_rows("flat", "en")])
+    probs = apply(flat, SamplingConfig(top_k=3)).probs
+    _stated("sampling_lab", 5, f"{probs.max():.3f}")
+    shown = [f"{x:.3f}" for x in apply(flat, SamplingConfig()).probs]
+    _stated("sampling_lab", 5, *shown, where="question")
+
+
+def test_tree_leaves_of_b_and_the_q_zero_tally():
+    t = tree(P, Q, labels=["A", "B", "C"])
+    _stated("tree", 0, f"{t.leaf_totals[1]:.1f}")
+    pair = pairs.to_pair(pairs.preset_rows("q_zero"))
+    flows = rejection_flows(pair.p, pair.q)
+    assert flows[:, 2].sum() == pytest.approx(pair.p[2])  # all of C's mass arrives by rejection
+    _stated("tree", 3, f"{pair.p[2]:.1f}")
+
+
+def test_tree_drafts_nodes_and_depth():
+    target, draft = tree_demo.lesson_pair("story", "identical")
+    wide = tree_demo.TreeDemo(target, draft, [0], (2, 2, 1), 7)
+    wide.step()
+    _stated("tree_drafts", 0, f"{wide.rounds[0].nodes}", where="question")
+    _stated("tree_drafts", 0, "4")
+    narrow = tree_demo.TreeDemo(target, draft, [0], (2, 1, 1), 7)
+    for _ in range(20):
+        narrow.step()
+    assert {len(r.committed) for r in narrow.rounds} == {4}
+    _stated("tree_drafts", 4, "4")
+
+
+def test_the_heads_curves_fall_with_depth():
+    card = self_spec.head_card()  # the shipped assets/head/card.json the figure reads
+    assert card is not None
+    for curve in (card.greedy_by_depth, card.alpha_by_depth):
+        assert all(later < earlier for earlier, later in itertools.pairwise(curve))
+
+
+def test_sampling_lab_floor_keeps_four():
+    flat = np.array([v for _, v in sampling_lab.example_rows("flat", "en")])
+    probs = apply(flat, SamplingConfig(top_k=1, top_p=0.5, min_tokens_to_keep=4)).probs
+    assert np.count_nonzero(probs) == 4
+    _stated("sampling_lab", 4, "4", f"{_kept_mass(flat, 4):.3f}", f"{probs[0]:.3f}")
+
+
+def _kept_mass(logits: np.ndarray, k: int) -> float:
+    return float(np.sort(apply(logits, SamplingConfig()).probs)[::-1][:k].sum())
