@@ -199,3 +199,9 @@ def test_heatmaps_show_every_cell_and_never_a_nan(finished):
         assert "&lt;n-gram&gt;" in fig.data[0].y
     with pytest.raises(ValueError):
         heat_cells(table, "tiny", "speed")
+
+
+def test_draft_keys_name_reduced_heads():
+    spec, tree = draft_spec("layerskip-8@16384")
+    assert (spec.kind, spec.k, spec.vocab, tree) == ("layerskip", 8, 16384, False)
+    assert draft_spec("smollm2@4096~tree")[0].vocab == 4096

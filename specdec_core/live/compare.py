@@ -57,6 +57,9 @@ DRAFT_KEYS: tuple[str, ...] = (
     "head",
     "medusa",
     "smollm2",
+    "bf16@16384",
+    "layerskip-8@16384",
+    "smollm2@16384",
     "ngram~tree",
     "bf16~tree",
 )

@@ -47,12 +47,14 @@ class ModelSource(Protocol):
 
 
 def draft_spec(key: str) -> tuple[DraftSpec, bool]:
-    """(spec, as a tree) of a grid's draft key: a draft kind, ``layerskip-<k>``, either with
+    """(spec, as a tree) of a grid's draft key: a draft kind or ``layerskip-<k>``, then
+    ``@<N>`` for a head cut to the target's N most frequent tokens, then
     :data:`~specdec_core.live.race.TREE_SUFFIX` for its tree variant."""
     tree = key.endswith(TREE_SUFFIX)
-    base = key.removesuffix(TREE_SUFFIX)
+    base, _, vocab = key.removesuffix(TREE_SUFFIX).partition("@")
     depth = layerskip_depth(base)
-    return (DraftSpec("layerskip", depth) if depth is not None else DraftSpec(base)), tree
+    spec = DraftSpec("layerskip", depth) if depth is not None else DraftSpec(base)
+    return replace(spec, vocab=int(vocab) if vocab else 0), tree
 
 
 def target_spec(key: str, custom_source: str = "") -> TargetSpec:

@@ -13,7 +13,7 @@ builds each model once per process.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -40,7 +40,7 @@ class ChoiceError(ValueError):
     """A draft that cannot go with the chosen target, or a custom choice left empty.
 
     ``code`` names the case for a translated message: "no_target_source", "no_draft_source",
-    "toy_draft", "needs_transformer", "head_mismatch" or "unknown".
+    "toy_draft", "needs_transformer", "head_mismatch", "no_head" or "unknown".
     """
 
     def __init__(self, message: str, code: str = "unknown") -> None:
@@ -58,11 +58,14 @@ class TargetSpec:
 
 @dataclass(frozen=True)
 class DraftSpec:
-    """Which draft: ``kind`` in :data:`DRAFTS`; ``k`` layers for layer-skip; ``source`` for custom."""
+    """Which draft: ``kind`` in :data:`DRAFTS`; ``k`` layers for layer-skip; ``source`` for custom;
+    ``vocab`` > 0 keeps only the target's `vocab` most frequent tokens in the draft's head
+    (FR-Spec; 0: the whole head)."""
 
     kind: str
     k: int = 0
     source: str = ""
+    vocab: int = 0
 
 
 def target_key(spec: TargetSpec) -> tuple[str, TargetSpec]:
@@ -218,6 +221,23 @@ def load_target(spec: TargetSpec, progress: Progress | None = None) -> Any:
 
 
 def load_draft(target: Any, spec: DraftSpec, progress: Progress | None = None) -> Any:
+    """:func:`_load_full_draft`, its head then cut to the target's ``spec.vocab`` most frequent
+    tokens when that is set (exact: the draft samples from its law projected onto them)."""
+    draft = _load_full_draft(target, replace(spec, vocab=0), progress)
+    if spec.vocab <= 0:
+        return draft
+    from specdec_core.models import NGramDraft as Lookup
+    from specdec_core.models.reduced import frequent_target_tokens, reduced_draft
+
+    if isinstance(draft, Lookup) or getattr(target, "tokenizer", None) is None:
+        raise ChoiceError("Only a draft with a head of its own can keep fewer tokens in it.", "no_head")
+    if progress is not None:
+        progress(0.0, f"Counting {target.name}'s most frequent tokens in the shipped text…")
+    kept = frequent_target_tokens(target, spec.vocab)
+    return warmed(reduced_draft(draft, kept, target.vocab_size), target)
+
+
+def _load_full_draft(target: Any, spec: DraftSpec, progress: Progress | None = None) -> Any:
     """Build the draft of `spec` for `target`; a custom draft with another tokenizer drafts
     across the two (``models.paired_draft``: a ``CrossVocabularyDraft``).
 

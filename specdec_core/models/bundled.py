@@ -187,6 +187,18 @@ def load_bundled(
     return loaded
 
 
+def load_tokenizer(model: Bundled = SMOLLM2) -> Any:
+    """A shipped model's tokenizer alone, from its cache (no weights read); preparing the cache
+    first if it is missing (that de-quantises once, with the setup script's progress)."""
+    from transformers import AutoTokenizer
+
+    folder = prepare_bundled_cache(model=model)
+    if folder is None:  # the cache cannot be written: the GGUF holds the tokenizer too
+        gguf = model.gguf()
+        return AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
+    return AutoTokenizer.from_pretrained(folder)
+
+
 def load_gemma(**kwargs: Any) -> HFCausalLM:
     """Load Gemma-3-270M (base), joining its chunks and preparing its cache on first use."""
     return load_bundled(model=GEMMA, **kwargs)
