@@ -17,6 +17,7 @@ LANGS = ("en", "zh")
 
 #: Each figure-string source: the page and the table its figures are given.
 TABLES: dict[str, tuple[str, str]] = {
+    "answers": ("answers", "fig"),
     "block": ("block", "fig"),
     "cost": ("cost", "fig"),
     "overlap.overlap": ("overlap", "chart.overlap"),

@@ -11,8 +11,8 @@ import pytest
 from specdec_core.engine import autoregressive, generate
 from specdec_core.models import CrossVocabularyDraft, HFCausalLM, paired_draft
 from specdec_core.sampling import SamplingConfig
+from support.greedy_check import PROMPTS, assert_same_greedy_output
 from tests.conftest import build_tiny_model
-from tests.greedy_check import PROMPTS, assert_same_greedy_output
 from tests.test_vocab_map import build_sentencepiece_tokenizer
 
 pytestmark = pytest.mark.slow

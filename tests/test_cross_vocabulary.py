@@ -13,7 +13,7 @@ from specdec_core.models import MarkovChainLM
 from specdec_core.models.cross import CrossVocabularyDraft, CrossVocabularySession
 from specdec_core.sampling import SamplingConfig
 from specdec_core.stats import chisquare
-from specdec_core.verify import sample
+from specdec_core.verify import project, sample
 from tests.markov_cross_pair import (
     DRAFT_MODEL,
     DRAFT_TEXTS,
@@ -189,6 +189,31 @@ def test_the_draft_cache_is_kept_for_the_common_prefix_of_successive_spellings()
     np.testing.assert_allclose(np.exp(row[0]), draft_law_after([a, ab, b]), atol=1e-12)
     assert model.log == [("crop", 2), ("feed", [1, 1])]
     assert s.spelling == [0, 0, 1, 1] and s.length == 3
+
+
+@pytest.mark.parametrize("lookback", [1, 2, 8])
+def test_the_spelling_stays_canonical_through_extends_and_rollbacks(lookback):
+    rng = np.random.default_rng(lookback)
+    s = cross_draft(lookback=lookback).session([START])
+    for _ in range(300):
+        if rng.random() < 0.3 and s.length > 1:
+            s.truncate(max(1, s.length - int(rng.integers(1, 5))))  # a rollback of rejected drafts
+            continue
+        fed = [int(t) for t in rng.integers(0, V, size=int(rng.integers(1, 4)))]
+        rows = s.extend(fed)
+        assert s.spelling == to_draft(s.ids) and s.inner.tokens == to_draft(s.ids)
+        np.testing.assert_allclose(np.exp(rows[-1]), draft_law_after(s.ids), atol=1e-12)
+    assert len(s._marks) > 1  # settled splits were found, so tails stay short
+
+
+@pytest.mark.parametrize("to_target", [TO_TARGET, np.array([0, 0, 1, -1, 4])])
+def test_rows_are_the_log_of_verify_project(to_target):
+    """One twin per target token (the fast path) or two draft tokens with one twin (summed)."""
+    s = CrossVocabularyDraft(DRAFT_MODEL, to_target, None, V).session([])
+    for t in range(V):
+        row = s.extend([t])[0]
+        q = np.exp(DRAFT_MODEL.next_logits(t))
+        np.testing.assert_allclose(np.exp(row), project(q / q.sum(), to_target, V), atol=1e-15)
 
 
 def test_pieces_and_twins_for_display():

@@ -99,7 +99,11 @@ def test_each_control_changes_the_round(key, value, widget):
 def test_identical_draft_commits_k_plus_one_every_round():
     at = open_page("block", "en", query={"block_draft": "identical", "block_k": "3", "block_round": "30"})
     m = _metrics(at)
-    assert m["Drafts accepted"] == "3 / 3" and m["Tokens committed"] == "4" and m["Measured α"] == "1.00"
+    assert (
+        m["Drafts accepted"] == "3 / 3"
+        and m["Tokens committed"] == "4"
+        and m["Measured acceptance rate α̂"] == "1.00"
+    )
     assert m["Text length"] == str(1 + 30 * 4)
     assert m["Mean tokens per round (measured)"] == "4.00"
 

@@ -81,8 +81,8 @@ def test_stats_agree_with_the_events():
     metrics = {m.label: m.value for m in at.metric}
     accepted = sum(e.accepted_count for e in events)
     rejections = sum(e.rejected for e in events)
-    assert metrics["Acceptance rate α"] == f"{accepted / (accepted + rejections):.3f}"
-    assert metrics["Tokens per round"] == f"{sum(len(e.committed) for e in events) / len(events):.2f}"
+    assert metrics["Measured acceptance rate α̂"] == f"{accepted / (accepted + rejections):.3f}"
+    assert metrics["Tokens per round τ"] == f"{sum(len(e.committed) for e in events) / len(events):.2f}"
     assert metrics["Target passes saved"] == str(sum(len(e.committed) for e in events) - len(events))
     assert metrics["Rejections"] == f"{rejections} / {len(events)}"
     assert stats.counts.sum() == len(events)
@@ -152,7 +152,7 @@ def test_generation_in_chinese():
     at = open_page("live", "zh", state={**TOY, "live_t": 0.5})
     _generate(at)
     assert not at.error and at.metric
-    assert any(m.label == "接受率 α" for m in at.metric)
+    assert any(m.label == "实测接受率 α̂" for m in at.metric)
     assert "接受" in _html(at, "sd-legend")[0]
 
 

@@ -85,7 +85,7 @@ def test_abc_default_shows_r_acceptance_and_residual():
     assert _metric(at, "Acceptance rate") == "0.600"
     table = _numbers(at)
     assert table["residual r"].tolist() == ["0.2500", "0.7500", "0.0000"]
-    assert table["α = min(1, p/q)"].tolist() == ["1.0000", "1.0000", "0.5000"]
+    assert table["a(x) = min(1, p/q)"].tolist() == ["1.0000", "1.0000", "0.5000"]
     assert table["q·α"].tolist() == table["min(p, q)"].tolist() == ["0.1000", "0.1000", "0.4000"]
     assert table["output"].tolist() == table["p (target)"].tolist()
     assert _metric(at, "max |output − p|") == "0"

@@ -36,7 +36,7 @@ def test_race_on_the_toy_pair_fills_the_table_from_the_runs():
     assert [r.key for r in rows] == ["toy_draft", "ngram"]
     table = at.dataframe[0].value
     assert list(table["draft"]) == ["toy draft", "n-gram"]
-    assert list(table["α"]) == pytest.approx([r.alpha for r in rows])
+    assert list(table["α̂"]) == pytest.approx([r.alpha for r in rows])
     assert list(table["speedup (decode)"]) == pytest.approx([r.decode_speedup for r in rows])
     assert any("every draft produced exactly the target-only text" in c.value for c in at.caption)
     best = max(rows, key=lambda r: r.decode_speedup)

@@ -40,7 +40,7 @@ def test_page_loads_in_both_languages(lang):
     at = open_page(PAGE, lang=lang)
     assert at.title[0].value == ("Probability tree" if lang == "en" else "概率树")
     text = " ".join(m.value for m in at.markdown)
-    assert ("概率树" in text) == (lang == "zh") and "$D = \\{x : p(x) > q(x)\\}$" in text
+    assert ("概率树" in text) == (lang == "zh") and "$\\mathcal{D} = \\{x : p(x) > q(x)\\}$" in text
     quizzes = [r.key for r in at.radio if r.key.startswith("quiz_")]
     items = tomllib.loads((LESSONS / lang / "tree.toml").read_text("utf-8"))["quiz"]
     assert quizzes == [f"quiz_tree_{i}" for i in range(len(items))]
@@ -50,7 +50,7 @@ def test_page_loads_in_both_languages(lang):
 def test_abc_leaves_sum_to_p_and_to_one():
     at = open_page(PAGE)
     m = _metrics(at)
-    assert (m["Rejection mass R"], m["Acceptance rate"], m["Deficit set D"], m["Surplus set S"]) == (
+    assert (m["Rejection mass R"], m["Acceptance rate"], m["Deficit set 𝒟"], m["Surplus set 𝒮"]) == (
         "0.4",
         "0.6",
         "2",
@@ -63,7 +63,7 @@ def test_abc_leaves_sum_to_p_and_to_one():
     np.testing.assert_allclose(table.iloc[:, 3], [0.2, 0.4, 0.4], atol=1e-15)  # sum of leaves
     np.testing.assert_allclose(table.iloc[:, 4], [0.2, 0.4, 0.4], atol=0)  # p(x)
     assert abs(table.iloc[:, 3].sum() - 1) < 1e-12
-    assert "**D** (p > q): **A**, **B**" in " ".join(m.value for m in at.markdown)
+    assert "**𝒟** (p > q): **A**, **B**" in " ".join(m.value for m in at.markdown)
 
 
 def test_equal_pair_has_no_reject_branch():
@@ -238,7 +238,7 @@ def test_negative_and_blank_entries_are_explained():
 def test_token_labels_are_shown_literally():
     rows = [["<script>", 0.5, 0.25], ["*x*", 0.25, 0.25], ["$1", 0.25, 0.5]]
     at = open_page(PAGE, query={"tree_table": json.dumps(rows)})
-    line = next(m.value for m in at.markdown if m.value.startswith("**D**"))
+    line = next(m.value for m in at.markdown if m.value.startswith("**𝒟**"))
     assert "\\<script\\>" in line and "\\$1" in line
     at.button(key="tree_sample_many").click()
     rerun(at)

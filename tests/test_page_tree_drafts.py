@@ -4,7 +4,7 @@ import pytest
 
 from support.apptest import open_page, rerun
 
-TITLES = {"en": "Tree drafts", "zh": "树状草稿"}
+TITLES = {"en": "Tree drafts", "zh": "树形草稿"}
 
 
 def _metrics(at) -> dict[str, str]:

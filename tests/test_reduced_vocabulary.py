@@ -19,7 +19,7 @@ from specdec_core.models.reduced import (
 )
 from specdec_core.sampling import SamplingConfig
 from specdec_core.stats import chisquare
-from tests.greedy_check import PROMPTS, assert_same_greedy_output
+from support.greedy_check import PROMPTS, assert_same_greedy_output
 from tests.markov_cross_pair import TARGET as CROSS_TARGET
 from tests.markov_cross_pair import cross_draft
 from tests.markov_pair import ALPHA, DRAFT, START, TARGET, V, joint_law

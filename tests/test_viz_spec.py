@@ -23,9 +23,21 @@ from specdec_core.course import tree_drafts as tree_demo
 from specdec_core.course.cost import check_claims, cost_data
 from specdec_core.course.sampling_lab import example_rows, temperature_sweep
 from specdec_core.course.tree import draw, path_nodes, start_run, tally, tree_view
+from specdec_core.live.answers import Tally
 from specdec_core.sampling import SamplingConfig, apply
 from specdec_core.theory import linear_verify_cost
-from specdec_core.viz import block, cost, overlap, rounds, spec, speedup_maps, tree, tree_drafts, tree_sankey
+from specdec_core.viz import (
+    answers,
+    block,
+    cost,
+    overlap,
+    rounds,
+    spec,
+    speedup_maps,
+    tree,
+    tree_drafts,
+    tree_sankey,
+)
 from specdec_core.viz.sampling import stages_figure, sweep_figure
 
 
@@ -313,3 +325,11 @@ def test_subplot_axes_leave_other_grids_to_make_subplots():
     options = {"start_cell": "bottom-left", "column_widths": (1, 3), "row_heights": (2, 1)}
     layout = make_subplots(rows=2, cols=2, **options).to_dict()["layout"]
     assert spec.subplot_axes(2, 2, **options) == {k: v for k, v in layout.items() if k[1:5] == "axis"}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("counts", [(0, 0, 0), (2, 7, 1), (30, 0, 12)])
+def test_answer_figures_pass_plotly_validation_unchanged(lang, counts):
+    options = ["one", "τ < 0.5", "a much longer option text that does not fit beside its bar at all"]
+    fig = answers.answer_histogram(Tally(counts, 1), options, Strings("answers", lang)["fig"])
+    assert json.loads(fig.to_json()) == _validated_json(fig)

@@ -10,6 +10,7 @@ import pytest
 
 from specdec_core import viz
 from specdec_core.viz import (
+    answers,
     block,
     cost,
     live,
@@ -28,6 +29,7 @@ from tests.figure_strings import LANGS, TABLES, figure_text
 
 #: Which strings the pages hand to each builder (module, builder, source in TABLES).
 USES: list[tuple[ModuleType, str, str]] = [
+    *((answers, name, "answers") for name in answers.KEYS),
     *((block, name, "block") for name in block.KEYS),
     *((rounds, name, "block") for name in rounds.KEYS),
     (rounds, "tokens_histogram", "live.histogram"),

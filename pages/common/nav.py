@@ -22,6 +22,7 @@ SECTIONS = ("start", "sampling", "speculative", "live", "teaching", "about")
 
 PAGES: tuple[PageInfo, ...] = (
     PageInfo("home", "start", ":material/school:"),
+    PageInfo("notation", "start", ":material/functions:"),
     PageInfo("sampling_lab", "sampling", ":material/tune:"),
     PageInfo("overlap", "speculative", ":material/stacked_bar_chart:"),
     PageInfo("tree", "speculative", ":material/account_tree:"),
@@ -35,5 +36,6 @@ PAGES: tuple[PageInfo, ...] = (
     PageInfo("compare", "live", ":material/grid_on:"),
     PageInfo("teach", "teaching", ":material/co_present:"),
     PageInfo("exercises", "teaching", ":material/assignment:"),
+    PageInfo("answers", "teaching", ":material/how_to_vote:"),
     PageInfo("about", "about", ":material/info:"),
 )

@@ -10,6 +10,9 @@ says nothing. The order comes from a *learner seed* carried in the page address 
 ``?quiz=<0…9999>``: a shared link shows everyone the same order. A visit without one gets a
 random seed, kept for the session and written to the address. Each question's order is a
 permutation drawn from (seed, page name, question number) — the same in every language.
+
+On a classroom server each learner's first answer is kept for the teacher's view, anonymously
+(pages/common/class_answers.py).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from functools import lru_cache
 import numpy as np
 import streamlit as st
 
+from pages.common.class_answers import record_answer, recording
 from pages.common.i18n import Strings
 
 #: The address parameter and session key holding the learner seed.
@@ -53,6 +57,8 @@ def _order(seed: int, page: str, question: int, n_options: int) -> tuple[int, ..
 def quiz(s: Strings) -> None:
     """Render the page's questions with shuffled options; each answer gets immediate feedback."""
     st.subheader(s["quiz_title"])
+    if recording():
+        st.caption(s["quiz_recorded"])
     seed = learner_seed()
     for i, item in enumerate(s["quiz"]):
         predict = f"*{s['quiz_predict']}* " if item.get("predict") else ""
@@ -65,6 +71,7 @@ def quiz(s: Strings) -> None:
         )
         if choice is None:
             continue
+        record_answer(s.name, i, choice)  # classroom mode: the first answer, as its index in the file
         text = item["feedback"][choice]
         if choice == item["answer"]:
             st.success(f"{s['quiz_right']} {text}")

@@ -68,6 +68,10 @@ class CrossVocabularyDraft:
             raise ValueError(f"lookback must be a whole number ≥ 0, got {lookback!r}.")
         self.draft = draft
         self.to_target = ids
+        #: draft logits with a twin, their twins, and whether no two share one
+        self.mapped = np.flatnonzero(ids >= 0)
+        self.twins = ids[self.mapped]
+        self.one_to_one = np.unique(self.twins).size == self.twins.size
         self.to_draft = to_draft
         self.start_ids = [int(t) for t in start_ids]
         self.fallback_id = fallback_id
@@ -187,11 +191,11 @@ class CrossVocabularySession:
         a, d, _ = self._marks[-1]
         tail = [int(t) for t in m.to_draft(self.ids[a:n])] if n > a else []
         spell = self._spell[:d] + tail
-        for j in range(max(a + 1, n - m.lookback - _RETRIES), n - m.lookback + 1):
+        for j in range(n - m.lookback, max(a, n - m.lookback - _RETRIES - 1), -1):  # the latest first
             head = [int(t) for t in m.to_draft(self.ids[a:j])]
             if tail[: len(head)] == head and [int(t) for t in m.to_draft(self.ids[j:n])] == tail[len(head) :]:
                 self._marks.append((j, d + len(head), n))
-                break  # a later clean split is found at the next reads
+                break
         self._spell = spell
         return spell
 
@@ -219,10 +223,25 @@ class CrossVocabularySession:
         return self._project(self._sync())
 
     def _project(self, z: np.ndarray) -> np.ndarray:
-        """log of ``verify.project`` of the draft's law in one logit row (−inf off the image)."""
-        r = project_unchecked(_softmax(z), self.model.to_target, self.model.vocab_size)
-        with np.errstate(divide="ignore"):
-            return np.log(r)
+        """log of ``verify.project`` of the draft's law in one logit row (−inf off the image).
+
+        Where each target token has at most one twin this is the draft's log-softmax over
+        its mapped logits, written at their twins (no pass over a large target vocabulary
+        beyond filling the row)."""
+        m = self.model
+        if not m.one_to_one:
+            r = project_unchecked(_softmax(z), m.to_target, m.vocab_size)
+            with np.errstate(divide="ignore"):
+                return np.log(r)
+        zs = z[m.mapped]
+        top = np.max(zs)
+        if not np.isfinite(top):
+            raise ValueError(
+                "q (draft) puts no mass on tokens the target has: there is nothing it may propose."
+            )
+        out = np.full(m.vocab_size, -np.inf)
+        out[m.twins] = zs - (top + np.log(np.sum(np.exp(zs - top))))
+        return out
 
     # -- the Session protocol ----------------------------------------------------------------
     def extend(self, token_ids: Sequence[int]) -> np.ndarray:

@@ -178,7 +178,7 @@ def cross_vocabulary_draft(target: LanguageModel, draft: LanguageModel) -> Cross
     Raises ``ValueError`` when no draft token has a twin in the target's vocabulary.
     """
     t_tok, d_tok = target.tokenizer, draft.tokenizer  # type: ignore[attr-defined]
-    if t_tok is d_tok or t_tok.get_vocab() == d_tok.get_vocab():
+    if t_tok is d_tok or (len(t_tok) == len(d_tok) and t_tok.get_vocab() == d_tok.get_vocab()):
         # one tokenizer, logit widths that differ only by padding: cut to the tokens both score
         n = min(len(t_tok), target.vocab_size)
         to_target = np.where(np.arange(draft.vocab_size) < n, np.arange(draft.vocab_size), -1)

@@ -100,7 +100,7 @@ def test_a_learner_cannot_load_a_path_or_unload_and_the_teacher_can(browser: Bro
         source = learner.get_by_test_id("stSelectbox").filter(has_text="The teacher's model")
         expect(source.locator("input")).to_have_value(folder, timeout=TIMEOUT)
         assert not main.get_by_role("textbox", name="Target: Hugging Face id or local folder").count()
-        expect(learner.get_by_role("spinbutton", name="Layers kept k")).to_have_value(
+        expect(learner.get_by_role("spinbutton", name="Layers kept ℓ")).to_have_value(
             "4"
         )  # bounded by the 4 layers
         assert "/etc" not in main.inner_text()

@@ -1,0 +1,143 @@
+"""Class answers: how the room answered each check-yourself question, for the projector.
+
+Classroom mode only, behind the teacher's passcode. The teacher sets the class code the
+answers are recorded under, clears a class's answers for the next one and downloads them as
+CSV; each question of the chosen page shows its histogram and share correct, refreshed while
+answers arrive. Storage and tallies: pages/common/class_answers.py, specdec_core.live.answers.
+"""
+
+import streamlit as st
+
+from pages.common.class_answers import UNREACHABLE, engine
+from pages.common.i18n import strings
+from pages.common.models import access
+from pages.common.nav import PAGES
+from pages.common.page import slot, start
+from specdec_core.live import access as rules
+from specdec_core.live import answers
+from specdec_core.viz.answers import answer_histogram
+
+#: Seconds between refreshes of the live view.
+REFRESH_S = 3
+
+s, _ = start("answers", with_lesson=False)
+ss = st.session_state
+rules_now = access()
+
+
+def _unlock() -> None:
+    given = ss.get("answers_passcode", "")
+    ss["answers_passcode"] = ""  # the field is emptied after every try
+    ss["_answers_teacher"] = rules.passcode_ok(rules_now, given)
+    ss["_answers_refused"] = not ss["_answers_teacher"]
+
+
+if not rules_now.classroom:
+    st.info(s["off"])
+    st.stop()
+if not rules_now.passcode:
+    st.info(s["no_passcode"])
+    st.stop()
+if not ss.get("_answers_teacher"):
+    st.text_input(s["passcode"], type="password", key="answers_passcode", help=s["passcode_help"])
+    st.button(s["open"], key="answers_open", on_click=_unlock)
+    if ss.pop("_answers_refused", False):
+        st.error(s["refused"])
+    st.stop()
+
+db = engine()
+if db is None:
+    st.warning(s["unavailable"])
+    st.stop()
+
+
+def _quiz_pages() -> dict[str, list[dict]]:
+    """Every page with check-yourself questions, in course order: its questions (session language)."""
+    out = {}
+    for page in PAGES:
+        table = strings(page.key).tables[0]
+        if table.get("quiz"):
+            out[page.key] = table["quiz"]
+    return out
+
+
+quizzes = _quiz_pages()
+
+
+def _set_code() -> None:
+    try:
+        ss["_answers_note"] = (
+            "success",
+            s("code_set", code=answers.set_code(db, ss.get("answers_code", ""))),
+        )
+    except ValueError:
+        ss["_answers_note"] = ("error", s["bad_code"])
+    except UNREACHABLE:
+        ss["_answers_note"] = ("error", s["unavailable"])
+
+
+def _clear(code: str) -> None:
+    try:
+        ss["_answers_note"] = ("success", s("cleared", n=answers.clear(db, code), code=code))
+    except UNREACHABLE:
+        ss["_answers_note"] = ("error", s["unavailable"])
+
+
+try:
+    code = answers.current_code(db)
+except UNREACHABLE:
+    st.warning(s["unavailable"])
+    st.stop()
+
+st.caption(s("intro", code=code))
+with st.container(border=True):
+    left, right = st.columns([3, 2], vertical_alignment="bottom")
+    left.text_input(
+        s["class_code"], value=code, key="answers_code", max_chars=answers.CODE_MAX, help=s["class_code_help"]
+    )
+    right.button(s["set_code"], key="answers_set_code", on_click=_set_code)
+    with st.popover(s("clear", code=code)):
+        st.write(s("clear_confirm", code=code))
+        st.button(s["clear_yes"], key="answers_clear", on_click=_clear, args=(code,), type="primary")
+note = slot()
+kind, message = ss.pop("_answers_note", (None, ""))
+if kind == "success":
+    note.success(message)
+elif kind == "error":
+    note.error(message)
+
+page_key = st.selectbox(
+    s["page"], options=list(quizzes), format_func=lambda k: s[f"nav.{k}.title"], key="answers_page"
+)
+answer_keys = {k: [int(q["answer"]) for q in items] for k, items in quizzes.items()}
+
+
+@st.fragment(run_every=REFRESH_S)
+def live_view(code: str, page_key: str) -> None:
+    """The chosen page's questions, each with its histogram, refreshed every few seconds."""
+    items = quizzes[page_key]
+    keys = [(len(q["options"]), int(q["answer"])) for q in items]
+    try:
+        tallies = answers.tally(db, code, page_key, keys)
+        learners = answers.sessions(db, code)
+        table = answers.answers_csv(db, code, answer_keys)
+    except UNREACHABLE:
+        st.warning(s["unavailable"])
+        return
+    top = st.columns([3, 2], vertical_alignment="bottom")
+    top[0].metric(s["learners"], learners)
+    top[1].download_button(
+        s["download"],
+        data=table,
+        file_name=f"answers-{code}.csv",
+        mime="text/csv",
+        key="answers_download",
+        on_click="ignore",
+    )
+    fig_text = s["fig"]
+    for i, (item, tally) in enumerate(zip(items, tallies, strict=True)):
+        st.markdown(f"**{i + 1}.** {item['question']}")
+        st.plotly_chart(answer_histogram(tally, item["options"], fig_text), key=f"answers_fig_{page_key}_{i}")
+
+
+live_view(code, page_key)

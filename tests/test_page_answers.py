@@ -1,0 +1,198 @@
+"""The class's answers under AppTest: learners' quiz answers recorded in classroom mode only,
+the first per question, as the option's index in the lesson file; the teacher's view behind
+the passcode; an unreachable database degrades quietly.
+
+Each test points the answers database (``SPECDEC_ANSWERS_DB``) at its own SQLite file and
+reads what was stored through SQLAlchemy, as the teacher's view does.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+
+import pytest
+from sqlalchemy import create_engine
+
+from pages.common import class_answers
+from pages.common.quiz import option_order
+from specdec_core.live import answers
+from support.apptest import ROOT, open_page, rerun
+
+PASSCODE = "owl-42"
+COST = tomllib.loads((ROOT / "lessons" / "en" / "cost.toml").read_text("utf-8"))["quiz"]
+KEYS = [(len(q["options"]), q["answer"]) for q in COST]
+
+
+@pytest.fixture
+def db_file(tmp_path, monkeypatch):
+    path = tmp_path / "answers.sqlite"
+    monkeypatch.setenv("SPECDEC_ANSWERS_DB", str(path))
+    return path
+
+
+@pytest.fixture
+def classroom(monkeypatch, db_file):
+    monkeypatch.setenv("SPECDEC_CLASSROOM", "1")
+    monkeypatch.setenv("SPECDEC_PRELOAD", "toy")
+    monkeypatch.setenv("SPECDEC_TEACHER_PASSCODE", PASSCODE)
+    return db_file
+
+
+def _tally(path, code=answers.DEFAULT_CODE, page="cost"):
+    engine = create_engine(f"sqlite:///{path}")
+    try:
+        return answers.tally(engine, code, page, KEYS if page == "cost" else [])
+    finally:
+        engine.dispose()
+
+
+def _answer(at, question: int, option: int):
+    at.radio(key=f"quiz_cost_{question}").set_value(option)
+    return rerun(at)
+
+
+def _teacher(lang: str = "en", passcode: str = PASSCODE):
+    at = open_page("answers", lang=lang)
+    at.text_input(key="answers_passcode").input(passcode)
+    at.button(key="answers_open").click()
+    return rerun(at)
+
+
+def test_a_learners_answer_is_stored_as_its_index_in_the_file_not_its_place(classroom):
+    seed = 4021
+    order = option_order(seed, "cost", 0, KEYS[0][0])
+    place = next(p for p, j in enumerate(order) if p != j)  # an option shown away from its file place
+    at = open_page("cost", query={"quiz": str(seed)})
+    assert any("anonymously" in c.value for c in at.caption)
+    shown = at.radio(key="quiz_cost_0").options
+    assert shown[place] == COST[0]["options"][order[place]]
+    _answer(at, 0, order[place])
+    counts = _tally(classroom)[0].counts
+    assert counts[order[place]] == 1 and sum(counts) == 1 and counts[place] == 0
+
+
+def test_only_the_first_answer_of_a_session_counts(classroom):
+    right, n = COST[1]["answer"], KEYS[1][0]
+    wrong = (right + 1) % n
+    at = open_page("cost")
+    _answer(at, 1, wrong)
+    _answer(at, 1, right)  # a second thought, after the feedback
+    assert at.success, "the learner still sees the feedback of the new choice"
+    other = open_page("cost")  # another learner
+    _answer(other, 1, right)
+    tally = _tally(classroom)[1]
+    assert tally.counts[wrong] == 1 and tally.counts[right] == 1 and tally.share_correct == 0.5
+
+
+def test_outside_classroom_mode_nothing_is_recorded(monkeypatch, db_file):
+    monkeypatch.delenv("SPECDEC_CLASSROOM", raising=False)
+    at = open_page("cost")
+    _answer(at, 0, COST[0]["answer"])
+    assert at.success and not [c for c in at.caption if "anonymously" in c.value]
+    assert not db_file.exists()
+    teacher = open_page("answers")
+    assert "only on a classroom server" in teacher.info[0].value
+    assert not teacher.text_input
+
+
+def test_the_teachers_view_needs_the_passcode(classroom):
+    at = _teacher(passcode="owl-41")
+    assert at.error[0].value == "That is not the teacher's passcode."
+    assert at.text_input(key="answers_passcode").value == ""
+    assert not [b for b in at.selectbox if b.key == "answers_page"]
+    at = _teacher()
+    assert not at.error and at.selectbox(key="answers_page").value == "notation"  # the first page with a quiz
+
+
+def test_without_a_passcode_the_view_stays_closed(monkeypatch, classroom):
+    monkeypatch.delenv("SPECDEC_TEACHER_PASSCODE")
+    at = open_page("answers")
+    assert "no teacher's passcode" in at.info[0].value and not at.text_input
+
+
+def test_the_teacher_sees_the_answers_sets_the_class_code_and_clears_it(classroom):
+    learner = open_page("cost")
+    _answer(learner, 0, COST[0]["answer"])
+    at = _teacher()
+    at.selectbox(key="answers_page").set_value("cost")
+    rerun(at)
+    assert at.metric[0].value == "1"
+    specs = [json.loads(e.proto.spec) for e in at.get("plotly_chart")]
+    assert len(specs) == len(COST)
+    assert specs[0]["layout"]["title"]["text"] == "100% correct (1 of 1)"
+    assert specs[1]["layout"]["title"]["text"] == "No answers yet"
+    assert [b.key for b in at.get("download_button")] == ["answers_download"]
+
+    at.text_input(key="answers_code").input("tue-2")
+    at.button(key="answers_set_code").click()
+    rerun(at)
+    assert at.success[0].value == "Answers are now recorded under class code tue-2."
+    assert at.metric[0].value == "0"  # the new class has not answered yet
+    newcomer = open_page("cost")
+    _answer(newcomer, 0, (COST[0]["answer"] + 1) % KEYS[0][0])
+    assert _tally(classroom, "tue-2")[0].share_correct == 0.0
+    assert _tally(classroom)[0].share_correct == 1.0  # the earlier class keeps its answers
+
+    at.button(key="answers_clear").click()
+    rerun(at)
+    assert at.success[0].value == "1 answers of class tue-2 deleted."
+    assert _tally(classroom, "tue-2")[0].answered == 0 and _tally(classroom)[0].answered == 1
+
+    at.text_input(key="answers_code").input("no spaces")
+    at.button(key="answers_set_code").click()
+    rerun(at)
+    assert at.error[0].value.startswith("A class code is 1 to 40")
+
+
+def test_the_teachers_view_speaks_chinese(classroom):
+    at = _teacher(lang="zh")
+    assert at.title[0].value == "全班答题" and at.metric[0].label == "已作答的学员"
+
+
+def test_a_database_in_secrets_is_used_instead_of_the_default_file(classroom, tmp_path):
+    other = tmp_path / "from-secrets.sqlite"
+    at = open_page("cost")
+    at.secrets["connections"] = {"class_answers": {"url": f"sqlite:///{other}"}}
+    _answer(at, 0, 0)
+    assert _tally(other)[0].answered == 1 and not classroom.exists()
+
+
+@pytest.mark.parametrize(
+    "where",
+    [
+        {"SPECDEC_ANSWERS_DB": "/nonexistent-folder/answers.sqlite"},
+        {"secrets": "postgresql://teacher@127.0.0.1:9/class"},  # no driver, no server
+    ],
+    ids=["missing-folder", "postgresql-unreachable"],
+)
+def test_an_unreachable_database_degrades_to_results_unavailable(monkeypatch, classroom, where):
+    def point(at):
+        if "secrets" in where:
+            at.secrets["connections"] = {"class_answers": {"url": where["secrets"]}}
+        return at
+
+    for name, value in where.items():
+        if name != "secrets":
+            monkeypatch.setenv(name, value)
+    learner = point(open_page("cost"))
+    _answer(learner, 0, COST[0]["answer"])
+    assert learner.success and not learner.exception and not learner.warning
+    teacher = point(open_page("answers"))
+    teacher.text_input(key="answers_passcode").input(PASSCODE)
+    teacher.button(key="answers_open").click()
+    rerun(teacher)
+    assert teacher.warning[0].value == "Results unavailable: the answers database cannot be reached."
+
+
+def test_a_database_that_failed_is_tried_again_only_after_a_pause(monkeypatch, classroom, tmp_path):
+    """A server that is down must not slow every rerun of every learner: after a failure the
+    database is left alone for RETRY_S seconds, then tried again."""
+    for retry_s, available in ((class_answers.RETRY_S, False), (0.0, True)):
+        folder = tmp_path / f"later-{retry_s}"
+        monkeypatch.setenv("SPECDEC_ANSWERS_DB", str(folder / "answers.sqlite"))
+        monkeypatch.setattr(class_answers, "RETRY_S", retry_s)
+        assert _teacher().warning, "the folder is missing: unavailable"
+        folder.mkdir()  # the database can be reached now
+        at = _teacher()
+        assert bool(at.warning) != available and bool(at.get("plotly_chart")) == available
