@@ -5,6 +5,7 @@ import streamlit as st
 from pages.common.i18n import LANGUAGES, current_lang, strings
 from pages.common.models import start_preload
 from pages.common.nav import PAGES, SECTIONS
+from pages.common.page import navigation
 from pages.common.urlstate import redraw_controls
 
 st.set_page_config(page_title="SpecDec Studio", page_icon=":material/bolt:", layout="wide")
@@ -31,7 +32,7 @@ with st.sidebar:
     )
     st.toggle(s["projector"], key="projector", help=s["projector_help"])
 
-nav = st.navigation(
+nav = navigation(
     {
         s[f"sections.{section}"]: [
             st.Page(p.file, title=s[f"nav.{p.key}.title"], icon=p.icon, default=p.key == "home")

@@ -5,11 +5,10 @@
 
 The server collects in full on its own, whenever enough long-lived objects have piled up,
 in whatever page run is allocating at that moment, with the GIL held. This process imports
-what the pages import, freezes the survivors as the first page run does
-(``settle_after_imports``), then loads the default live pair (bundled SmolLM2-135M and the
+what the pages import, then loads the default live pair (bundled SmolLM2-135M and the
 n-gram draft) as the shelf does. It times ``gc.collect()``: after the imports, after the load
-with nothing frozen since the imports, and after ``settle_after_load``, which the shelf calls
-after each build; and that settle itself.
+without a settle (nothing frozen), and after
+``settle_after_load``, which the shelf now calls after each build; and that settle itself.
 
 Last line: one JSON object with every figure (milliseconds, medians of the collections).
 Results go into bench/RESULTS.md.
@@ -40,12 +39,9 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="2 timed collections per figure")
     repeats = 2 if parser.parse_args().quick else 5
 
-    import pages.common.live_view  # the live page's modules: streamlit, plotly, pandas
-    import pages.common.models  # noqa: F401
     from pages.common import gc_settle
     from specdec_core.live.model_choices import DraftSpec, TargetSpec, load_draft, load_target
 
-    gc_settle.settle_after_imports()
     out = {"full_collection_after_imports_ms": full_collection_ms(repeats)}
     start = time.perf_counter()
     target = load_target(TargetSpec("bundled", ""), lambda *_: None)

@@ -12,7 +12,7 @@ from pages.common.class_answers import UNREACHABLE, engine
 from pages.common.i18n import strings
 from pages.common.models import access
 from pages.common.nav import PAGES
-from pages.common.page import slot, start
+from pages.common.page import start
 from specdec_core.live import access as rules
 from specdec_core.live import answers
 from specdec_core.viz.answers import answer_histogram
@@ -99,7 +99,7 @@ with st.container(border=True):
     with st.popover(s("clear", code=code)):
         st.write(s("clear_confirm", code=code))
         st.button(s["clear_yes"], key="answers_clear", on_click=_clear, args=(code,), type="primary")
-note = slot()
+note = st.container()
 kind, message = ss.pop("_answers_note", (None, ""))
 if kind == "success":
     note.success(message)

@@ -5,7 +5,7 @@ import secrets
 
 import streamlit as st
 
-from pages.common.page import slot, start
+from pages.common.page import start
 from pages.common.urlstate import Param, bool_param, int_param, mirror, restore
 from specdec_core.course.exercise_sheet import render
 from specdec_core.course.exercises import MAX_PER_TOPIC, MAX_SEED, TOPICS, make_sheet
@@ -59,7 +59,7 @@ def sheet_body() -> None:
     mirror(PARAMS)
 
     topics = st.session_state["ex_topics"]
-    note = slot()
+    note = st.container()
     if not topics:
         note.info(s["no_topics"])
         return
@@ -88,7 +88,7 @@ def sheet_body() -> None:
 
     with st.container(key="ex_sheet"):
         st.markdown(sheet_md)
-    answers = slot()
+    answers = st.container()
     if st.session_state["ex_key"]:
         with answers.container(key="ex_answer_key"):
             st.divider()

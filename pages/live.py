@@ -1,9 +1,10 @@
 """Live generation: a real model pair decoding, every token coloured by what happened to it.
 
-Controls (pages/common/live_controls.py) → models (loaded once per process) → the engine's
-events streamed into the page (live_stream.py) → a ``LiveTrace`` kept in session state. The
-finished view (live_view.py: text, stats, timeline, inspector) is drawn from the trace alone,
-so a run loaded from a JSON file looks exactly the same.
+Controls (live_parts/controls.py) → Generate builds a ``LiveRun`` (live_parts/run.py) that the
+page's ``Job`` drives: models loaded once per process, the engine's events streamed into the
+page, a ``LiveTrace`` kept in session state. The finished view (live_parts/view.py: text,
+stats, timeline, inspector) is drawn from the trace alone, so a run loaded from a JSON file
+looks exactly the same.
 """
 
 from __future__ import annotations
@@ -11,9 +12,6 @@ from __future__ import annotations
 import streamlit as st
 
 from pages.common.jobs import Job
-from pages.common.live_controls import controls, settings
-from pages.common.live_stream import TRACE_KEY, keep, playback, run
-from pages.common.live_view import show
 from pages.common.model_form import decoding_params
 from pages.common.page import start
 from pages.common.quiz import quiz
@@ -26,6 +24,9 @@ from pages.common.urlstate import (
     restore,
     text_param,
 )
+from pages.live_parts.controls import controls
+from pages.live_parts.run import TRACE_KEY, LiveRun, keep, playback
+from pages.live_parts.view import show
 from specdec_core.live.limits import MAX_NEW_TOKENS, MAX_SOURCE_CHARS
 from specdec_core.live.model_choices import DRAFTS, TARGETS
 from specdec_core.live.presets import PRESETS
@@ -67,10 +68,7 @@ if raw is not None:
         job.set_error(None)
     except TraceError as exc:
         job.set_error(s("import_error", message=md(exc)))
-job.panel(
-    s["generate"], "live_generate", ":material/play_arrow:", keep,
-    lambda: run(job, settings(), st.session_state["live_prompt"]), PARAMS,
-)  # fmt: skip
+job.panel(s["generate"], "live_generate", ":material/play_arrow:", LiveRun, PARAMS)
 
 trace = st.session_state.get(TRACE_KEY)
 if trace is not None:

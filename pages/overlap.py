@@ -11,7 +11,7 @@ import pyarrow as pa
 import streamlit as st
 
 from pages.common import urlstate
-from pages.common.page import slot, start
+from pages.common.page import start
 from pages.common.pair_input import PairInput
 from pages.common.quiz import quiz
 from specdec_core.course import overlap as one_step
@@ -116,8 +116,7 @@ def lesson_body() -> None:
         st.plotly_chart(
             viz.overlap_bars(pair.tokens, d.overlap, d.deficit, d.surplus, text=s["chart.overlap"])
         )
-        with slot():
-            _edge_notes(b)
+        _edge_notes(b)
 
     def _edge_notes(b: one_step.Breakdown) -> None:
         d = b.decomposition
@@ -135,8 +134,7 @@ def lesson_body() -> None:
     def _residual(b: one_step.Breakdown) -> None:
         d = b.decomposition
         text.show("residual", heading=s["residual_header"])
-        with slot():
-            _residual_figures(d)
+        _residual_figures(d)
 
     def _residual_figures(d: Decomposition) -> None:
         if d.residual is None:
@@ -256,23 +254,21 @@ def lesson_body() -> None:
                 delta_arrow="off",
                 help=s["tv_help"],
             )
-            with slot():
-                if tv == 0:
-                    st.info(s["tv_zero"])
+            if tv == 0:
+                st.info(s["tv_zero"])
             text.show(f"why_{variant}")
-        with slot():
-            if variant == "draft_mismatch":
-                st.caption(s["draft_table_caption"])
-                st.dataframe(
-                    pa.table(
-                        {
-                            s["table.token"]: pair.tokens,
-                            s["table.q"]: [_f(v, 4) for v in d.q],
-                            s["table.q_actual"]: [_f(v, 4) for v in q_actual],
-                        }
-                    ),
-                    hide_index=True,
-                )
+        if variant == "draft_mismatch":
+            st.caption(s["draft_table_caption"])
+            st.dataframe(
+                pa.table(
+                    {
+                        s["table.token"]: pair.tokens,
+                        s["table.q"]: [_f(v, 4) for v in d.q],
+                        s["table.q_actual"]: [_f(v, 4) for v in q_actual],
+                    }
+                ),
+                hide_index=True,
+            )
         return q_actual
 
     if parts is not None:

@@ -1,55 +1,39 @@
 """Draft race, "three apprentices": several drafts on one prompt, against one target-only run.
 
-Controls → models (loaded once per process) → ``specdec_core.live.race.Race`` streamed with a
-progress bar, as a job that survives Stop (pages/common/jobs.py) → a ``RaceResult`` kept per
-prompt in session state → table, bars, each draft on its own theory curve, and the best
-draft per task once several prompts have run (pages/common/race_view.py).
+Controls → "Run the race" builds a ``RaceRun`` (race_parts/run.py) that the page's ``Job``
+drives: models loaded once per process, ``specdec_core.live.race.Race`` streamed with a
+progress bar, a ``RaceResult`` kept per prompt in session state → table, bars, each draft on
+its own theory curve, and the best draft per task once several prompts have run
+(race_parts/view.py).
 """
 
 from __future__ import annotations
 
-from typing import NoReturn
-
 import streamlit as st
 
 from pages.common.i18n import strings
-from pages.common.jobs import WAIT_LIMIT, Job, stop_if_pressed
+from pages.common.jobs import Job
 from pages.common.model_form import (
-    chat_on,
     decoding_controls,
     decoding_params,
-    decoding_values,
     follow_preset,
     layer_bound,
-    preset_text,
     set_prompt,
     source_input,
     target_choices,
-    target_spec,
 )
-from pages.common.models import access, get_draft, get_target, loaded_models_panel, wait_notice
+from pages.common.models import access, loaded_models_panel
 from pages.common.page import start
 from pages.common.quiz import quiz
-from pages.common.race_view import by_task, show
 from pages.common.urlstate import bool_param, choice_param, int_param, mirror, restore, text_param
+from pages.race_parts.run import LAST_KEY, RESULTS_KEY, RaceRun
+from pages.race_parts.view import by_task, show
 from specdec_core.live.access import drafts
 from specdec_core.live.limits import MAX_PROMPT_CHARS, MAX_RACE_NEW_TOKENS, MAX_SOURCE_CHARS
-from specdec_core.live.model_choices import HF_DRAFTS, TARGETS, TOY_DRAFTS, DraftSpec
+from specdec_core.live.model_choices import HF_DRAFTS, TARGETS, TOY_DRAFTS
 from specdec_core.live.presets import PRESETS
-from specdec_core.live.race import (
-    BASELINE,
-    TREE_SUFFIX,
-    Race,
-    RaceResult,
-    RaceSettings,
-    layerskip_depth,
-    race_entries,
-    race_task,
-)
-from specdec_core.live.runs import Pacer, encode_prompt
+from specdec_core.live.race import RaceResult
 
-PAINT_EVERY = 0.2
-RESULTS_KEY = "race_results"
 HF_CHOICES = HF_DRAFTS
 TOY_CHOICES = tuple(k for k in TOY_DRAFTS if k != "custom")  # the race offers no custom draft on the toy pair
 PARAMS = [
@@ -144,86 +128,10 @@ with st.container(border=True):
 mirror(PARAMS)
 
 
-def _entries() -> list[tuple[str, DraftSpec]]:
-    ss = st.session_state
-    try:
-        entries = race_entries(ss["race_drafts"], ss["race_depths"], ss["race_draft_src"])
-    except ValueError:  # only the depths can be wrong
-        raise ValueError(s("bad_depths", raw=ss["race_depths"])) from None
-    layers = layer_bound("race")
-    deepest = max((d.k for _, d in entries if d.kind == "layerskip"), default=0)
-    if layers is not None and deepest > layers:  # refused before any model loads
-        raise ValueError(s("too_deep", k=deepest, n=layers))
-    return entries
-
-
-def _name(key: str, tree: tuple[int, ...] = ()) -> str:
-    if key == BASELINE:
-        return s["baseline"]
-    if key.endswith(TREE_SUFFIX):
-        shape = "-".join(str(b) for b in tree)
-        return s("tree_name", draft=_name(key.removesuffix(TREE_SUFFIX)), shape=shape)
-    depth = layerskip_depth(key)
-    return s[f"short.{key}"] if depth is None else s("layerskip_name", k=depth)
-
-
-def _run() -> NoReturn:
-    """Load the models, run the race with a progress bar, hand the result over."""
-    ss = st.session_state
-    settings = RaceSettings(
-        **decoding_values("race"),
-        seed=int(ss["race_seed"]),
-        max_new_tokens=int(ss["race_max"]),
-        repeats=int(ss["race_repeats"]),
-    )
-    spec = target_spec("race")
-    with job.preparing():
-        entries = _entries()
-        if not entries:
-            raise ValueError(s["no_drafts"])
-        target = get_target(spec)
-        drafts = [(key, get_draft(spec, target, draft)) for key, draft in entries]
-        ids = encode_prompt(target, ss["race_prompt"], chat_on("race"), settings.max_new_tokens)
-    status = st.empty()
-    bar = st.progress(0.0)
-    race = Race(target, drafts, ids, settings, on_wait=wait_notice(status), timeout=WAIT_LIMIT)
-    prompt = ss["race_prompt"]
-    task = race_task(prompt, ss["race_preset"], preset_text("race"))
-    runs = iter(race)
-
-    def stream() -> None:
-        pacer = Pacer(PAINT_EVERY)
-        for key, event in runs:
-            stop_if_pressed()  # Stop, pressed in the same fragment as this run (Job.panel)
-            if pacer.due(event.finished):
-                produced = event.position + len(event.committed)
-                bar.progress(
-                    race.progress(key, produced),
-                    text=s("progress", name=_name(key, settings.tree), n=produced),
-                )
-
-    def result(finished: bool) -> RaceResult | None:  # no Streamlit call in here (see Job.run)
-        runs.close()  # type: ignore[attr-defined]
-        if not race.records:
-            return None
-        names = {k: _name(k, settings.tree) for k in race.keys}
-        records = dict(race.records)
-        return RaceResult(
-            task, prompt, str(target.name), spec.kind, names, settings, records, stopped=not finished
-        )
-
-    job.run(stream, result)
-
-
-def _keep(result: RaceResult) -> None:
-    st.session_state.setdefault(RESULTS_KEY, {})[result.task] = result
-    st.session_state["_race_last"] = result.task
-
-
-job.panel(s["run"], "race_run", ":material/sports_score:", _keep, _run, PARAMS)
+job.panel(s["run"], "race_run", ":material/sports_score:", RaceRun, PARAMS)
 
 results: dict[str, RaceResult] = st.session_state.get(RESULTS_KEY, {})
-last_task = st.session_state.get("_race_last")
+last_task = st.session_state.get(LAST_KEY)
 if last_task in results:
     show(results[last_task])
     by_task(results)

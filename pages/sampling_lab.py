@@ -10,7 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from pages.common.i18n import LANGUAGES
-from pages.common.page import slot, start
+from pages.common.page import start
 from pages.common.quiz import quiz
 from pages.common.urlstate import Param, bool_param, choice_param, int_param, mirror, restore
 from specdec_core.course.sampling_lab import (
@@ -155,9 +155,8 @@ def lab() -> None:
 
         st.subheader(s["settings_heading"])
         switch = st.toggle(s["switch"], key="T0", help=s["switch_help"])
-        with slot():
-            if switch:
-                st.caption(s["switch_note"])
+        if switch:
+            st.caption(s["switch_note"])
         st.select_slider(
             s["temperature"],
             options=TEMPERATURES,
@@ -188,11 +187,10 @@ def lab() -> None:
             on_change=load_example,
             format_func=lambda name: s[f"presets.{name}.name"],
         )
-        with slot():
-            if st.session_state["preset"] == "random":
-                left, right = st.columns(2)
-                left.number_input(s["seed"], 0, 9999, key="seed", on_change=load_example)
-                right.number_input(s["size"], MIN_TOKENS, MAX_TOKENS, key="size", on_change=load_example)
+        if st.session_state["preset"] == "random":
+            left, right = st.columns(2)
+            left.number_input(s["seed"], 0, 9999, key="seed", on_change=load_example)
+            right.number_input(s["size"], MIN_TOKENS, MAX_TOKENS, key="size", on_change=load_example)
         changed = st.session_state["logits"] != example_logits()
         st.caption(
             s(f"presets.{st.session_state['preset']}.context") + (f" · *{s['edited']}*" if changed else "")

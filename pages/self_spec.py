@@ -4,7 +4,8 @@ import streamlit as st
 
 from pages.common.page import start
 from pages.common.quiz import quiz
-from specdec_core.course.self_spec import draft_rows, early_exit, head_calibration, head_card, medusa_card
+from specdec_core.course.cards import head_card, medusa_card
+from specdec_core.course.self_spec import draft_rows, early_exit, head_calibration
 from specdec_core.viz import self_spec as viz
 
 s, text = start("self_spec")

@@ -13,11 +13,19 @@ from pages.common import urlstate
 from pages.common.page import start
 from pages.common.pair_input import PairInput
 from pages.common.quiz import quiz
-from specdec_core.course.tree import TreeView, draw, leaf_split, path_nodes, start_run, tally, tree_view
+from specdec_core.course.probability_tree import (
+    TreeView,
+    draw,
+    leaf_split,
+    path_nodes,
+    start_run,
+    tally,
+    tree_view,
+)
 from specdec_core.verify import decompose
-from specdec_core.viz import tree as viz
+from specdec_core.viz import probability_tree as viz
 from specdec_core.viz.escape import md_strong
-from specdec_core.viz.tree_sankey import sankey_figure
+from specdec_core.viz.probability_tree_sankey import sankey_figure
 
 s, text = start("tree")
 

@@ -4,7 +4,7 @@ from html import escape
 
 import streamlit as st
 
-from pages.common.page import slot, start
+from pages.common.page import start
 from pages.common.quiz import quiz
 from pages.common.urlstate import bool_param, choice_param, float_param, int_param, mirror, restore
 from specdec_core.course import tree_drafts as demo_data
@@ -90,80 +90,74 @@ def lesson_body() -> None:
     labels = target.labels
     shown = [md(w) for w in labels]
 
-    with slot():  # the round view grows and shrinks; the text after it stays put
-        if not demo.rounds:
-            st.info(s("press_next", prompt=shown[demo.prompt[0]]))
-        else:
-            rnd = demo.rounds[-1]
-            m = st.columns(5)
-            m[0].metric(s["now_round"], rnd.index)
-            m[1].metric(s["now_nodes"], rnd.nodes)
-            m[2].metric(s["now_depth"], len(rnd.path) - 1)
-            m[3].metric(s["now_committed"], len(rnd.committed))
-            m[4].metric(s["now_length"], rnd.length_after)
-            before = demo.committed[: rnd.length_after - len(rnd.committed)]
-            kinds = ["prompt"] * len(demo.prompt) + [k for r in demo.rounds[:-1] for k in r.kinds]
-            parts = [
-                f'<span class="sd-tok {k}">{escape(labels[t])}</span>'
-                for t, k in zip(before, kinds, strict=True)
-            ]
-            parts = parts[-TEXT_TAIL:]
-            parts += [
-                f'<span class="sd-tok {k}" style="text-decoration: underline">{escape(labels[t])}</span>'
-                for t, k in zip(rnd.committed, rnd.kinds, strict=True)
-            ]
-            st.html(f'<div class="sd-tokens">{" ".join(parts)}</div>')
-            st.caption(s("text_caption", n=TEXT_TAIL))
+    if not demo.rounds:
+        st.info(s("press_next", prompt=shown[demo.prompt[0]]))
+    else:
+        rnd = demo.rounds[-1]
+        m = st.columns(5)
+        m[0].metric(s["now_round"], rnd.index)
+        m[1].metric(s["now_nodes"], rnd.nodes)
+        m[2].metric(s["now_depth"], len(rnd.path) - 1)
+        m[3].metric(s["now_committed"], len(rnd.committed))
+        m[4].metric(s["now_length"], rnd.length_after)
+        before = demo.committed[: rnd.length_after - len(rnd.committed)]
+        kinds = ["prompt"] * len(demo.prompt) + [k for r in demo.rounds[:-1] for k in r.kinds]
+        parts = [
+            f'<span class="sd-tok {k}">{escape(labels[t])}</span>' for t, k in zip(before, kinds, strict=True)
+        ]
+        parts = parts[-TEXT_TAIL:]
+        parts += [
+            f'<span class="sd-tok {k}" style="text-decoration: underline">{escape(labels[t])}</span>'
+            for t, k in zip(rnd.committed, rnd.kinds, strict=True)
+        ]
+        st.html(f'<div class="sd-tokens">{" ".join(parts)}</div>')
+        st.caption(s("text_caption", n=TEXT_TAIL))
 
-            node_labels = [labels[t] for t in rnd.tokens]
-            parents = rnd.layout.parents
-            hover = [
-                f"p = {rnd.p_rows[parents[i]][t]:.3f} · q = {rnd.q_rows[parents[i]][t]:.3f}" if i else ""
-                for i, t in enumerate(rnd.tokens)
-            ]
-            final = (labels[rnd.committed[-1]], rnd.kinds[-1])
-            st.plotly_chart(
-                viz.draft_tree_figure(node_labels, rnd.layout.parents, rnd.status, fig_text, final, hover),
-                theme=None,
+        node_labels = [labels[t] for t in rnd.tokens]
+        parents = rnd.layout.parents
+        hover = [
+            f"p = {rnd.p_rows[parents[i]][t]:.3f} · q = {rnd.q_rows[parents[i]][t]:.3f}" if i else ""
+            for i, t in enumerate(rnd.tokens)
+        ]
+        final = (labels[rnd.committed[-1]], rnd.kinds[-1])
+        st.plotly_chart(
+            viz.draft_tree_figure(node_labels, rnd.layout.parents, rnd.status, fig_text, final, hover),
+            theme=None,
+        )
+        for step in rnd.steps:
+            kids = ", ".join(f"“{shown[rnd.tokens[c]]}”" for c in step.children[: len(step.acceptance_probs)])
+            if step.accepted is None:
+                verdict = s("step_none", token=shown[step.emitted])
+            else:
+                verdict = s("step_accepted", token=shown[step.emitted], i=step.accepted + 1)
+            st.markdown(
+                "- " + s("step_line", node=shown[rnd.tokens[step.node]], children=kids, verdict=verdict)
             )
-            for step in rnd.steps:
-                kids = ", ".join(
-                    f"“{shown[rnd.tokens[c]]}”" for c in step.children[: len(step.acceptance_probs)]
-                )
-                if step.accepted is None:
-                    verdict = s("step_none", token=shown[step.emitted])
-                else:
-                    verdict = s("step_accepted", token=shown[step.emitted], i=step.accepted + 1)
-                st.markdown(
-                    "- " + s("step_line", node=shown[rnd.tokens[step.node]], children=kids, verdict=verdict)
-                )
-            if rnd.kinds[-1] == "bonus":
-                st.markdown(
-                    "- "
-                    + s("step_bonus", node=shown[rnd.tokens[rnd.path[-1]]], token=shown[rnd.committed[-1]])
-                )
+        if rnd.kinds[-1] == "bonus":
+            st.markdown(
+                "- " + s("step_bonus", node=shown[rnd.tokens[rnd.path[-1]]], token=shown[rnd.committed[-1]])
+            )
 
     text.show("forward")
-    with slot():
-        if demo.rounds:
-            st.plotly_chart(
-                viz.mask_figure(rnd.layout.attention_mask(), node_labels, rnd.position_ids, fig_text),
-                theme=None,
+    if demo.rounds:
+        st.plotly_chart(
+            viz.mask_figure(rnd.layout.attention_mask(), node_labels, rnd.position_ids, fig_text),
+            theme=None,
+        )
+        st.caption(s("forward_caption", n=rnd.nodes, n1=rnd.nodes + 1, prefix=rnd.prefix_length))
+        st.plotly_chart(
+            viz.cache_figure(rnd.prefix_length, node_labels, rnd.kept_slots, fig_text), theme=None
+        )
+        st.caption(
+            s(
+                "cache_caption",
+                start=rnd.prefix_length,
+                peak=rnd.cache_peak,
+                after=rnd.cache_after,
+                kept=len(rnd.kept_slots),
+                dropped=rnd.cache_peak - rnd.prefix_length - len(rnd.kept_slots),
             )
-            st.caption(s("forward_caption", n=rnd.nodes, n1=rnd.nodes + 1, prefix=rnd.prefix_length))
-            st.plotly_chart(
-                viz.cache_figure(rnd.prefix_length, node_labels, rnd.kept_slots, fig_text), theme=None
-            )
-            st.caption(
-                s(
-                    "cache_caption",
-                    start=rnd.prefix_length,
-                    peak=rnd.cache_peak,
-                    after=rnd.cache_after,
-                    kept=len(rnd.kept_slots),
-                    dropped=rnd.cache_peak - rnd.prefix_length - len(rnd.kept_slots),
-                )
-            )
+        )
 
     text.show("why")
     st.subheader(s["shapes_header"])

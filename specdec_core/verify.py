@@ -13,13 +13,56 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from specdec_core.candidates import (
+    CandidateResult,
+    CandidateSplit,
+    CandidateTree,
+    acceptance_curve,
+    candidate_acceptance,
+    candidate_tree,
+    greedy_candidates,
+    multi_draft_distribution,
+    multi_draft_split,
+    verify_candidates,
+)
 from specdec_core.checks import as_distribution, same_length, token_index
+from specdec_core.one_position import Dist, TreeNode, inverse_cdf, sample
 
 # A draft over another vocabulary (another tokenizer, or a reduced head): its law in the target's.
 from specdec_core.vocab_projection import coverage as coverage
 from specdec_core.vocab_projection import project as project
 
-Dist = Sequence[float] | np.ndarray
+#: The contract of DESIGN.md: one position's maths here, several candidates' from ``candidates``.
+__all__ = [
+    "BlockResult",
+    "CandidateResult",
+    "CandidateSplit",
+    "CandidateTree",
+    "Decomposition",
+    "Dist",
+    "ProbabilityTree",
+    "StepResult",
+    "TreeNode",
+    "acceptance_curve",
+    "acceptance_probs",
+    "candidate_acceptance",
+    "candidate_tree",
+    "coverage",
+    "decompose",
+    "greedy_candidates",
+    "inverse_cdf",
+    "multi_draft_distribution",
+    "multi_draft_split",
+    "output_distribution",
+    "project",
+    "rejection_flows",
+    "sample",
+    "speculative_step",
+    "tree",
+    "verify_block",
+    "verify_candidates",
+    "verify_rows",
+]
 
 
 @dataclass(frozen=True)
@@ -123,18 +166,6 @@ def output_distribution(p: Dist, q: Dist) -> np.ndarray:
     return accepted + rejected * d.residual
 
 
-def inverse_cdf(dist: np.ndarray, u: float | np.ndarray) -> np.intp | np.ndarray:
-    """The index (or indices) that uniform draw(s) `u` in [0, 1) pick from a float64
-    distribution (weights need not sum to 1); a zero-probability entry is never picked."""
-    cdf = np.cumsum(dist)
-    return np.searchsorted(cdf, u * cdf[-1], side="right")
-
-
-def sample(dist: np.ndarray, rng: np.random.Generator) -> int:
-    """Inverse-CDF draw from a float64 distribution; a zero-probability entry is never drawn."""
-    return int(inverse_cdf(dist, rng.random()))
-
-
 def _step(p: np.ndarray, q: np.ndarray, x: int, rng: np.random.Generator) -> tuple[bool, int, float]:
     """Accept/reject an already proposed x; returns (accepted, emitted token, α(x))."""
     if q[x] <= 0:
@@ -231,24 +262,6 @@ def _verify_left_to_right(
     tokens.append(sample(p, rng))
     kinds.append("bonus")
     return BlockResult(accepted=len(draft_tokens), tokens=tokens, kinds=kinds, acceptance_probs=alphas), used
-
-
-@dataclass(frozen=True)
-class TreeNode:
-    """One node of the probability tree; ``edge_prob`` is P(this | parent), ``mass`` the path mass."""
-
-    id: int
-    parent: int | None
-    kind: str  # "root", "proposal", "accept", "reject", "resample"
-    token: int | None  # None for the root, the reject node and an "other" bucket
-    label: str
-    edge_prob: float
-    mass: float
-    group: int | None = None  # index into ProbabilityTree.labels; None for the root and reject nodes
-
-    @property
-    def is_leaf(self) -> bool:
-        return self.kind in ("accept", "resample")
 
 
 @dataclass(frozen=True)
@@ -368,27 +381,3 @@ def rejection_flows(p: Dist, q: Dist) -> np.ndarray:
     if d.residual is None:
         return np.zeros((d.p.size, d.p.size))
     return np.outer(d.surplus, d.residual)
-
-
-# -- several candidates at one position (tree drafts) live in specdec_core.candidates -----------
-_CANDIDATE_NAMES = (
-    "CandidateResult",
-    "CandidateSplit",
-    "CandidateTree",
-    "acceptance_curve",
-    "candidate_acceptance",
-    "candidate_tree",
-    "greedy_candidates",
-    "multi_draft_distribution",
-    "multi_draft_split",
-    "verify_candidates",
-)
-
-
-def __getattr__(name: str) -> object:
-    """Re-export the tree-draft maths lazily (candidates imports this module's helpers)."""
-    if name in _CANDIDATE_NAMES:
-        from specdec_core import candidates
-
-        return getattr(candidates, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

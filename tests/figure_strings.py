@@ -36,7 +36,7 @@ TABLES: dict[str, tuple[str, str]] = {
     "live.tree": ("live", "fig_tree"),
 }
 
-#: The token kinds the live page adds to its ``[fig]`` table (pages/common/live_tokens.py).
+#: The token kinds the live page adds to its ``[fig]`` table (pages/live_parts/tokens.py).
 LIVE_KINDS = ("accepted", "rejected", "corrected", "bonus", "target")
 
 

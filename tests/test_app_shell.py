@@ -1,6 +1,5 @@
 """The entry script (navigation, language switch) and the completeness of the lesson texts."""
 
-import gc
 import tomllib
 
 import pytest
@@ -80,13 +79,3 @@ def test_every_lesson_has_the_same_sections_in_both_languages(name):
     zh = parse((LESSONS / "zh" / f"{name}.md").read_text("utf-8"))
     assert list(en.sections) == list(zh.sections)
     assert all(body.strip() for body in zh.sections.values())
-
-
-def test_the_collector_stops_rescanning_the_imports_after_the_first_run():
-    from pages.common import gc_settle
-
-    open_page("home")
-    frozen = gc.get_freeze_count()
-    assert gc_settle._settled and frozen > 10_000  # streamlit, plotly, the course: many objects
-    open_page("overlap")
-    assert gc.get_freeze_count() <= frozen  # once per process (frozen objects still get freed)

@@ -22,7 +22,7 @@ class Node:
 
 @pytest.fixture(autouse=True)
 def _frozen_as_before():
-    """Leave the process frozen if it was (the app's first page run freezes the imports)."""
+    """Leave the process frozen if it was (an earlier model load freezes what it loaded)."""
     was = gc.get_freeze_count() > 0
     yield
     gc.unfreeze()
@@ -37,7 +37,7 @@ def _in_view(obj: object) -> bool:
 def test_a_load_frees_the_cycles_let_go_and_freezes_what_survives():
     old = Node()
     gone = weakref.ref(old)
-    gc.freeze()  # frozen by an earlier load (or the first page's imports)
+    gc.freeze()  # frozen by an earlier load
     del old  # then unloaded to make room for the new model
     new = Node()
     settle_after_load()

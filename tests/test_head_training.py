@@ -221,7 +221,7 @@ def test_the_model_card_unrolls_a_chain_of_stages():
 
 def test_every_step_has_a_batch_when_epochs_pack_differently(setup, monkeypatch):
     """Epochs are shuffled and packed afresh, so their batch counts differ; a step must still
-    find a batch in any epoch (stop 20's fit stopped at step 975 on an IndexError)."""
+    find a batch in any epoch (a fit once stopped on an IndexError there)."""
     from train import fit
 
     _, data, _, _ = setup
@@ -266,7 +266,7 @@ def test_recording_bench_figures_rewrites_both_model_cards(tmp_path, monkeypatch
     import shutil
 
     from specdec_core.models import medusa as medusa_model
-    from train import export, paths
+    from train import bench_card, paths
 
     root = Path(__file__).resolve().parents[1] / "assets"
     for name in ("head", "medusa"):
@@ -276,7 +276,7 @@ def test_recording_bench_figures_rewrites_both_model_cards(tmp_path, monkeypatch
     monkeypatch.setattr(medusa_model, "DEFAULT_MEDUSA", tmp_path / "medusa" / "weights.safetensors")
     log = tmp_path / "bench.log"
     log.write_text('table\n{"head_chat": 9.87, "head_alpha": 0.65, "medusa_chat": 5.43, "ngram_copy": 1.0}\n')
-    export.record_bench(str(log))
+    bench_card.record_bench(str(log))
     assert json.loads((tmp_path / "head" / "card.json").read_text())["bench"]["head_chat"] == 9.87
     assert "head_chat 9.87" in (tmp_path / "head" / "MODEL_CARD.md").read_text()
     assert "medusa_chat 5.43" in (tmp_path / "medusa" / "MODEL_CARD.md").read_text()

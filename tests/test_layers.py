@@ -9,9 +9,11 @@ page → course / live → viz → maths, and beside them models and engine:
 * viz builds figures from maths, course and live data, never from models or the engine;
 * pages and app.py may import any layer.
 
-Nothing in ``specdec_core`` imports streamlit; plotly is only for viz; torch and
-transformers only for models (the engine loads them only through a model, type hints
-aside). ``SHARED`` modules are plain constants every layer may read.
+No import cycles either, among ``specdec_core``, ``pages`` and ``train`` (type-only imports
+count: a cycle there still ties two modules into one). Nothing in ``specdec_core`` imports
+streamlit; plotly is only for viz; torch and transformers only for models (the engine
+loads them only through a model, type hints aside). ``SHARED`` modules are plain constants
+every layer may read.
 """
 
 from __future__ import annotations
@@ -138,6 +140,69 @@ def crossings(sources: dict[str, tuple[str, bool]]) -> list[str]:
 def project_sources() -> dict[str, tuple[str, bool]]:
     files = [*(ROOT / "specdec_core").rglob("*.py"), *(ROOT / "pages").rglob("*.py"), ROOT / "app.py"]
     return {module_name(f, ROOT): (f.read_text(encoding="utf-8"), f.name == "__init__.py") for f in files}
+
+
+def import_graph(sources: dict[str, tuple[str, bool]]) -> dict[str, set[str]]:
+    """module → the project modules it imports (each import named by its nearest project module)."""
+    known = frozenset(sources)
+    graph: dict[str, set[str]] = {}
+    for module, (source, is_package) in sources.items():
+        graph[module] = set()
+        for target, _ in imports(source, module, is_package, known):
+            while target and target not in known:
+                target = target.rpartition(".")[0]
+            if target and target != module:
+                graph[module].add(target)
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The groups of modules that import each other in a ring (Tarjan's strongly connected components)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(module: str) -> None:
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        for target in sorted(graph[module]):
+            if target not in index:
+                visit(target)
+                low[module] = min(low[module], low[target])
+            elif target in stack:
+                low[module] = min(low[module], index[target])
+        if low[module] == index[module]:
+            group = stack[stack.index(module) :]
+            del stack[stack.index(module) :]
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for module in sorted(graph):
+        if module not in index:
+            visit(module)
+    return sorted(found)
+
+
+def sources_with_train() -> dict[str, tuple[str, bool]]:
+    files = sorted((ROOT / "train").rglob("*.py"))
+    return {
+        **project_sources(),
+        **{module_name(f, ROOT): (f.read_text(encoding="utf-8"), f.name == "__init__.py") for f in files},
+    }
+
+
+def test_no_import_cycles():
+    sources = sources_with_train()
+    assert any(m.startswith("train.") for m in sources)
+    assert cycles(import_graph(sources)) == []
+
+
+def test_the_cycle_checker_catches_a_cycle():
+    sources = sources_with_train()
+    sources["specdec_core.theory"] = ("def f():\n    from specdec_core.stats import chisquare\n", False)
+    sources["specdec_core.stats"] = ("from specdec_core import theory\n", False)
+    assert cycles(import_graph(sources)) == [["specdec_core.stats", "specdec_core.theory"]]
 
 
 def test_no_module_crosses_a_layer():

@@ -27,11 +27,11 @@ from specdec_core.live.model_choices import (
     TARGETS,
     ChoiceError,
     DraftSpec,
-    ModelShelf,
     TargetSpec,
     target_key,
     target_layers,
 )
+from specdec_core.live.shelf import ModelShelf
 from specdec_core.models import layer_count
 
 CLASS = {

@@ -10,7 +10,6 @@ from specdec_core.live.model_choices import (
     TOY_WORDS,
     ChoiceError,
     DraftSpec,
-    ModelShelf,
     TargetSpec,
     drafts_for,
     load_draft,
@@ -19,6 +18,7 @@ from specdec_core.live.model_choices import (
     toy_target,
 )
 from specdec_core.live.presets import PRESETS, preset_prompt
+from specdec_core.live.shelf import ModelShelf
 from specdec_core.models import (
     CrossVocabularyDraft,
     ModelNotAvailableError,

@@ -121,11 +121,3 @@ def test_pacer_repaints_at_most_every_interval_and_always_at_the_end():
     assert pacer.due(last=True), "the last event always paints"
     time.sleep(0.25)
     assert pacer.due() and not pacer.due()
-
-
-def test_a_pacer_can_wait_its_interval_before_the_first_repaint():
-    pacer = Pacer(0.2, first_due=False)
-    assert not pacer.due(), "the first event waits for the interval"
-    assert pacer.due(last=True), "the last event always paints"
-    time.sleep(0.25)
-    assert pacer.due() and not pacer.due()

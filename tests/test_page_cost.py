@@ -108,7 +108,7 @@ def test_a_measured_draft_loads_its_numbers_and_a_bad_apprentice_is_named():
 
 
 def test_the_shipped_heads_are_measured_presets_with_their_cards_numbers():
-    from specdec_core.course.self_spec import head_card, medusa_card
+    from specdec_core.course.cards import head_card, medusa_card
 
     card, medusa = head_card(), medusa_card()
     assert card is not None and card.cost_ratio is not None  # assets/head/card.json ships

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
+from specdec_core.live.token_tree_round import slot_of_node, tree_problem
 from specdec_core.live.trace import from_json, to_json
-from specdec_core.live.tree_round import slot_of_node, tree_problem
 from support.apptest import open_page, rerun
 
 TOY = {"live_target": "toy", "live_draft": "toy_draft", "live_max": 40}

@@ -10,16 +10,13 @@ from pathlib import Path
 
 import pytest
 
+from specdec_core.course.cards import CARD_FILE, MEDUSA_CARD_FILE, head_card, medusa_card
 from specdec_core.course.self_spec import (
     CALIBRATION_FILE,
-    CARD_FILE,
     EARLY_EXIT_FILE,
-    MEDUSA_CARD_FILE,
     draft_rows,
     early_exit,
     head_calibration,
-    head_card,
-    medusa_card,
 )
 from specdec_core.models.head import CONFIDENCE_FLOOR
 from specdec_core.theory import best_gamma, linear_verify_cost, speedup

@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 from specdec_core.course import tree_drafts as td
-from specdec_core.draft_tree import full_layout, node_budget, shapes_with_budget
 from specdec_core.sampling import SamplingConfig
 from specdec_core.stats import chisquare
+from specdec_core.token_tree import full_layout, node_budget, shapes_with_budget
 
 
 def test_layout_mask_and_positions_follow_depth_not_index():
@@ -87,8 +87,8 @@ def _tokens_by_walking_the_tree(target, draft, shape, cfg):
     from functools import cache
 
     from specdec_core.candidates import multi_draft_split
-    from specdec_core.draft_tree import top_children
     from specdec_core.sampling import apply
+    from specdec_core.token_tree import top_children
 
     def accepted(t, b):
         if cfg.temperature == 0:

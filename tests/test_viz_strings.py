@@ -15,14 +15,14 @@ from specdec_core.viz import (
     cost,
     live,
     overlap,
+    probability_tree,
+    probability_tree_sankey,
     race,
     rounds,
     sampling,
     self_spec,
     speedup_maps,
-    tree,
     tree_drafts,
-    tree_sankey,
 )
 from specdec_core.viz.strings import pick
 from tests.figure_strings import LANGS, TABLES, figure_text
@@ -42,8 +42,8 @@ USES: list[tuple[ModuleType, str, str]] = [
     (overlap, "law_comparison", "overlap.comparison"),
     (overlap, "alpha_temperature", "overlap.alpha_temperature"),
     *((sampling, name, "sampling_lab") for name in sampling.KEYS),
-    *((tree, name, "tree") for name in tree.KEYS),
-    *((tree_sankey, name, "tree") for name in tree_sankey.KEYS),
+    *((probability_tree, name, "tree") for name in probability_tree.KEYS),
+    *((probability_tree_sankey, name, "tree") for name in probability_tree_sankey.KEYS),
     *((tree_drafts, name, "tree_drafts") for name in tree_drafts.KEYS),
     *((self_spec, name, "self_spec") for name in self_spec.KEYS),
     (tree_drafts, "draft_tree_figure", "live.tree"),

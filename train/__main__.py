@@ -115,9 +115,9 @@ def main(argv: list[str] | None = None) -> int:
 
         calibrate.run(args.prompts)
     elif args.stage == "card":
-        from train import export
+        from train import bench_card
 
-        export.record_bench(args.bench)
+        bench_card.record_bench(args.bench)
     elif args.stage == "early-exit":
         from train import early_exit
 

@@ -8,12 +8,12 @@ the LM-head rows and embeddings are the target's and are not copied) and ``card.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import torch
 
 from specdec_core.models.head import CONFIDENCE_FLOOR
 from train import features, fit, paths, prompts
+from train.step_cost import step_cost_ratio
 
 
 def run() -> None:
@@ -63,61 +63,6 @@ def run() -> None:
     old.write_text(json.dumps(card, indent=1))
     (paths.ASSET / "MODEL_CARD.md").write_text(model_card(card), encoding="utf-8")
     print(f"wrote {DEFAULT_WEIGHTS} ({card['size_mb']} MB): {json.dumps(card)}", flush=True)
-
-
-def step_cost_ratio(target, steps: int = 40, draft=None) -> float:
-    """Median draft step ÷ median target decode step (one token each, warm caches); the
-    draft is the shipped EAGLE head unless given."""
-    import time
-
-    from specdec_core.models.head import HeadDraft
-
-    ids = target.encode("Explain how bridges carry their weight.", chat=True)
-    t_sess = target.session(ids)
-    draft = draft or HeadDraft(target)
-    d_sess = draft.session(ids)
-    d_sess.bind_target(t_sess)
-    d_sess.logits([ids[-1]], last_only=True)
-    base_t, base_d = t_sess.length, d_sess.length
-    t_times, d_times = [], []
-    for i in range(steps):
-        tok = ids[i % len(ids)]
-        start = time.perf_counter()
-        t_sess.logits([tok], last_only=True)
-        t_times.append(time.perf_counter() - start)
-        start = time.perf_counter()
-        d_sess.logits([tok], last_only=True)
-        d_times.append(time.perf_counter() - start)
-    t_sess.truncate(base_t)
-    d_sess.truncate(base_d)
-    return sorted(d_times)[steps // 2] / sorted(t_times)[steps // 2]
-
-
-def record_bench(log: str) -> None:
-    """Copy head_chat / head_alpha (and the other drafts' keys) from bench/speedup.py's output
-    into the head's card, and medusa_* into the Medusa heads' card where they are shipped;
-    each MODEL_CARD.md is rewritten from its card, so it shows the same figures."""
-    from specdec_core.models.medusa import DEFAULT_MEDUSA
-    from train import medusa
-
-    line = [x for x in Path(log).read_text(encoding="utf-8").splitlines() if x.startswith("{")][-1]
-    bench = json.loads(line)
-    others = ("bf16_chat", "ngram_chat", "ngram_copy")
-    for card_file, keys, write_md in (
-        (paths.ASSET / "card.json", ("head_chat", "head_alpha", *others), model_card),
-        (
-            DEFAULT_MEDUSA.parent / "card.json",
-            ("medusa_chat", "medusa_alpha", "medusa_tree_chat", *others),
-            medusa.model_card,
-        ),
-    ):
-        if not card_file.is_file():
-            continue
-        card = json.loads(card_file.read_text())
-        card["bench"] = {k: bench.get(k) for k in keys}
-        card_file.write_text(json.dumps(card, indent=1))
-        (card_file.parent / "MODEL_CARD.md").write_text(write_md(card), encoding="utf-8")
-        print(card_file.parent.name, json.dumps(card["bench"]), flush=True)
 
 
 def model_card(card: dict) -> str:

@@ -249,7 +249,7 @@ def export() -> None:
     """The latest checkpoint as assets/medusa/ (safetensors, card.json, MODEL_CARD.md)."""
     from specdec_core.models import load_bundled
     from specdec_core.models.medusa import DEFAULT_MEDUSA, MedusaDraft, save_medusa
-    from train.export import step_cost_ratio
+    from train.step_cost import step_cost_ratio
 
     target = load_bundled()
     heads, saved = load_checkpoint(target.module, target.name)

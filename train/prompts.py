@@ -143,7 +143,7 @@ ZH_TOPICS_TRAIN = (
 )
 ZH_TOPICS_HELD_OUT = ("饺子", "雪", "图书馆")
 
-#: Wave 2: new subjects, answered after wave 1's 1824 prompts.
+#: Wave 2: new subjects, answered after wave 1's prompts.
 TRAIN_TOPICS_2 = (
     "volcanic islands",
     "the Amazon rainforest",

@@ -1,12 +1,12 @@
-"""A generation job of the live pages that survives Stop and reruns: start, run, collect, fail.
+"""A run a page starts with its Start button, driven one way for every page (live, race, compare).
 
-A page makes one :class:`Job` per script run, named by its key prefix; the job keeps its
-state in the session under ``_<prefix>_go`` (Start was pressed), ``_<prefix>_job`` (the
-:class:`~specdec_core.live.runs.Handoff` of a run under way) and ``_<prefix>_error`` (a
-message for the next run). Start, Stop and the run sit in a fragment of their own
-(:meth:`Job.panel`). A Stop, like any rerun, interrupts the script that is streaming
-(:func:`stop_if_pressed`); the run hands what it made to the next script run, which may start
-at once in another thread and waits for it (:meth:`Job.step`). Messages come from
+The page hands :meth:`Job.panel` a way to build its run, an object with the four methods of
+:class:`Run`; :meth:`Job.start` drives it in numbered steps. The job keeps its state in the
+session under ``_<prefix>_go`` (Start was pressed), ``_<prefix>_job`` (the run under way and
+the :class:`~specdec_core.live.runs.Handoff` that carries its result to the next script run)
+and ``_<prefix>_error`` (a message for the next run). A Stop, like any press, ends the
+streaming script (:func:`~pages.common.stop.stop_if_pressed`); the next script run may start
+at once in another thread and waits for the result (:meth:`Job.collect`). Messages come from
 lessons/<lang>/live.toml.
 """
 
@@ -14,11 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, NoReturn
+from typing import Any, NoReturn, Protocol
 
 import streamlit as st
-from streamlit.runtime.scriptrunner_utils.script_requests import ScriptRequestType
-from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
 from pages.common.i18n import strings
 from pages.common.urlstate import Param, restore
@@ -30,8 +28,27 @@ from specdec_core.viz.escape import md, server_paths_hidden
 WAIT_LIMIT = 600.0  # seconds to wait for another session's generation, or for a stopped run
 
 
+class Run(Protocol):
+    """What a page's Start button runs; :meth:`Job.start` calls these in this order."""
+
+    def prepare(self) -> None:
+        """Load the models and check the input; raise ``PromptError``, ``ValueError`` or ``OSError``
+        to show a message instead of running."""
+
+    def stream(self) -> None:
+        """Run the engine, drawing into the page as events come; call ``stop_if_pressed``
+        between events. ``ModelBusyError`` or ``ValueError`` become the page's message."""
+
+    def result(self, finished: bool) -> Any:
+        """Close the engine's runs and return what to keep (None for nothing); called even after
+        a Stop (`finished` False), so it makes no Streamlit call, which would raise again."""
+
+    def keep(self, value: Any) -> None:
+        """In the next script run: put `value` (from :meth:`result`) where the page shows it."""
+
+
 class Job:
-    """The generation job of the page whose session keys start with `prefix`."""
+    """The Start / Stop job of the page whose session keys start with `prefix`."""
 
     def __init__(self, prefix: str) -> None:
         self._go = f"_{prefix}_go"
@@ -39,45 +56,31 @@ class Job:
         self._error = f"_{prefix}_error"
         self._stop = f"{prefix}_stop"
 
-    def _buttons(self, label: str, key: str, icon: str) -> None:
-        """The Start button (`label`, `key`, `icon`) and Stop, side by side at the left: one
-        row element, not columns (four elements), as each element is a message the browser
-        renders while the models start."""
-        row = st.container(horizontal=True)
-        going = bool(st.session_state.get(self._go))
-        row.button(label, type="primary", key=key, on_click=self._press, icon=icon)
-        row.button(
-            strings("live")["stop"],
-            key=self._stop,
-            disabled=not going,
-            icon=":material/stop:",
-        )
-
     def panel(
-        self,
-        label: str,
-        key: str,
-        icon: str,
-        keep: Callable[[Any], None],
-        run: Callable[[], NoReturn],
-        params: Sequence[Param],
+        self, label: str, key: str, icon: str, make_run: Callable[[], Run], params: Sequence[Param]
     ) -> None:
-        """Start and Stop (:meth:`_buttons`) and the run they start (:meth:`step`) in a fragment
-        of their own: a press reruns only this part of the page, so the browser redraws little
-        while the models start (a whole-page redraw took it a core for about 0.2 s, the length
-        of a prompt's prefill), and the elements after it never turn stale and fade while the
-        run streams. :meth:`run` asks for a whole-page run at its end, which shows the result.
-        Stop sits in the same fragment, where Streamlit would let its press wait for the run's
-        end: the run's loops call :func:`stop_if_pressed` to stop at once all the same.
-        `params` (the page's URL-mirrored controls) are restored first: a control the last
-        whole-page run did not draw has no session value left, and only the page's own
-        :func:`~pages.common.urlstate.restore` would have put it back."""
+        """Start (`label`, `key`, `icon`) and Stop, and the run a press starts, in a fragment of
+        their own: a press reruns only this part of the page, and nothing after it fades while
+        the run streams. A press builds the run with `make_run()` then (reading the controls as
+        they are) and :meth:`start` runs it; a pending result is collected first. `params` (the
+        page's URL-mirrored controls) are restored first: a control the last whole-page run did
+        not draw has no session value left, and the run reads them all. Start is disabled while
+        its run goes, so it gives up the keyboard focus: kept through a long run, the focus came
+        back to it from the next click, and a list clicked after a failed run did not open."""
 
         @st.fragment
         def part() -> None:
             restore(params)
-            self._buttons(label, key, icon)
-            self.step(keep, run)
+            row = st.container(horizontal=True)
+            going = bool(st.session_state.get(self._go))
+            row.button(label, type="primary", key=key, on_click=self._press, icon=icon, disabled=going)
+            row.button(strings("live")["stop"], key=self._stop, disabled=not going, icon=":material/stop:")
+            self.collect()
+            if st.session_state.pop(self._go, False):
+                self.set_error(None)
+                self.start(make_run())
+            if st.session_state.get(self._error):
+                st.error(st.session_state[self._error], icon=":material/error:")
 
         part()
 
@@ -91,82 +94,63 @@ class Job:
         else:
             st.session_state[self._error] = message
 
-    def step(self, keep: Callable[[Any], None], run: Callable[[], NoReturn]) -> None:
-        """Collect the last run's result (`keep` stores it), `run` if Start was pressed, show the error."""
-        self._collect(keep)
-        if st.session_state.pop(self._go, False):
-            self.set_error(None)
-            run()
-        if st.session_state.get(self._error):
-            st.error(st.session_state[self._error], icon=":material/error:")
+    def start(self, run: Run) -> NoReturn:
+        """Run `run` (a Start press), in the same steps on every page:
 
-    def _collect(self, keep: Callable[[Any], None]) -> None:
-        """Take over the result of the last run (waiting for an interrupted one to wind down)."""
-        job = st.session_state.get(self._job)
-        if job is None:
-            return
-        if not job.done:
-            with st.spinner(strings("live")["stopping"]):
-                job.wait(WAIT_LIMIT)
-        del st.session_state[self._job]
-        if job.value is not None:
-            keep(job.value)
-        if job.error:
-            self.set_error(job.error)
-
-    def _fail(self, message: str) -> NoReturn:
-        """Keep `message` for the next run and rerun, so the page comes back usable."""
-        self.set_error(message)
-        st.rerun()
-
-    @contextmanager
-    def preparing(self) -> Iterator[None]:
-        """Turn a bad prompt, a missing model or a mismatched pair into a message (and a rerun)."""
-        s = strings("live")
-        try:
-            yield
-        except PromptError as exc:
-            self._fail(
-                s(
-                    f"prompt_errors.{exc.code}",
-                    **{k: md(v) if isinstance(v, str) else v for k, v in exc.params.items()},
-                )
-            )
-        except (ValueError, OSError) as exc:  # a missing model, a mismatched pair, a bad layer count
-            self._fail(model_error_text(exc))
-
-    def run(self, stream: Callable[[], None], result: Callable[[bool], Any]) -> NoReturn:
-        """Run `stream` (it draws into the page), then hand ``result(finished)`` to the next run.
-
-        A Stop (or any rerun) interrupts `stream`; `result` is called all the same, in
-        ``finally``, with `finished` False: it closes the runs and returns what they made
-        (None for nothing) and must make no Streamlit call, since after a Stop each one would
-        raise again. A busy model or a failed run becomes the next run's error message.
+        1. ``run.prepare()``: models and input; a failure becomes the page's message;
+        2. a :class:`Handoff` in the session, which the next script run waits for;
+        3. ``run.stream()``: the engine's events drawn as they come, until the end or a Stop;
+        4. ``run.result(finished)``, always, handed over with any error message;
+        5. a whole-page rerun, in which :meth:`collect` gives the result to ``run.keep``.
         """
         s = strings("live")
-        job = Handoff()
-        st.session_state[self._job] = job
+        with self._preparing():
+            run.prepare()
+        handoff = Handoff()
+        st.session_state[self._job] = (run, handoff)
         finished = False
         error = None
         try:
-            stream()
+            run.stream()
             finished = True
         except ModelBusyError:
             error = s("busy_timeout", seconds=int(WAIT_LIMIT))
         except ValueError as exc:
             error = s("run_error", message=md(server_paths_hidden(exc)))
         finally:
-            job.finish(result(finished), error)
+            handoff.finish(run.result(finished), error)
         st.rerun()
 
+    def collect(self) -> None:
+        """Give the last run's result to its ``keep`` (waiting for a stopped run to wind down)."""
+        pending = st.session_state.get(self._job)
+        if pending is None:
+            return
+        run, handoff = pending
+        if not handoff.done:
+            with st.spinner(strings("live")["stopping"]):
+                handoff.wait(WAIT_LIMIT)
+        del st.session_state[self._job]
+        if handoff.value is not None:
+            run.keep(handoff.value)
+        if handoff.error:
+            self.set_error(handoff.error)
 
-def stop_if_pressed() -> None:
-    """End this run as any press ends it (a rerun), if the browser has asked for one meanwhile:
-    a press inside a fragment (Stop in :meth:`Job.panel`) does not interrupt the fragment's run
-    by itself, so a run's loops call this between rounds."""
-    ctx = get_script_run_ctx()
-    requests = getattr(ctx, "script_requests", None)
-    if getattr(requests, "_state", None) == ScriptRequestType.RERUN:
+    @contextmanager
+    def _preparing(self) -> Iterator[None]:
+        """Turn a bad prompt, a missing model or a mismatched pair into the page's message."""
+        s = strings("live")
+        try:
+            yield
+        except PromptError as exc:
+            params = {k: md(v) if isinstance(v, str) else v for k, v in exc.params.items()}
+            self._fail(s(f"prompt_errors.{exc.code}", **params))
+        except (ValueError, OSError) as exc:  # a missing model, a mismatched pair, a bad layer count
+            self._fail(model_error_text(exc))
+
+    def _fail(self, message: str) -> NoReturn:
+        """Keep `message` for the next run and rerun the page, so it comes back idle."""
+        self.set_error(message)
         st.rerun()
 
 

@@ -19,18 +19,18 @@ import streamlit as st
 
 from pages.common.gc_settle import settle_after_load
 from pages.common.i18n import strings
-from pages.common.jobs import stop_if_pressed
+from pages.common.stop import stop_if_pressed
 from specdec_core.live import access as rules
 from specdec_core.live.classroom import Classroom
 from specdec_core.live.model_choices import (
     DraftSpec,
-    ModelShelf,
     TargetSpec,
     draft_key,
     load_draft,
     load_target,
     target_key,
 )
+from specdec_core.live.shelf import ModelShelf
 from specdec_core.models.memory import process_bytes, return_freed_memory
 from specdec_core.viz.escape import md, server_paths_hidden
 

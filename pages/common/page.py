@@ -7,12 +7,10 @@ from pathlib import Path
 
 import streamlit as st
 from streamlit import config
-from streamlit.delta_generator import DeltaGenerator
-from streamlit.runtime.pages_manager import PagesManager
 
-from pages.common.gc_settle import settle_after_imports
 from pages.common.i18n import Strings, current_lang, strings
 from pages.common.lesson import Lesson, lesson
+from pages.common.nav import PAGES
 
 ASSETS = Path(__file__).resolve().parents[2] / "assets"
 
@@ -30,26 +28,39 @@ def style() -> None:
     st.html(f"<style>{css}</style>")
 
 
+#: Whether app.py's navigation has been declared in this server process (see :func:`navigation`).
+_navigation_declared = False
+
+
+def navigation(pages: dict[str, list[st.Page]]) -> st.Page:
+    """app.py's ``st.navigation`` over `pages` (section → pages), remembered for
+    :func:`_through_entry_script`."""
+    global _navigation_declared
+    _navigation_declared = True
+    return st.navigation(pages)
+
+
 def _through_entry_script() -> None:
     """Make a page opened by its own URL run under app.py's navigation.
 
-    Streamlit treats a ``pages/`` folder as a legacy multipage app until some run calls
-    ``st.navigation``: a first visit to e.g. ``/overlap`` would run the page file alone,
-    with Streamlit's automatic sidebar and without the language switch. Switching the
-    legacy mode off and rerunning sends the request through app.py instead.
+    Until a run calls ``st.navigation``, Streamlit serves a ``pages/`` folder as a legacy
+    multipage app: the first visit to e.g. ``/overlap`` on a fresh server runs that file
+    alone, with Streamlit's own sidebar and without the language switch. Once
+    ``st.navigation`` has been called Streamlit ignores the folder, so such a run declares
+    a navigation of the course's pages and reruns, which goes through app.py.
 
-    AppTest resets the legacy flag before every run, and a rerun there would swallow button
-    clicks, so under AppTest pages run alone (see support/apptest.py).
+    Under AppTest pages run alone (a rerun there would swallow button clicks; see
+    support/apptest.py).
     """
-    if PagesManager.uses_pages_directory and not config.get_option("global.appTest"):
-        PagesManager.uses_pages_directory = False
-        st.rerun()
+    if _navigation_declared or config.get_option("global.appTest"):
+        return
+    navigation({"": [st.Page(page.file) for page in PAGES]})
+    st.rerun()
 
 
 def start(name: str, with_lesson: bool = True) -> tuple[Strings, Lesson | None]:
     """Set up a page: style, strings and lesson of `name` in the session language, and title."""
     _through_entry_script()
-    settle_after_imports()  # once per process, with the first page's modules imported
     lang = current_lang()
     if st.query_params.get("lang") != lang:
         st.query_params["lang"] = lang
@@ -58,13 +69,3 @@ def start(name: str, with_lesson: bool = True) -> tuple[Strings, Lesson | None]:
     text = lesson(name) if with_lesson else None
     st.title(s["title"])
     return s, text
-
-
-def slot() -> DeltaGenerator:
-    """A container that is always on the page, for elements that come and go.
-
-    The browser matches a rerun's elements to those on screen by position: a note written
-    straight into the flow moves everything after it one place on, and all of it is mounted
-    afresh (on the overlap lesson that doubled the redraw). Inside a slot it moves nothing.
-    """
-    return st.container()

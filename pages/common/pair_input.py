@@ -17,7 +17,6 @@ from streamlit.delta_generator import DeltaGenerator
 
 from pages.common import urlstate
 from pages.common.i18n import strings
-from pages.common.page import slot
 from specdec_core.course import pairs
 
 
@@ -128,13 +127,12 @@ class PairInput:
 
     def edited_note(self) -> None:
         """When the table differs from the example: say so, with a button back to the example."""
-        with slot():
-            if not self.edited:
-                return
-            s = strings("pair")
-            note, button = st.columns([3, 1], vertical_alignment="center")
-            note.info(s["edited"])
-            button.button(s["reset_table"], on_click=self._set_table, args=("",), key=self.key("reset_table"))
+        if not self.edited:
+            return
+        s = strings("pair")
+        note, button = st.columns([3, 1], vertical_alignment="center")
+        note.info(s["edited"])
+        button.button(s["reset_table"], on_click=self._set_table, args=("",), key=self.key("reset_table"))
 
     def _normalise(self) -> None:
         rows = pairs.from_json(st.session_state[self.key("editor_out")])
@@ -144,17 +142,16 @@ class PairInput:
         """The pair in `rows`; or None, after explaining what is wrong (and, when a column
         does not sum to 1, offering a button that scales both)."""
         problem = pairs.check(rows)
-        with slot():
-            if problem is None:
-                return pairs.to_pair(rows)
-            s = strings("pair")
-            st.error(s("invalid", detail=s(f"errors.{problem.code}", **problem.params)))
-            if problem.normalisable:
-                st.button(
-                    s["normalise"],
-                    on_click=self._normalise,
-                    key=self.key("normalise"),
-                    type="primary",
-                    help=s["normalise_help"],
-                )
+        if problem is None:
+            return pairs.to_pair(rows)
+        s = strings("pair")
+        st.error(s("invalid", detail=s(f"errors.{problem.code}", **problem.params)))
+        if problem.normalisable:
+            st.button(
+                s["normalise"],
+                on_click=self._normalise,
+                key=self.key("normalise"),
+                type="primary",
+                help=s["normalise_help"],
+            )
         return None

@@ -17,6 +17,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Literal
 
+from specdec_core.course.cards import head_card, medusa_card
 from specdec_core.theory import VerifyCost, best_gamma, expected_tokens, speedup
 
 COST_FILE = Path(__file__).resolve().parents[2] / "assets" / "presets" / "cost.json"
@@ -59,8 +60,6 @@ def cost_data() -> CostData:
 def _head_preset() -> tuple[float, float] | None:
     """The shipped draft head's (α, c) from its card (assets/head/card.json): the bench's greedy
     acceptance on the chat prompt where recorded, else the held-out evaluation's."""
-    from specdec_core.course.self_spec import head_card  # self_spec reads cost_data: import here
-
     card = head_card()
     if card is None or card.cost_ratio is None:
         return None
@@ -72,8 +71,6 @@ def _medusa_preset() -> tuple[float, float] | None:
     """The shipped Medusa heads' (α, c) from their card (assets/medusa/card.json): the bench's
     greedy chain acceptance on the chat prompt where recorded, else the held-out chain's
     drafts accepted per round of all heads ÷ the number of heads."""
-    from specdec_core.course.self_spec import medusa_card
-
     card = medusa_card()
     if card is None or card.cost_ratio is None:
         return None

@@ -1,4 +1,4 @@
-"""The editable (p, q) pair of the overlap and tree lessons: examples, checks and a URL codec.
+"""The editable (p, q) pair of the overlap and probability-tree lessons: examples, checks and a URL codec.
 
 A *table* is a list of rows ``(token, p, q)``; while a learner edits it, p or q may be None.
 

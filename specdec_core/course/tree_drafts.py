@@ -1,4 +1,4 @@
-"""Tree drafts, round by round, on the lesson's Markov pair (lesson "Tree drafts").
+"""Token-tree drafts, round by round, on the lesson's Markov pair (lesson "Tree drafts").
 
 One round, as a real tree engine runs it:
 
@@ -35,7 +35,9 @@ from specdec_core.candidates import (
     verify_candidates,
 )
 from specdec_core.course.block import draft_chain, target_chain
-from specdec_core.draft_tree import (
+from specdec_core.models.markov import MarkovChainLM, MarkovSession
+from specdec_core.sampling import SamplingConfig, apply
+from specdec_core.token_tree import (
     TreeLayout,
     check_branching,
     distinct_children,
@@ -44,8 +46,6 @@ from specdec_core.draft_tree import (
     shapes_with_budget,
     top_children,
 )
-from specdec_core.models.markov import MarkovChainLM, MarkovSession
-from specdec_core.sampling import SamplingConfig, apply
 from specdec_core.verify import sample
 
 #: The one-position example of the multi-candidate probability tree (the seed's A/B/C pair).

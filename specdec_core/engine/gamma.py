@@ -20,14 +20,11 @@ from typing import Any, Protocol, runtime_checkable
 from specdec_core import theory
 from specdec_core.models.base import Draft, LanguageModel
 
-#: Verification of γ+1 tokens in target steps, measured: medians of interleaved forwards
-#: over the one-token steps around them, as bench.kernels times its 5- and 17-token
-#: verifications (bench/RESULTS.md, "Verification cost"). Two rows still take the thin
-#: kernel of a decode step, so γ = 1 costs hardly more than a step; from three rows on
-#: each extra token adds real arithmetic. Between the measured γ the cost is
-#: interpolated, past the last one extended at the last segment's slope. (A straight-line
-#: fit, 1.10 + 0.064·γ, priced γ = 1 at 1.16 steps and so switched off cheap drafts that
-#: pay at γ = 1.)
+#: Verification of γ+1 tokens in target steps, timed as ``bench.kernels`` times its
+#: verifications (medians of interleaved forwards over the one-token steps around them).
+#: Two rows still take the thin kernel of a decode step, so γ = 1 costs hardly more than a
+#: step; from three rows on each extra token adds real arithmetic. Between the listed γ the
+#: cost is interpolated, past the last one extended at the last segment's slope.
 VERIFY_STEPS: dict[int, float] = {
     1: 1.04, 2: 1.20, 3: 1.25, 4: 1.32, 5: 1.38, 6: 1.45, 8: 1.66, 10: 1.72, 12: 1.83, 16: 2.08,
 }  # fmt: skip
@@ -97,8 +94,7 @@ class TheoryGamma:
     switched-off draft again later. The window is counted in drafts rather than rounds so
     that a short γ does not shorten it: with a per-round memory one early rejection of a
     bf16 copy (α ≈ 0.97) left α̂ resting on a handful of drafts, γ fell to 1 for several
-    rounds and recovered slowly, since short rounds bring little evidence (the measured
-    choice of 5 drafts per `memory`: bench/RESULTS.md, "Adaptive γ").
+    rounds and recovered slowly, since short rounds bring little evidence.
     A round where the draft proposed nothing although γ > 0 (an n-gram without a match)
     changes nothing: without that rule, long stretches without a match would reset α̂ to
     the prior, and the next chance match would be drafted 16 tokens long.
@@ -111,7 +107,7 @@ class TheoryGamma:
     point would otherwise flip the draft on and off. For the same reason a switched-off
     model draft forgets more slowly (`idle_memory` per idle round instead of `memory`), so
     it is probed about every 20 rounds rather than every 5, which costs a draft that is
-    never right less (both measured: bench/RESULTS.md, "Adaptive γ").
+    never right less.
     """
 
     def __init__(
@@ -200,7 +196,7 @@ UNKNOWN_COST_RATIO = 0.25
 
 #: Fixed cost of one decoder layer in a decode step (small operations and Python), as the
 #: bytes of weights it would take as long to read; fitted to SmolLM2 decode steps of the
-#: lean body (bench/RESULTS.md, "Draft cost").
+#: lean body.
 LAYER_OVERHEAD_BYTES = 7 * 2**20
 
 

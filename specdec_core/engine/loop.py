@@ -27,6 +27,7 @@ from specdec_core.engine.events import RoundEvent
 from specdec_core.engine.gamma import GammaController, estimate_cost_ratio, make_controller
 from specdec_core.engine.round_events import RoundClock, autoregressive_event, speculative_event
 from specdec_core.engine.rows import RunMaths, logit_rows, target_rows
+from specdec_core.engine.stopping import eos_set, finish_round
 from specdec_core.engine.verification import verify_round
 from specdec_core.models.base import Draft, LanguageModel
 from specdec_core.models.compat import paired_draft
@@ -72,7 +73,7 @@ def generate(
     ``reference=True`` uses the slow reference maths (``sampling.apply`` and
     ``verify.verify_block`` on every row) instead of the fast paths; for tests.
 
-    ``tree=(b_1, …, b_D)`` drafts a token tree instead of a chain (:mod:`.tree`): b_d
+    ``tree=(b_1, …, b_D)`` drafts a token tree instead of a chain (:mod:`.token_tree`): b_d
     distinct children under every node of depth d − 1, one target forward with a tree
     mask, 1 … D + 1 tokens a round; `gamma` and `adaptive_gamma` do not apply then.
 
@@ -84,8 +85,8 @@ def generate(
     if tree is not None:
         if isinstance(draft, CrossVocabularyDraft) and draft.to_draft is not None:
             raise ValueError("a draft over another tokenizer drafts chains only: leave the tree out.")
-        from specdec_core.draft_tree import check_branching
-        from specdec_core.engine.tree import tree_rounds
+        from specdec_core.engine.token_tree import tree_rounds
+        from specdec_core.token_tree import check_branching
 
         if adaptive_gamma:
             raise ValueError("a tree has a fixed shape: adaptive γ applies to chains only.")
@@ -122,14 +123,6 @@ def autoregressive(
 
 
 # -- checks -------------------------------------------------------------------------------------
-def _eos_set(target: LanguageModel) -> frozenset[int]:
-    ids = getattr(target, "eos_token_ids", None)
-    if ids:
-        return frozenset(int(i) for i in ids)
-    eos = getattr(target, "eos_token_id", None)
-    return frozenset() if eos is None else frozenset({int(eos)})
-
-
 def _check_run(
     target: LanguageModel, prompt_ids: Sequence[int], max_new_tokens: int, top_n: int
 ) -> list[int]:
@@ -152,19 +145,6 @@ def _check_run(
     return prompt
 
 
-def _finish(
-    committed: list[int], kinds: list[str], eos: frozenset[int], stop_at_eos: bool, produced: int, limit: int
-) -> tuple[list[int], list[str], str | None]:
-    """Cut the round after an EOS token and say why the run stops, if it does."""
-    if stop_at_eos:
-        for i, tok in enumerate(committed):
-            if tok in eos:
-                return committed[: i + 1], kinds[: i + 1], "eos"
-    if produced + len(committed) >= limit:
-        return committed, kinds, "max_new_tokens"
-    return committed, kinds, None
-
-
 # -- the loops -----------------------------------------------------------------------------------
 def _speculative(
     target: LanguageModel,
@@ -176,7 +156,7 @@ def _speculative(
     stop_at_eos: bool,
     lock_timeout: float | None,
 ) -> Iterator[RoundEvent]:
-    eos = _eos_set(target)
+    eos = eos_set(target)
     vocab = target.vocab_size
     with hold([target, draft], lock_timeout):
         t0 = time.perf_counter()
@@ -203,7 +183,7 @@ def _speculative(
             pending = result.tokens[-1]
             controller.update(k, a, a < k)
 
-            committed, kinds, stop = _finish(
+            committed, kinds, stop = finish_round(
                 result.tokens, result.kinds, eos, stop_at_eos, produced, max_new_tokens
             )
             event = speculative_event(
@@ -236,7 +216,7 @@ def _autoregressive(
     stop_at_eos: bool,
     lock_timeout: float | None,
 ) -> Iterator[RoundEvent]:
-    eos = _eos_set(target)
+    eos = eos_set(target)
     with hold([target], lock_timeout):
         t0 = time.perf_counter()
         sess = target.session(prompt[:-1])
@@ -247,7 +227,9 @@ def _autoregressive(
             row = logit_rows(sess, [pending], last_only=True)
             stepped = time.perf_counter()
             token, p = run.draw(row)
-            committed, kinds, stop = _finish([token], ["target"], eos, stop_at_eos, index, max_new_tokens)
+            committed, kinds, stop = finish_round(
+                [token], ["target"], eos, stop_at_eos, index, max_new_tokens
+            )
             yield autoregressive_event(
                 index=index,
                 committed=committed,

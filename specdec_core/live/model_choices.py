@@ -18,7 +18,6 @@ from typing import Any
 
 import numpy as np
 
-from specdec_core.live.shelf import ModelShelf  # noqa: F401 (it lived here first; importers keep the name)
 from specdec_core.models import MarkovChainLM, ModelLock, NGramDraft
 from specdec_core.models.markov import rows_from_weights
 

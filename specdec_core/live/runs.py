@@ -13,7 +13,8 @@
   polls with a short lock timeout, calling ``on_wait(seconds waited)`` between tries, and
   gives up with ``ModelBusyError`` after ``timeout`` seconds. It measures the run's wall
   time without the wait, and closing it closes the run (the engine releases its locks).
-* :class:`Pacer` tells a UI streaming the events when it is due a repaint.
+* :class:`Pacer` tells a UI streaming the events when it is due a repaint, so that painting
+  weighs little on the timed run.
 """
 
 from __future__ import annotations
@@ -180,12 +181,12 @@ class Stream:
 
 
 class Pacer:
-    """Paces the repaints of a streaming view: at most one every `every` seconds, and the last
-    one; the first event is due at once, or (`first_due` False) only `every` seconds from now."""
+    """Paces the repaints of a streaming view: the first event, then at most one every `every`
+    seconds, and the last one."""
 
-    def __init__(self, every: float, first_due: bool = True) -> None:
+    def __init__(self, every: float) -> None:
         self.every = every
-        self._last = 0.0 if first_due else time.perf_counter()
+        self._last = 0.0
 
     def due(self, last: bool = False) -> bool:
         """True when the view should repaint now (always for the `last` event)."""

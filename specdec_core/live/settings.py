@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from specdec_core.draft_tree import node_budget
 from specdec_core.live.model_choices import DraftSpec, TargetSpec
 from specdec_core.sampling import SamplingConfig
+from specdec_core.token_tree import node_budget
 
 
 @dataclass(frozen=True, kw_only=True)

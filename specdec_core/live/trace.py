@@ -22,7 +22,7 @@ from typing import Any
 from specdec_core.engine import KINDS, RoundEvent
 from specdec_core.live.limits import MAX_TRACE_BYTES, MAX_UPLOAD_MB
 from specdec_core.live.settings import LiveSettings
-from specdec_core.live.tree_round import tree_problem
+from specdec_core.live.token_tree_round import tree_problem
 
 FORMAT = "specdec-studio/live-trace"
 VERSION = 1

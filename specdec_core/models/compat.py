@@ -22,8 +22,7 @@ class TokenizerMismatchError(ValueError):
 
 
 #: draft → the targets it was found to share a vocabulary with. Reading a tokenizer's vocabulary
-#: builds a dict of every token (tens of milliseconds for the bundled model's; bench/RESULTS.md,
-#: stop 30), and the engine checks its pair at the start of every run.
+#: builds a dict of every token, and the engine checks its pair at the start of every run.
 _matched: weakref.WeakKeyDictionary[Any, weakref.WeakSet[Any]] = weakref.WeakKeyDictionary()
 
 

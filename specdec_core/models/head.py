@@ -33,7 +33,6 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from specdec_core.draft_tree import TreeSegment
 from specdec_core.models.hf.kernels import RowLinear, row_linear
 from specdec_core.models.trained import (
     HeadConfig,
@@ -42,14 +41,14 @@ from specdec_core.models.trained import (
     read_weights,
     write_weights,
 )
+from specdec_core.token_tree import TreeSegment
 
 #: The shipped head for the bundled model.
 DEFAULT_WEIGHTS = Path(__file__).resolve().parents[2] / "assets" / "head" / "smollm2-135m-head.safetensors"
 #: A chain of the head's drafts stops once the product of its confidences falls below this
-#: (engine.drafters.ModelDrafter). On held-out answers the head's confidence is its acceptance
-#: rate (0.15 → 16 %, 0.94 → 95 % at depth 1), and replaying greedy runs with the adaptive γ,
-#: 0.2 gave the most tokens per target step: 1.393 against 1.348 without a floor
-#: (``python -m train calibrate``; bench/RESULTS.md).
+#: (engine.drafters.ModelDrafter). On held-out answers the head's confidence tracks its
+#: acceptance rate, and of the floors ``python -m train calibrate`` replays greedy runs with,
+#: this one gave the most tokens per target step (assets/head/calibration.json).
 CONFIDENCE_FLOOR = 0.2
 
 
@@ -143,8 +142,8 @@ def load_head(path: Path) -> tuple[EagleHead, torch.Tensor, dict[str, Any]]:
 
 def _with_row_kernels(head: EagleHead) -> EagleHead:
     """The head with its linear layers on the target's few-row kernels (hf/kernels.py): a draft
-    step feeds one to a few rows, and on these kernels it took a quarter less time than on
-    ``F.linear`` (bench/RESULTS.md). Same weights, other rounding; for drafting only (the
+    step feeds one to a few rows, which these kernels multiply faster than ``F.linear``.
+    Same weights, other rounding; for drafting only (the
     packed kernels have no gradient)."""
     for name, child in list(head.named_children()):
         if type(child) is nn.Linear:
@@ -249,9 +248,9 @@ class HeadSession:
         out[:, self.draft.vocab_ids] = small
         return out.cpu()
 
-    # -- token trees (engine/tree.py): one forward per level, then compaction to the path -------
+    # -- token trees (engine/token_tree.py): one forward per level, then compaction to the path -------
     def extend_tree(self, token_ids: Sequence[int], parents: Sequence[int]) -> np.ndarray:
-        """Feed tree nodes (``draft_tree.TreeSegment`` parents; -1 starts a tree after the
+        """Feed tree nodes (``token_tree.TreeSegment`` parents; -1 starts a tree after the
         context): a node reads its parent's predicted feature (the root: the target's feature
         before it where known), sees the context and its own ancestors, and sits at position
         root + depth. Float64 rows over the target's vocabulary, one per node."""

@@ -7,8 +7,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from specdec_core.checks import SUM_TOL, token_index
-from specdec_core.draft_tree import TreeSegment
 from specdec_core.models.locking import ModelLock
+from specdec_core.token_tree import TreeSegment
 
 
 class MarkovChainLM:
@@ -128,7 +128,7 @@ class MarkovSession:
         self._tree = None
 
     def extend_tree(self, token_ids: Sequence[int], parents: Sequence[int]) -> np.ndarray:
-        """Feed tree nodes (``draft_tree.TreeSegment`` parents; -1 starts a tree here).
+        """Feed tree nodes (``token_tree.TreeSegment`` parents; -1 starts a tree here).
 
         A row depends only on its own token, so no mask is needed: the rows are ``extend``'s.
         """

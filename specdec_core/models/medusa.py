@@ -30,7 +30,6 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from specdec_core.draft_tree import TreeSegment
 from specdec_core.models.trained import (
     HeadConfig,
     HeadMismatchError,
@@ -38,6 +37,7 @@ from specdec_core.models.trained import (
     read_weights,
     write_weights,
 )
+from specdec_core.token_tree import TreeSegment
 
 #: The shipped Medusa heads for the bundled model.
 DEFAULT_MEDUSA = Path(__file__).resolve().parents[2] / "assets" / "medusa" / "smollm2-135m-medusa.safetensors"
@@ -154,7 +154,7 @@ class MedusaSession:
         return self._rows(list(positions))
 
     def extend_tree(self, token_ids: Sequence[int], parents: Sequence[int]) -> np.ndarray:
-        """Tree nodes (``draft_tree.TreeSegment`` parents; -1 starts a tree after the context):
+        """Tree nodes (``token_tree.TreeSegment`` parents; -1 starts a tree after the context):
         a node at depth d sits at position root + d and gets that position's head row."""
         ids = [int(t) for t in token_ids]
         if len(parents) != len(ids) or not ids:

@@ -68,8 +68,7 @@ def return_freed_memory() -> bool:
     """Collect garbage and hand freed heap memory back to the system (glibc's malloc_trim).
 
     Without the trim, glibc keeps most of a released model's small allocations for later
-    use: unloading SmolLM2 and its bf16 copy (after a few forward passes) took the process
-    from 2.1 GB to 1.05 GB without it and to 0.38 GB with it. True when the trim ran (Linux
+    use, so the process would not shrink after an unload. True when the trim ran (Linux
     with glibc). The collection sees frozen objects too (:func:`collect_all`), and a process
     that froze some (as the app does after each load) has them frozen again.
     """

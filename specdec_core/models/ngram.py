@@ -2,8 +2,8 @@
 
 It finds the latest earlier occurrence of the context's last n tokens (n from ``max_ngram``
 down to ``min_ngram``) and proposes the tokens that followed it. ``min_ngram`` defaults to
-2: a single matching token rarely predicts the next one on chat text (bench/RESULTS.md,
-"N-gram match length"), and every wasted proposal costs a longer verification. Its q is one-hot on what
+2: a single matching token rarely predicts the next one on chat text, and every wasted
+proposal costs a longer verification. Its q is one-hot on what
 it proposes, so under any temperature / top-k / top-p it stays one-hot: the draft samples
 from exactly the q it reports. When no n-gram matches it proposes nothing and the engine
 runs a plain target step.

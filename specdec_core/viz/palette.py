@@ -126,8 +126,7 @@ def base_layout(**overrides: object) -> dict[str, object]:
         **({} if pio.templates.default == TEMPLATE else {"template": TEMPLATE}),
         "font": {"family": FONT, "size": 14},
         # Margins wide enough for the axis titles, tick labels and legends the figures usually
-        # have: plotly widens a margin that something does not fit in, but by drawing the
-        # whole figure again, which doubled a chart's redraw in the browser (bench/lessons.py).
+        # have (plotly would otherwise widen a margin by drawing the whole figure again).
         "margin": {"l": 64, "r": 24, "t": 50, "b": 60},
         "legend": {"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0},
         "hoverlabel": {"font": {"family": FONT}},

@@ -1,4 +1,4 @@
-"""Figures of tree drafts, from plain data (the Tree drafts lesson and the live round view).
+"""Figures of token-tree drafts, from plain data (the Tree drafts lesson and the live round view).
 
 * :func:`draft_tree_figure` — one round's token tree, depth left to right, the accepted path
   highlighted, tried-and-rejected children in red, never-examined branches faded, and the

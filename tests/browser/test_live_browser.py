@@ -18,7 +18,6 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from pages.common.live_stream import CAPTION_EVERY
 from tests.browser.conftest import stale_texts
 
 pytestmark = pytest.mark.slow
@@ -77,37 +76,6 @@ def test_greedy_copy_run_shows_colours_and_a_speedup(page: Page, app_url: str, s
     expect(main).to_contain_text(f"Round {n} (γ", timeout=TIMEOUT)
     checked = page.get_by_test_id("stRadio").filter(has_text="Position in the round").locator("input:checked")
     expect(checked).to_have_value(str(slot), timeout=TIMEOUT)
-
-
-def _frame_text(payload: str | bytes) -> str:
-    """A websocket frame's readable text (Streamlit's messages are protobuf: strings stay as they are)."""
-    return payload.decode("utf-8", "replace") if isinstance(payload, bytes) else payload
-
-
-def test_a_run_sends_a_message_a_repaint(page: Page, app_url: str):
-    """While the models run, the browser redraws the whole page for each batch of messages (on
-    the model's cores), so a run sends one message a repaint. Both texts start at the click;
-    each run says "running…" as it starts and gives its running totals only every
-    ``CAPTION_EVERY`` seconds and at its end; a new chunk of text is written at once, without a
-    placeholder before it."""
-    frames: list[str] = []
-    page.on("websocket", lambda ws: ws.on("framereceived", lambda p: frames.append(_frame_text(p))))
-    _open(page, f"{app_url}/live?live_seed=5151")  # a seed no other test uses: a real run, not a replay
-    frames.clear()
-    page.get_by_role("button", name="Generate").click()
-    _finished(page)
-    trace = _download_trace(page)
-    first_tokens = next(i for i, f in enumerate(frames) if "sd-tokens" in f and "sd-tok prompt" not in f)
-    assert sum("sd-tok prompt" in f for f in frames[:first_tokens]) == 2, "both texts start at the click"
-    for label, key in (("speculative", "speculative"), ("target only", "baseline")):
-        totals = [i for i, f in enumerate(frames) if f"{label}: round" in f]
-        wall = trace[key]["wall_s"]
-        most = 1 + int(wall / CAPTION_EVERY)  # the end's, and one per interval
-        assert 1 <= len(totals) <= most, f"{label}: {len(totals)} running totals in {wall:.2f} s"
-    started = next(i for i, f in enumerate(frames) if "target only: running…" in f)
-    ended = max(i for i, f in enumerate(frames) if "target only: round" in f)
-    for f in frames[started + 1 : ended + 1]:
-        assert "sd-tokens" in f or "target only: round" in f, "a message that is neither tokens nor totals"
 
 
 def _download_trace(page: Page) -> dict:

@@ -159,7 +159,7 @@ class LogitRows:
     row already there. Verification reads left to right and stops at the first rejection,
     so rows past the block that holds it are never computed (nor processed). Blocks
     rather than single rows because a head call costs about the same for 1 … 8 rows (it
-    is bound by reading the head's weight; bench/RESULTS.md, "Row kernels"): computing the
+    is bound by reading the head's weight): computing the
     first row alone would pay only when it is rejected more often than not. ``computed``
     counts the rows computed so far; ``seconds`` the time spent computing them.
     """

@@ -21,8 +21,7 @@ from specdec_core.models.hf.derived import DerivedCache
 class RowLinear(torch.nn.Linear):
     """``nn.Linear`` sharing another's weight, with faster CPU kernels for a few rows.
 
-    Same maths, other matmul kernels (results differ only by float rounding; the measured
-    gains are in bench/RESULTS.md, "Row kernels"):
+    Same maths, other matmul kernels (results differ only by float rounding):
 
     * float32, 1 or 2 rows: ``(W @ xᵀ)ᵀ``. torch's CPU ``F.linear`` (``x @ Wᵀ``) runs a
       slow small-M path, while a tall matrix times a thin one runs an efficient gemm; one
@@ -104,8 +103,7 @@ def row_kernel(rows: int, dtype: torch.dtype) -> Iterator[Product]:
     `dtype` (the one place that choice is made; :func:`row_linear` uses it per call).
 
     The lean body takes it once for a whole forward pass, so the choice (and the oneDNN
-    switch of the bfloat16 case) is made once instead of in every product (a measurable
-    part of a bfloat16 decode step, see bench/RESULTS.md). The switch then lasts the whole
+    switch of the bfloat16 case) is made once instead of in every product. The switch then lasts the whole
     forward pass; like ``RowLinear``'s, it is process-wide (a product in another thread
     meanwhile may take another exact kernel; last-bit rounding may differ).
     """

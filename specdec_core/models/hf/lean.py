@@ -7,7 +7,7 @@ operations: q, k and v come from one matrix product and gate and up from another
 the RMS-norm weights and the attention scale folded into those matrices; the rotary
 embedding of q and k is one complex product; attention is one
 ``scaled_dot_product_attention`` call in float32 over a key/value buffer that grows by
-doubling (decode-step times: bench/RESULTS.md, "Lean body"). float32 logits equal
+doubling. float32 logits equal
 transformers' up to rounding; in bfloat16 the folded weights round differently from
 transformers' bf16 model, but the logits lie as close to the float32 model's as that
 model's do (both tested).
@@ -16,8 +16,7 @@ Only models whose layers are exactly this maths qualify (:func:`lean_eligible`):
 ``LlamaForCausalLM``, ``Qwen2ForCausalLM`` and ``MistralForCausalLM`` with the default
 rotary embedding, SiLU MLP, plain ``nn.Linear`` projections, no biases except on q, k and v
 (Qwen2), no sliding window, on CPU in float32 or bfloat16 (:data:`LEAN_CLASSES`). Tested
-against transformers' body on tiny random models of all three; measured on SmolLM2 (a
-Llama) only, since no other model can be downloaded here. Anything else keeps
+against transformers' body on tiny random models of all three. Anything else keeps
 transformers' own body, and so does a model whose fused weights (:func:`fused_bytes`,
 about half its size) would leave too little memory available (``memory.room_for``).
 """

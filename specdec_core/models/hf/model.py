@@ -16,7 +16,6 @@ from typing import Any
 import numpy as np
 import torch
 
-from specdec_core.draft_tree import TreeSegment
 from specdec_core.models.hf.fast import FastForward, LogitRows, plain_head, tree_arguments
 from specdec_core.models.hf.lean import LeanCache
 from specdec_core.models.hf.loading import (
@@ -28,6 +27,7 @@ from specdec_core.models.hf.loading import (
 )
 from specdec_core.models.locking import ModelLock
 from specdec_core.models.tokens import TokenTexts
+from specdec_core.token_tree import TreeSegment
 
 #: Environment variable: "0" runs transformers' own forward for every model built without `fast`.
 FAST_ENV = "SPECDEC_FAST"
@@ -315,7 +315,7 @@ class HFSession:
 
     # -- tree drafts: one forward over tree nodes, then compaction to the accepted path --------
     def lazy_tree_logits(self, token_ids: Sequence[int], parents: Sequence[int]) -> LogitRows:
-        """Feed tree nodes in one forward pass (``draft_tree.TreeSegment`` parents; -1 starts
+        """Feed tree nodes in one forward pass (``token_tree.TreeSegment`` parents; -1 starts
         a tree at the current length): each node sees the cache before the tree and its own
         ancestors, at position id root + depth. Rows as in :meth:`lazy_logits`."""
         ids = [int(t) for t in token_ids]

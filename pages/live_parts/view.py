@@ -12,8 +12,8 @@ import streamlit as st
 
 from pages.common.i18n import strings
 from pages.common.lesson import lesson
-from pages.common.live_inspector import inspector
-from pages.common.live_tokens import fig_text, pickable_tokens, tokens_html
+from pages.live_parts.inspector import inspector
+from pages.live_parts.tokens import fig_text, pickable_tokens, tokens_html
 from specdec_core.live import stats as live_stats
 from specdec_core.live import text as live_text
 from specdec_core.live.trace import LiveTrace, to_json

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from specdec_core.course import pairs as examples
-from specdec_core.course.tree import (
+from specdec_core.course.probability_tree import (
     draw,
     layout,
     leaf_split,
@@ -22,14 +22,14 @@ from specdec_core.course.tree import (
 from specdec_core.stats import chisquare
 from specdec_core.verify import StepResult, decompose
 from specdec_core.viz import palette
-from specdec_core.viz.tree import (
+from specdec_core.viz.probability_tree import (
     display_label,
     leaf_sum_figure,
     num,
     tally_figure,
     tree_figure,
 )
-from specdec_core.viz.tree_sankey import sankey_figure
+from specdec_core.viz.probability_tree_sankey import sankey_figure
 from tests.figure_strings import LANGS, figure_text
 from tests.strategies import pairs
 

@@ -1,4 +1,4 @@
-"""A tree round of a live run, for its figure: per-node hover lines and the slot a node opens.
+"""A token-tree round of a live run, for its figure: per-node hover lines and the slot a node opens.
 
 Events of ``generate(..., tree=...)`` carry the tree (``RoundEvent.tree``); the inspector
 shows positions along the accepted path, so a node maps to the slot of its own position.

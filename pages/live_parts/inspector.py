@@ -11,15 +11,15 @@ import streamlit as st
 
 from pages.common.i18n import strings
 from pages.common.lesson import lesson
-from pages.common.live_tokens import fig_text
-from pages.common.live_tree import draft_tree_view
-from specdec_core.course.tree import path_nodes, tree_view
+from pages.live_parts.draft_tree import draft_tree_view
+from pages.live_parts.tokens import fig_text
+from specdec_core.course.probability_tree import path_nodes, tree_view
 from specdec_core.live.inspector import position_view, short_chain, slot_kind
 from specdec_core.live.trace import LiveTrace
 from specdec_core.verify import StepResult, decompose
 from specdec_core.viz import live as viz
 from specdec_core.viz import overlap as overlap_viz
-from specdec_core.viz import tree as tree_viz
+from specdec_core.viz import probability_tree as tree_viz
 from specdec_core.viz.escape import md
 
 

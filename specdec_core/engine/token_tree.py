@@ -1,4 +1,4 @@
-"""Tree rounds of ``generate(..., tree=(b_1, …, b_D))``: draft a token tree, verify it in one pass.
+"""Token-tree rounds of ``generate(..., tree=(b_1, …, b_D))``: draft a token tree, verify it in one pass.
 
 One round:
 
@@ -29,14 +29,14 @@ from typing import Any
 import numpy as np
 
 from specdec_core.candidates import verify_candidates
-from specdec_core.draft_tree import check_branching, distinct_children, top_children
 from specdec_core.engine.events import RoundEvent
-from specdec_core.engine.loop import _eos_set, _finish
 from specdec_core.engine.processing import argmax_rows, float64_rows
 from specdec_core.engine.rows import EagerRows, RowSource, RunMaths
+from specdec_core.engine.stopping import eos_set, finish_round
 from specdec_core.models.base import Draft, LanguageModel, Proposer
 from specdec_core.models.locking import hold
 from specdec_core.sampling import one_hot
+from specdec_core.token_tree import check_branching, distinct_children, top_children
 from specdec_core.verify import sample
 
 
@@ -297,7 +297,7 @@ def tree_rounds(
 ) -> Iterator[RoundEvent]:
     """The tree loop of :func:`~specdec_core.engine.loop.generate`."""
     shape_all = check_branching(branching)
-    eos = _eos_set(target)
+    eos = eos_set(target)
     vocab = target.vocab_size
     with hold([target, draft], lock_timeout):
         t0 = time.perf_counter()
@@ -315,7 +315,7 @@ def tree_rounds(
             walk = verify_tree(rows, tree, run, vocab, drafter.point_mass)
             t_sess.compact(walk.path)
             drafter.commit(tree, walk.path, walk.committed[-1])
-            committed, kinds, stop = _finish(
+            committed, kinds, stop = finish_round(
                 walk.committed, walk.kinds, eos, stop_at_eos, produced, max_new_tokens
             )
             event = _event(index, shape, tree, walk, committed, kinds, stop, run, produced)

@@ -1,7 +1,7 @@
 """Figures of the probability-tree lesson: the tree, its leaf sums and the tally of sampled
-paths (the rejected-mass Sankey is in :mod:`specdec_core.viz.tree_sankey`).
+paths (the rejected-mass Sankey is in :mod:`specdec_core.viz.probability_tree_sankey`).
 
-Every builder takes data from :mod:`specdec_core.course.tree` and its strings as a ``text``
+Every builder takes data from :mod:`specdec_core.course.probability_tree` and its strings as a ``text``
 mapping (the keys each one reads are in :data:`KEYS`); token labels are HTML-escaped everywhere,
 because plotly renders hover and annotation text as HTML.
 """
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import plotly.graph_objects as go
 
-from specdec_core.course.tree import Tally, TreeLayout, TreeView, layout, leaf_split
+from specdec_core.course.probability_tree import Tally, TreeLayout, TreeView, layout, leaf_split
 from specdec_core.verify import TreeNode
 from specdec_core.viz import palette
 from specdec_core.viz.labels import display_label
@@ -135,8 +135,7 @@ def _edge_label(node: TreeNode, xs: list[float], ys: list[float]) -> tuple[float
 
 class _Lines:
     """Line segments gathered into one trace per look (colour, width, dash, opacity): plotly
-    draws each trace as a whole; one trace per edge made the lesson's 30-token tree figure
-    take 128–166 ms to draw, 79–85 ms like this (bench/RESULTS.md, stop 33). Widths are
+    draws each trace as a whole, so a big tree draws as a few traces, not one per edge. Widths are
     rounded to half a pixel; traces that stand out (`top`: the highlighted path) are drawn
     after the rest, so on top."""
 

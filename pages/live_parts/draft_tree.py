@@ -6,8 +6,8 @@ import streamlit as st
 
 from pages.common.i18n import strings
 from specdec_core.engine.events import RoundEvent
+from specdec_core.live.token_tree_round import node_lines, slot_of_node
 from specdec_core.live.trace import LiveTrace
-from specdec_core.live.tree_round import node_lines, slot_of_node
 from specdec_core.viz import live as viz
 from specdec_core.viz.tree_drafts import draft_tree_figure
 

@@ -1,4 +1,4 @@
-"""The shape of a token tree draft: nodes, tree attention mask, position ids, node budget.
+"""The shape of a token-tree draft: nodes, tree attention mask, position ids, node budget.
 
 A round's tree has a root, node 0, the last committed token (the first input of the
 verification forward, like x in a chain round), and drafted nodes 1 … N in breadth-first

@@ -1,7 +1,7 @@
 """The probability-tree lesson's Sankey: all probability from the proposals (sizes q) to the
 emitted tokens (sizes p), kept where proposed or moved by a rejection.
 
-Takes data from :mod:`specdec_core.course.tree` and its strings as a ``text`` mapping
+Takes data from :mod:`specdec_core.course.probability_tree` and its strings as a ``text`` mapping
 (``[chart]`` of lessons/<lang>/tree.toml; the keys are in :data:`KEYS`); token labels are
 HTML-escaped.
 """
@@ -13,13 +13,13 @@ from collections.abc import Mapping
 import numpy as np
 import plotly.graph_objects as go
 
-from specdec_core.course.tree import MassFlows, TreeView, mass_flows
+from specdec_core.course.probability_tree import MassFlows, TreeView, mass_flows
 from specdec_core.viz import palette
 from specdec_core.viz.memo import figure_cache
+from specdec_core.viz.probability_tree import KEYS as TREE_KEYS
+from specdec_core.viz.probability_tree import group_names, num, set_colours
 from specdec_core.viz.spec import figure
 from specdec_core.viz.strings import pick
-from specdec_core.viz.tree import KEYS as TREE_KEYS
-from specdec_core.viz.tree import group_names, num, set_colours
 
 #: Figure strings the Sankey reads (``[chart]`` of lessons/<lang>/tree.toml).
 KEYS: dict[str, tuple[str, ...]] = {

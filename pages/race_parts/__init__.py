@@ -1,0 +1,1 @@
+"""The draft race page's own parts: its run (``run``) and its results view (``view``)."""
