@@ -14,7 +14,8 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from pages.common.models import access, classroom, get_draft, get_target
+from pages.common.jobs import Job
+from pages.common.models import classroom
 from pages.common.page import start
 from pages.common.quiz import quiz
 from pages.common.urlstate import (
@@ -27,6 +28,7 @@ from pages.common.urlstate import (
     restore,
     text_param,
 )
+from pages.compare_parts.run import RESULT_KEY, CompareRun, grid_problem, grid_spec
 from specdec_core.live.compare import (
     CATEGORIES,
     DEFAULT_DRAFTS,
@@ -35,7 +37,6 @@ from specdec_core.live.compare import (
     MAX_PER_CATEGORY,
     TARGET_KEYS,
     GridError,
-    GridSpec,
     cell_rows,
     cells,
     cells_csv,
@@ -45,13 +46,10 @@ from specdec_core.live.compare import (
     published,
     winners,
 )
-from specdec_core.live.compare_run import GridRun, draft_spec, target_spec
 from specdec_core.live.limits import MAX_SOURCE_CHARS
-from specdec_core.live.settings import DecodeSettings
 from specdec_core.viz.compare import METRICS, heat_cells, heatmap
 from specdec_core.viz.escape import md
 
-RESULT_KEY = "_cmp_result"  # (spec, runs, complete, skipped)
 C_PRESETS = ("0.01", "0.05", "0.1", "0.25")
 
 
@@ -80,19 +78,6 @@ PARAMS = [
 ]
 
 
-class PageModels:
-    """The grid's models through the page's shelf (progress bars, the classroom's rules)."""
-
-    def __init__(self, custom_source: str) -> None:
-        self.custom_source = custom_source
-
-    def target(self, key: str) -> Any:
-        return get_target(target_spec(key, self.custom_source))
-
-    def draft(self, target_key: str, key: str, target: Any) -> Any:
-        return get_draft(target_spec(target_key, self.custom_source), target, draft_spec(key)[0])
-
-
 s, text = start("compare")
 rejected = restore(PARAMS)
 if rejected:
@@ -100,45 +85,26 @@ if rejected:
 names = {**s["category_names"], **{k: k for k in DRAFT_KEYS}}
 text.show("intro")
 
-with st.form("cmp_form", border=True):
-    st.multiselect(s["targets"], TARGET_KEYS, key="cmp_targets", help=s["targets_help"])
-    st.text_input(s["source"], key="cmp_source")
-    st.multiselect(s["drafts"], DRAFT_KEYS, key="cmp_drafts", help=s["drafts_help"])
-    st.multiselect(s["categories"], CATEGORIES, key="cmp_cats", format_func=lambda k: names[k])
-    row = st.columns(5)
-    row[0].number_input(s["per_category"], 1, MAX_PER_CATEGORY, key="cmp_n")
-    row[1].number_input(s["gamma"], 1, 16, key="cmp_gamma")
-    row[2].checkbox(s["adaptive"], key="cmp_adaptive")
-    row[3].number_input(s["temperature"], 0.0, 2.0, step=0.1, key="cmp_temp")
-    row[4].number_input(s["max_new"], 8, 128, key="cmp_max")
-    pressed = st.form_submit_button(s["run"], type="primary", icon=":material/play_arrow:")
+st.multiselect(s["targets"], TARGET_KEYS, key="cmp_targets", help=s["targets_help"])
+st.text_input(s["source"], key="cmp_source")
+st.multiselect(s["drafts"], DRAFT_KEYS, key="cmp_drafts", help=s["drafts_help"])
+st.multiselect(s["categories"], CATEGORIES, key="cmp_cats", format_func=lambda k: names[k])
+row = st.columns(5)
+row[0].number_input(s["per_category"], 1, MAX_PER_CATEGORY, key="cmp_n")
+row[1].number_input(s["gamma"], 1, 16, key="cmp_gamma")
+row[2].checkbox(s["adaptive"], key="cmp_adaptive")
+row[3].number_input(s["temperature"], 0.0, 2.0, step=0.1, key="cmp_temp")
+row[4].number_input(s["max_new"], 8, 128, key="cmp_max")
 mirror(PARAMS)
 ss = st.session_state
-spec = GridSpec(
-    targets=tuple(ss["cmp_targets"]),
-    drafts=tuple(ss["cmp_drafts"]),
-    categories=tuple(ss["cmp_cats"]),
-    per_category=int(ss["cmp_n"]),
-    settings=DecodeSettings(
-        gamma=int(ss["cmp_gamma"]),
-        adaptive=bool(ss["cmp_adaptive"]),
-        temperature=float(ss["cmp_temp"]),
-        max_new_tokens=int(ss["cmp_max"]),
-    ),
-    custom_source=ss["cmp_source"],
-)
-try:
-    spec.check()
-    spec.check_size(access().max_grid_runs)
-    st.caption(
-        s("estimate", runs=spec.runs, tokens=spec.settings.max_new_tokens, minutes=spec.estimate_s(0.08) / 60)
-    )
-except GridError as exc:
-    pressed = False
-    message = (
-        s("too_big", limit=access().max_grid_runs, runs=spec.runs) if exc.code == "too_big" else s[exc.code]
-    )
-    st.error(message, icon=":material/error:")
+spec = grid_spec()
+problem = grid_problem(spec)
+if problem is None:
+    minutes = spec.estimate_s(classroom().seconds_per_token) / 60  # the last runs' pace on this server
+    st.caption(s("estimate", runs=spec.runs, tokens=spec.settings.max_new_tokens, minutes=minutes))
+else:
+    st.error(problem, icon=":material/error:")
+Job("cmp").panel(s["run"], "cmp_run", ":material/play_arrow:", CompareRun, PARAMS)
 
 upload = st.file_uploader(s["load"], type=["json"], key="cmp_upload")
 if upload is not None:
@@ -147,18 +113,6 @@ if upload is not None:
         st.info(s("loaded", runs=len(ss[RESULT_KEY][1])))
     except GridError as exc:
         st.error(s("load_error", message=md(exc)))
-
-if pressed:
-    run = GridRun(spec, PageModels(spec.custom_source), cache=classroom())
-    ss[RESULT_KEY] = (spec, run.measured, False, run.skipped)  # the lists fill as runs finish
-    bar = st.progress(0.0)
-    stop = st.button(s["stop"], icon=":material/stop:")  # a press reruns the page: the runs so far stay
-    for step in run:
-        label = s("progress", done=step.done, total=step.total, target=step.target, draft=step.draft,
-                  category=names[step.category])  # fmt: skip
-        bar.progress(step.done / step.total, text=md(label + (s["replayed"] if step.replayed else "")))
-    ss[RESULT_KEY] = (spec, run.measured, True, run.skipped)
-    st.rerun()
 
 if RESULT_KEY not in ss:
     st.info(s["press_run"])

@@ -81,7 +81,7 @@ def test_a_small_grid_runs_on_the_bundled_model():
     at = open_page(
         "compare", state={"cmp_drafts": ["ngram"], "cmp_cats": ["copy"], "cmp_max": 8}, timeout=300
     )
-    at.button[0].click()  # the form's Run
+    at.button(key="cmp_run").click()
     rerun(at)
     _, runs, complete, skipped = at.session_state["_cmp_result"]
     assert complete and not skipped and len(runs) == 2
