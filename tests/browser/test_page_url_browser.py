@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import ROOT, free_port, serve, streamlit_cmd
+from support.browser import ROOT, free_port, serve, streamlit_cmd
 
 TIMEOUT = 45_000
 
