@@ -131,3 +131,13 @@ def test_smollm2_drafts_for_gemma_across_tokenizers_with_gemmas_own_greedy_outpu
     events = list(generate(gemma, draft, ids, greedy, 4, 16, 0))
     assert [t for e in events for t in e.committed] == expected
     assert sum(e.accepted_count for e in events) > 0  # the families agree on a copy
+
+
+def test_the_live_page_offers_gemma_its_drafts_and_a_reduced_head_without_loading_it():
+    from support.apptest import open_page
+
+    at = open_page("live", query={"live_target": "gemma", "live_draft": "smollm2", "live_vocab": "16384"})
+    assert at.selectbox(key="live_target").value == "gemma"
+    assert any("SmolLM2" in o for o in at.selectbox(key="live_draft").options)
+    assert at.number_input(key="live_vocab").value == 16384
+    assert at.toggle(key="live_chat").disabled  # a base model: the prompt goes in as plain text

