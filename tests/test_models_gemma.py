@@ -141,3 +141,12 @@ def test_the_live_page_offers_gemma_its_drafts_and_a_reduced_head_without_loadin
     assert any("SmolLM2" in o for o in at.selectbox(key="live_draft").options)
     assert at.number_input(key="live_vocab").value == 16384
     assert at.toggle(key="live_chat").disabled  # a base model: the prompt goes in as plain text
+
+
+def test_the_race_offers_gemmas_own_drafts():
+    from support.apptest import open_page
+
+    at = open_page("race", state={"race_target": "gemma"})
+    options = at.multiselect(key="race_drafts").options
+    assert any("SmolLM2" in o for o in options) and not any("Medusa" in o for o in options)
+    assert at.toggle(key="race_chat").disabled
