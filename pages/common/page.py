@@ -32,12 +32,12 @@ def style() -> None:
 _navigation_declared = False
 
 
-def navigation(pages: dict[str, list[st.Page]]) -> st.Page:
+def navigation(pages: dict[str, list[st.Page]], expanded: bool = False) -> st.Page:
     """app.py's ``st.navigation`` over `pages` (section → pages), remembered for
-    :func:`_through_entry_script`."""
+    :func:`_through_entry_script`; `expanded` shows every page of the menu."""
     global _navigation_declared
     _navigation_declared = True
-    return st.navigation(pages)
+    return st.navigation(pages, expanded=expanded)
 
 
 def _through_entry_script() -> None:
