@@ -12,7 +12,7 @@ from support.apptest import open_page, rerun
 from tests.test_live_compare import TinyModels
 
 
-@pytest.mark.parametrize(("lang", "title"), [("en", "Compare drafts"), ("zh", "比较草稿")])
+@pytest.mark.parametrize(("lang", "title"), [("en", "Compare drafts"), ("zh", "比较 Draft")])
 def test_page_opens_with_the_default_grid_and_its_estimate(lang, title):
     at = open_page("compare", lang)
     assert at.title[0].value == title
