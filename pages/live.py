@@ -28,7 +28,7 @@ from pages.live_parts.controls import controls
 from pages.live_parts.run import TRACE_KEY, LiveRun, keep, playback
 from pages.live_parts.view import show
 from specdec_core.live.limits import MAX_NEW_TOKENS, MAX_SOURCE_CHARS
-from specdec_core.live.model_choices import DRAFTS, TARGETS
+from specdec_core.live.model_choices import DRAFTS, MAX_VOCAB, TARGETS
 from specdec_core.live.presets import PRESETS
 from specdec_core.live.trace import TraceError, from_json
 from specdec_core.viz.escape import md
@@ -38,6 +38,7 @@ PARAMS = [
     text_param("live_target_src", "", MAX_SOURCE_CHARS),
     choice_param("live_draft", "ngram", DRAFTS),
     int_param("live_k", 20, 1, 256),
+    int_param("live_vocab", 0, 0, MAX_VOCAB),
     text_param("live_draft_src", "", MAX_SOURCE_CHARS),
     choice_param("live_preset", "copy", PRESETS),
     bool_param("live_chat", True),

@@ -30,11 +30,10 @@ from pages.race_parts.run import LAST_KEY, RESULTS_KEY, RaceRun
 from pages.race_parts.view import by_task, show
 from specdec_core.live.access import drafts
 from specdec_core.live.limits import MAX_PROMPT_CHARS, MAX_RACE_NEW_TOKENS, MAX_SOURCE_CHARS
-from specdec_core.live.model_choices import HF_DRAFTS, TARGETS, TOY_DRAFTS
+from specdec_core.live.model_choices import PLAIN_TARGETS, TARGETS, TOY_DRAFTS
 from specdec_core.live.presets import PRESETS
 from specdec_core.live.race import RaceResult
 
-HF_CHOICES = HF_DRAFTS
 TOY_CHOICES = tuple(k for k in TOY_DRAFTS if k != "custom")  # the race offers no custom draft on the toy pair
 PARAMS = [
     choice_param("race_target", "bundled", TARGETS),
@@ -60,7 +59,7 @@ job = Job("race")
 def _choices() -> tuple[str, ...]:
     if st.session_state["race_target"] == "toy":
         return TOY_CHOICES
-    return tuple(k for k in HF_CHOICES if k in drafts(access(), "bundled"))  # custom: only if offered
+    return drafts(access(), st.session_state["race_target"])  # per target; custom only if offered
 
 
 def _target_changed() -> None:
@@ -109,7 +108,7 @@ with st.container(border=True):
         on_change=set_prompt,
         args=("race",),
     )
-    c3.toggle(ls["chat"], key="race_chat", disabled=target_kind == "toy")
+    c3.toggle(ls["chat"], key="race_chat", disabled=target_kind in PLAIN_TARGETS)
     st.text_area(s["prompt"], key="race_prompt", height=110, help=ls("prompt_help", limit=MAX_PROMPT_CHARS))
     g1, g2, g3, g4 = st.columns(4)
     decoding_controls(g1, g2, "race")

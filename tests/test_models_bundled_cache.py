@@ -75,7 +75,7 @@ def test_two_loaders_at_once_dequantise_once_and_leave_no_temp_folders(fake_whee
 
 
 def test_a_crash_while_saving_leaves_no_cache_at_all(fake_wheel, monkeypatch):
-    def crash(model, folder, seconds):
+    def crash(model, folder, source, seconds):
         (folder / "model.safetensors").write_bytes(b"half")
         raise RuntimeError("power cut")
 

@@ -75,7 +75,7 @@ def test_the_readme_command_names_every_tier_and_ci_runs_it_once_after_ruff():
 
 def _pins() -> dict[str, str]:
     pins = {}
-    for name in ("requirements.txt", "requirements-dev.txt"):
+    for name in ("requirements.txt", "requirements-dev.txt", "requirements-models.txt"):
         for line in (ROOT / name).read_text("utf-8").splitlines():
             line = line.split("#")[0].strip()
             if line:

@@ -21,7 +21,7 @@ from pages.common.models import access, shelf
 from pages.common.urlstate import Param, bool_param, choice_param, float_param, int_param
 from specdec_core.live.access import source_allowed
 from specdec_core.live.limits import MAX_SOURCE_CHARS
-from specdec_core.live.model_choices import TargetSpec, target_key, target_layers
+from specdec_core.live.model_choices import PLAIN_TARGETS, TargetSpec, target_key, target_layers
 from specdec_core.live.presets import preset_prompt
 from specdec_core.live.settings import TREE_SHAPES, parse_shape, shape_nodes
 from specdec_core.viz.escape import md
@@ -96,8 +96,10 @@ def target_spec(prefix: str) -> TargetSpec:
 
 
 def chat_on(prefix: str) -> bool:
-    """Whether to wrap the prompt in the chat template (never for the toy pair)."""
-    return bool(st.session_state[f"{prefix}_chat"]) and st.session_state[f"{prefix}_target"] != "toy"
+    """Whether to wrap the prompt in the chat template (never for a target without one)."""
+    return (
+        bool(st.session_state[f"{prefix}_chat"]) and st.session_state[f"{prefix}_target"] not in PLAIN_TARGETS
+    )
 
 
 def target_choices(prefix: str) -> tuple[str, ...]:

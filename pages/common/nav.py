@@ -32,6 +32,8 @@ PAGES: tuple[PageInfo, ...] = (
     PageInfo("self_spec", "speculative", ":material/psychology:"),
     PageInfo("live", "live", ":material/bolt:"),
     PageInfo("race", "live", ":material/sports_score:"),
+    PageInfo("tokenizers", "live", ":material/translate:"),
+    PageInfo("compare", "live", ":material/grid_on:"),
     PageInfo("teach", "teaching", ":material/co_present:"),
     PageInfo("exercises", "teaching", ":material/assignment:"),
     PageInfo("answers", "teaching", ":material/how_to_vote:"),

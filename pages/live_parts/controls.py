@@ -27,7 +27,7 @@ from pages.common.model_form import (
 from pages.common.models import access, loaded_models_panel
 from specdec_core.live.access import drafts
 from specdec_core.live.limits import MAX_NEW_TOKENS, MAX_PROMPT_CHARS, MAX_UPLOAD_MB
-from specdec_core.live.model_choices import TOY_WORDS, DraftSpec
+from specdec_core.live.model_choices import HEAD_DRAFTS, MAX_VOCAB, PLAIN_TARGETS, TOY_WORDS, DraftSpec
 from specdec_core.live.presets import PRESETS
 from specdec_core.live.settings import LiveSettings
 
@@ -89,8 +89,10 @@ def controls() -> None:
             depth_input(c2, "live_k", "live")
         if draft_kind == "custom":
             source_input(c2, "live_draft_src", s["draft_source"], s["source_help"])
+        if draft_kind in HEAD_DRAFTS:
+            c2.number_input(s["vocab"], 0, MAX_VOCAB, step=1024, key="live_vocab", help=s["vocab_help"])
         _choice(c3, "preset", PRESETS, set_prompt, ("live",))
-        c3.toggle(s["chat"], key="live_chat", disabled=target_kind == "toy", help=s["chat_help"])
+        c3.toggle(s["chat"], key="live_chat", disabled=target_kind in PLAIN_TARGETS, help=s["chat_help"])
         st.text_area(
             s["prompt"], key="live_prompt", height=130, help=s("prompt_help", limit=MAX_PROMPT_CHARS)
         )
@@ -131,6 +133,7 @@ def settings() -> LiveSettings:
             draft,
             int(ss["live_k"]) if draft == "layerskip" else 0,
             ss["live_draft_src"].strip() if draft == "custom" else "",
+            int(ss["live_vocab"]) if draft in HEAD_DRAFTS else 0,
         ),
         chat=chat_on("live"),
         **decoding_values("live"),

@@ -16,11 +16,15 @@ from pages.live_parts.inspector import inspector
 from pages.live_parts.tokens import fig_text, pickable_tokens, tokens_html
 from specdec_core.live import stats as live_stats
 from specdec_core.live import text as live_text
+from specdec_core.live.draft_pieces import META_KEY as PIECES_KEY
 from specdec_core.live.trace import LiveTrace, to_json
 from specdec_core.viz import live as viz
 from specdec_core.viz import palette
+from specdec_core.viz.draft_pieces import pieces_html
 from specdec_core.viz.escape import md
 from specdec_core.viz.rounds import tokens_histogram
+
+MAX_PIECES = 400  # target tokens shown with their draft pieces (a run is at most a few hundred)
 
 
 def _f(x: float | None, digits: int = 3) -> str:
@@ -121,6 +125,12 @@ def show(trace: LiveTrace) -> None:
             tokens_html(trace.prompt, items, trace.text, selected_round=selected), "live_tokens", _pick_token
         )
         st.caption(s["tokens_caption"])
+    pieces = trace.meta.get(PIECES_KEY)
+    if pieces:
+        with st.expander(s("pieces_title", draft=md(trace.draft_name))):
+            shown = [(trace.text(t), pieces.get(str(t), [])) for t in trace.speculative.tokens[:MAX_PIECES]]
+            st.html(pieces_html(shown, s["pieces"]))
+            st.caption(s["pieces_caption"])
     if trace.baseline:
         cols[1].markdown(f"**{s['base_title']}** · {md(trace.target_name)}")
         cols[1].html(tokens_html(trace.prompt, live_text.spans(trace.baseline.events), trace.text))

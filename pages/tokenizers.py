@@ -1,0 +1,77 @@
+"""Tokenizers across families: one text split by SmolLM2 and by Gemma, the tokens with a twin,
+what naive speculation across them reads, and one real position through the intersection rule."""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+import streamlit as st
+
+from pages.common.models import get_draft, get_target
+from pages.common.page import start
+from pages.common.quiz import quiz
+from pages.common.urlstate import mirror, restore, text_param
+from specdec_core.live.model_choices import DraftSpec, TargetSpec
+from specdec_core.live.tokenizer_view import Piece, misread, next_token, overlap, split
+from specdec_core.models.bundled import GEMMA, SMOLLM2, load_tokenizer
+from specdec_core.viz.escape import md
+
+PARAMS = [text_param("tok_text", "Speculative decoding keeps the target's output distribution exactly.", 400)]
+
+
+@st.cache_resource(show_spinner=False)
+def _tokenizers() -> tuple[Any, Any]:
+    return load_tokenizer(SMOLLM2), load_tokenizer(GEMMA)
+
+
+def _chips(pieces: list[Piece], no_twin: str) -> str:
+    spans = []
+    for piece in pieces:
+        cls = "sd-tok" if piece.twin else "sd-tok sd-tok-alone"
+        title = "" if piece.twin else f' title="{escape(no_twin)}"'
+        spans.append(f'<span class="{cls}"{title}>{escape(piece.text).replace(" ", "␣")}</span>')
+    return "<div class='sd-toks'>" + "".join(spans) + "</div>"
+
+
+s, text = start("tokenizers")
+if restore(PARAMS):
+    st.warning(s["url_rejected"])
+text.show("intro")
+sentence = st.text_input(s["sentence"], key="tok_text", max_chars=400)
+mirror(PARAMS)
+try:
+    with st.spinner(s["loading"]):
+        smol, gemma = _tokenizers()
+except (OSError, ValueError) as exc:
+    st.error(s("missing", detail=md(exc)))
+    st.stop()
+
+for name, tok, other in (("SmolLM2-135M", smol, gemma), ("Gemma-3-270M", gemma, smol)):
+    pieces = split(tok, other, sentence)
+    st.markdown(s("split_line", model=name, n=len(pieces)))
+    st.html(_chips(pieces, s["no_twin"]))
+shared = overlap(gemma, smol)
+st.info(
+    s("overlap", shared=shared.shared, draft=shared.draft_size, target=shared.target_size, share=shared.share)
+)
+
+text.show("mismatch")
+st.code(misread(gemma, smol, sentence) or "∅", language=None)
+st.caption(s["misread_caption"])
+text.show("intersection")
+
+if st.button(s["measure"], icon=":material/science:", key="tok_measure"):
+    target = get_target(TargetSpec("gemma"))
+    cross = get_draft(TargetSpec("gemma"), target, DraftSpec("smollm2"))
+    st.session_state["_tok_next"] = (sentence, next_token(target, cross, sentence))
+measured = st.session_state.get("_tok_next")
+if measured is not None and measured[0] == sentence:
+    result = measured[1]
+    st.markdown(s("measured", coverage=result.coverage, alpha=result.alpha, image=result.image_mass))
+    st.table({s["col_token"]: [md(t) for t, _, _ in result.top], "p": [f"{p:.4f}" for _, p, _ in result.top],
+              s["col_q"]: [f"{q:.4f}" for _, _, q in result.top]})  # fmt: skip
+text.show("cost")
+text.show("frspec")
+quiz(s)
+text.show("sources")

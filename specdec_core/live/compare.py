@@ -1,0 +1,436 @@
+"""The comparison workbench's figures: drafts × targets × task categories, each cell measured.
+
+A grid (:class:`GridSpec`) names targets, drafts, task categories and how many prompts of each
+category run. Every prompt runs once target-only and once per draft (:class:`Measured`, from the
+run's trace); a cell (:class:`Cell`) pools one draft's runs on one target over one category's
+prompts:
+
+* τ — committed tokens ÷ target passes, the mean tokens a target pass yields (Spec-Bench's
+  "mean accepted tokens"; it does not depend on the hardware);
+* the measured acceptance rate α̂ — drafts accepted ÷ drafts examined;
+* wall-clock and decode-time speedups over the same prompt's target-only run on this machine;
+* :meth:`Cell.projected` — what the same counts give where verification is memory-bound.
+
+Prompts come from assets/compare/prompts.toml, five or more per category.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import tomllib
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from functools import cache
+from pathlib import Path
+from statistics import fmean
+from typing import Any
+
+from specdec_core.engine import RoundEvent, summarize
+from specdec_core.live.settings import DecodeSettings
+
+ASSETS = Path(__file__).resolve().parents[2] / "assets" / "compare"
+PROMPTS_FILE = ASSETS / "prompts.toml"
+PUBLISHED_FILE = ASSETS / "published.toml"
+GPU_RESULTS_FILE = Path(__file__).resolve().parents[2] / "bench" / "gpu_results.json"
+#: Spec-Bench's six task categories, then copying and code.
+CATEGORIES: tuple[str, ...] = (
+    "conversation",
+    "translation",
+    "summarisation",
+    "qa",
+    "math",
+    "rag",
+    "copy",
+    "code",
+)
+BASELINE = "target-only"
+#: The targets a grid may hold (a custom one names its source in :attr:`GridSpec.custom_source`).
+TARGET_KEYS: tuple[str, ...] = ("bundled", "gemma", "custom")
+#: The drafts a grid offers: kinds, layer-skip depths, and tree variants (``~tree``).
+DRAFT_KEYS: tuple[str, ...] = (
+    "ngram",
+    "bf16",
+    "layerskip-8",
+    "layerskip-16",
+    "head",
+    "medusa",
+    "smollm2",
+    "bf16@16384",
+    "layerskip-8@16384",
+    "smollm2@16384",
+    "ngram~tree",
+    "bf16~tree",
+)
+#: The default grid: one prompt per category, the drafts a teacher most needs.
+DEFAULT_TARGETS: tuple[str, ...] = ("bundled",)
+DEFAULT_DRAFTS: tuple[str, ...] = ("ngram", "bf16", "head")
+#: Two figures closer than this share of the larger are a tie.
+TIE_SHARE = 0.10
+MAX_PER_CATEGORY = 5
+FORMAT = "specdec-studio/compare-grid"
+
+
+class GridError(ValueError):
+    """A grid that cannot run: ``code`` names the case for a translated message."""
+
+    def __init__(self, message: str, code: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+@cache
+def _prompts() -> dict[str, tuple[str, ...]]:
+    with PROMPTS_FILE.open("rb") as f:
+        data = tomllib.load(f)
+    return {k: tuple(data[k]) for k in CATEGORIES}
+
+
+def prompts(category: str) -> tuple[str, ...]:
+    """The prompts of `category` (at least five)."""
+    if category not in CATEGORIES:
+        raise GridError(f"unknown category {category!r}; choose from {', '.join(CATEGORIES)}.", "category")
+    return _prompts()[category]
+
+
+@dataclass(frozen=True)
+class GridSpec:
+    """What a grid runs: target and draft keys, categories, prompts per category, shared settings."""
+
+    targets: tuple[str, ...]
+    drafts: tuple[str, ...]
+    categories: tuple[str, ...]
+    per_category: int = 1
+    settings: DecodeSettings = field(default_factory=lambda: DecodeSettings(max_new_tokens=32))
+    custom_source: str = ""
+
+    def check(self) -> None:
+        """GridError for an empty selection, an unknown category or a prompt count out of range."""
+        for name, chosen in (("target", self.targets), ("draft", self.drafts), ("category", self.categories)):
+            if not chosen:
+                raise GridError(f"choose at least one {name}.", f"no_{name}")
+        for c in self.categories:
+            prompts(c)
+        if not 1 <= self.per_category <= MAX_PER_CATEGORY:
+            raise GridError(f"prompts per category must be 1 to {MAX_PER_CATEGORY}.", "per_category")
+        if "custom" in self.targets and not self.custom_source.strip():
+            raise GridError("name the custom target's Hugging Face id or folder.", "no_source")
+
+    def check_size(self, limit: int | None) -> None:
+        """GridError("too_big") when the grid makes more than `limit` generations (None: no bound)."""
+        if limit is not None and self.runs > limit:
+            raise GridError(
+                f"this grid makes {self.runs} generations; at most {limit} are allowed.", "too_big"
+            )
+
+    @property
+    def units(self) -> list[tuple[str, str, int]]:
+        """(target, category, prompt index) of every prompt run, in running order."""
+        return [(t, c, i) for t in self.targets for c in self.categories for i in range(self.per_category)]
+
+    @property
+    def runs(self) -> int:
+        """Generations the grid makes: per unit, the target-only run and one per draft."""
+        return len(self.units) * (1 + len(self.drafts))
+
+    def estimate_s(self, seconds_per_token: float) -> float:
+        """Seconds the grid should take at `seconds_per_token` (a target-only token's time)."""
+        return self.runs * self.settings.max_new_tokens * seconds_per_token
+
+
+@dataclass(frozen=True)
+class Measured:
+    """One run on one prompt: its counts from the trace, its times and its output."""
+
+    target: str
+    draft: str
+    category: str
+    prompt: int
+    tokens: int
+    target_passes: int
+    draft_forwards: int
+    accepted: int
+    examined: int
+    decode_s: float
+    wall_s: float
+    output: tuple[int, ...]
+
+    @classmethod
+    def from_events(
+        cls, target: str, draft: str, category: str, prompt: int, events: Sequence[RoundEvent], wall_s: float
+    ) -> Measured:
+        s = summarize(list(events))
+        return cls(
+            target=target,
+            draft=draft,
+            category=category,
+            prompt=prompt,
+            tokens=s.tokens,
+            target_passes=s.target_forwards,
+            draft_forwards=s.draft_forwards,
+            accepted=s.accepted,
+            examined=s.accepted + s.rejections,
+            decode_s=s.decode_s,
+            wall_s=wall_s,
+            output=tuple(t for e in events for t in e.committed),
+        )
+
+    @property
+    def tau(self) -> float:
+        """Committed tokens per target pass (0 for a run with no pass)."""
+        return self.tokens / self.target_passes if self.target_passes else 0.0
+
+
+def projected_speedup(tokens: int, target_passes: int, draft_forwards: int, c: float) -> float:
+    """Speedup where verification is memory-bound: each target pass costs one step whatever its
+    rows, each draft forward c steps, against one token per step without a draft."""
+    if c < 0:
+        raise ValueError("the draft's cost c must be ≥ 0 (in target steps).")
+    steps = target_passes + c * draft_forwards
+    return tokens / steps if steps > 0 else 0.0
+
+
+def _ratio(num: float, den: float) -> float | None:
+    return num / den if den > 0 and num > 0 else None
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One draft on one target over one category's prompts, against those prompts' target-only runs."""
+
+    target: str
+    draft: str
+    category: str
+    runs: tuple[Measured, ...]
+    baselines: tuple[Measured, ...]
+    greedy: bool
+
+    @property
+    def key(self) -> str:
+        return f"{self.target}/{self.draft}/{self.category}"
+
+    @property
+    def taus(self) -> list[float]:
+        return [r.tau for r in self.runs]
+
+    @property
+    def tau(self) -> float:
+        return fmean(self.taus)
+
+    @property
+    def acceptance(self) -> float | None:
+        """The measured acceptance rate α̂, pooled over the prompts; None when nothing was examined."""
+        examined = sum(r.examined for r in self.runs)
+        return sum(r.accepted for r in self.runs) / examined if examined else None
+
+    def _speedups(self, attr: str) -> list[float]:
+        out = []
+        for run, base in zip(self.runs, self.baselines, strict=True):
+            rate = _ratio(run.tokens, getattr(run, attr))
+            base_rate = _ratio(base.tokens, getattr(base, attr))
+            if rate is not None and base_rate is not None:
+                out.append(rate / base_rate)
+        return out
+
+    @property
+    def decode_speedups(self) -> list[float]:
+        return self._speedups("decode_s")
+
+    @property
+    def decode_speedup(self) -> float | None:
+        v = self.decode_speedups
+        return fmean(v) if v else None
+
+    @property
+    def wall_speedup(self) -> float | None:
+        v = self._speedups("wall_s")
+        return fmean(v) if v else None
+
+    @property
+    def greedy_identical(self) -> bool | None:
+        """Under greedy decoding, whether every output equals its target's own; None when sampling."""
+        if not self.greedy:
+            return None
+        return all(r.output == b.output for r, b in zip(self.runs, self.baselines, strict=True))
+
+    def projected(self, c: float) -> float:
+        """:func:`projected_speedup` from this cell's pooled counts."""
+        return projected_speedup(
+            sum(r.tokens for r in self.runs),
+            sum(r.target_passes for r in self.runs),
+            sum(r.draft_forwards for r in self.runs),
+            c,
+        )
+
+
+def cells(spec: GridSpec, measured: Iterable[Measured]) -> list[Cell]:
+    """The grid's cells that have at least one prompt with both runs finished, in grid order."""
+    by_key = {(m.target, m.draft, m.category, m.prompt): m for m in measured}
+    out = []
+    for t in spec.targets:
+        for d in spec.drafts:
+            for c in spec.categories:
+                pairs = [
+                    (by_key[(t, d, c, i)], by_key[(t, BASELINE, c, i)])
+                    for i in range(spec.per_category)
+                    if (t, d, c, i) in by_key and (t, BASELINE, c, i) in by_key
+                ]
+                if pairs:
+                    runs, bases = zip(*pairs, strict=True)
+                    out.append(Cell(t, d, c, tuple(runs), tuple(bases), spec.settings.greedy))
+    return out
+
+
+@dataclass(frozen=True)
+class Placing:
+    """A draft's place on one target and category: its figure and whether it ties the best."""
+
+    draft: str
+    value: float
+    tied_with_best: bool
+
+
+def ranking(cells_: Iterable[Cell], target: str, category: str, by: str = "tau") -> list[Placing]:
+    """The drafts on `target` and `category`, best first by `by` ("tau" or "decode_speedup");
+    a draft within :data:`TIE_SHARE` of the best ties with it."""
+    values = []
+    for cell in cells_:
+        if cell.target == target and cell.category == category:
+            v = getattr(cell, by)
+            if v is not None:
+                values.append((cell.draft, float(v)))
+    values.sort(key=lambda dv: -dv[1])
+    if not values:
+        return []
+    top = values[0][1]
+    return [Placing(d, v, v >= (1 - TIE_SHARE) * top) for d, v in values]
+
+
+def grid_json(spec: GridSpec, measured: Sequence[Measured], complete: bool) -> str:
+    """A grid and every run it measured, as JSON (load it with :func:`grid_from_json`)."""
+    data = {
+        "format": FORMAT,
+        "version": 1,
+        "complete": complete,
+        "spec": {**asdict(spec), "settings": asdict(spec.settings)},
+        "runs": [asdict(m) for m in measured],
+    }
+    return json.dumps(data, ensure_ascii=False, allow_nan=False)
+
+
+def grid_from_json(text: str | bytes) -> tuple[GridSpec, list[Measured], bool]:
+    """(spec, runs, complete) from :func:`grid_json`'s text; GridError("file") when it is not one."""
+    try:
+        data = json.loads(text)
+        if data.get("format") != FORMAT:
+            raise GridError("this file is not a saved comparison grid.", "file")
+        raw = data["spec"]
+        settings = DecodeSettings(**{**raw["settings"], "tree": tuple(raw["settings"].get("tree", ()))})
+        spec = GridSpec(
+            targets=tuple(raw["targets"]),
+            drafts=tuple(raw["drafts"]),
+            categories=tuple(raw["categories"]),
+            per_category=int(raw["per_category"]),
+            settings=settings,
+            custom_source=str(raw.get("custom_source", "")),
+        )
+        spec.check()
+        runs = [Measured(**{**m, "output": tuple(m["output"])}) for m in data["runs"]]
+        return spec, runs, bool(data.get("complete", False))
+    except GridError:
+        raise
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise GridError(f"this file is not a saved comparison grid ({exc}).", "file") from None
+
+
+CSV_COLUMNS = (
+    "target",
+    "draft",
+    "category",
+    "prompts",
+    "tau",
+    "tau_min",
+    "tau_max",
+    "acceptance",
+    "wall_speedup",
+    "decode_speedup",
+    "decode_speedup_min",
+    "decode_speedup_max",
+    "projected_speedup",
+    "greedy_identical",
+)
+
+
+def _fmt(v: float | None) -> str:
+    return "" if v is None else f"{v:.4f}"
+
+
+def cell_rows(cells_: Iterable[Cell], c: float) -> list[dict[str, str | int]]:
+    """One row per cell in :data:`CSV_COLUMNS` order, figures to four places ("" where undefined),
+    with the memory-bound projection at draft cost `c`."""
+    out = []
+    for cell in cells_:
+        sp = cell.decode_speedups
+        values = [
+            cell.target,
+            cell.draft,
+            cell.category,
+            len(cell.runs),
+            _fmt(cell.tau),
+            _fmt(min(cell.taus)),
+            _fmt(max(cell.taus)),
+            _fmt(cell.acceptance),
+            _fmt(cell.wall_speedup),
+            _fmt(cell.decode_speedup),
+            _fmt(min(sp)) if sp else "",
+            _fmt(max(sp)) if sp else "",
+            _fmt(cell.projected(c)),
+            "" if cell.greedy_identical is None else str(cell.greedy_identical).lower(),
+        ]
+        out.append(dict(zip(CSV_COLUMNS, values, strict=True)))
+    return out
+
+
+def cells_csv(cells_: Iterable[Cell], c: float) -> str:
+    """The cells as CSV (:func:`cell_rows`)."""
+    out = io.StringIO()
+    w = csv.DictWriter(out, CSV_COLUMNS)
+    w.writeheader()
+    w.writerows(cell_rows(cells_, c))
+    return out.getvalue()
+
+
+def winners(cells_: Iterable[Cell], target: str, category: str, by: str) -> list[str]:
+    """The drafts that win on `target` and `category` by `by`: the best and those tied with it."""
+    return [p.draft for p in ranking(cells_, target, category, by) if p.tied_with_best]
+
+
+def summary(spec: GridSpec, cells_: Sequence[Cell], wall_s: float) -> dict[str, Any]:
+    """The bench's JSON line: the grid's lists, τ / acceptance / speedup per cell key, identity."""
+    identical = [c.greedy_identical for c in cells_]
+    return {
+        "targets": list(spec.targets),
+        "drafts": list(spec.drafts),
+        "categories": list(spec.categories),
+        "tau": {c.key: round(c.tau, 4) for c in cells_},
+        "acceptance": {c.key: None if c.acceptance is None else round(c.acceptance, 4) for c in cells_},
+        "speedup": {c.key: None if c.decode_speedup is None else round(c.decode_speedup, 4) for c in cells_},
+        "greedy_identical": bool(identical) and all(v is True for v in identical),
+        "wall_s": round(wall_s, 1),
+    }
+
+
+@cache
+def published() -> tuple[dict[str, Any], ...]:
+    """The papers' GPU figures (assets/compare/published.toml), each row with its source."""
+    with PUBLISHED_FILE.open("rb") as f:
+        return tuple(tomllib.load(f)["row"])
+
+
+def gpu_rows(path: Path = GPU_RESULTS_FILE) -> list[dict[str, Any]]:
+    """This project's own GPU run (bench/gpu_results.json), one row per draft; [] when none was made."""
+    if not path.is_file():
+        return []
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return [{**row, "device": data.get("device", "")} for row in data.get("rows", [])]

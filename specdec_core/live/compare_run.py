@@ -1,0 +1,165 @@
+"""Running a comparison grid: each prompt target-only, then with each draft, run by run.
+
+:class:`GridRun` is iterated by whoever shows progress (a page, the bench); each step is one
+finished generation, and :attr:`GridRun.measured` keeps every finished run, so a grid that is
+stopped keeps its finished cells. Runs are looked up in, and stored into, a shared cache
+(:class:`~specdec_core.live.classroom.Classroom`'s), keyed by everything that decides the run:
+the engine is deterministic, so a class pressing Run on the same grid runs it once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
+from typing import Any, Protocol
+
+from specdec_core.live.classroom import request_key
+from specdec_core.live.compare import BASELINE, GridSpec, Measured, prompts
+from specdec_core.live.model_choices import (
+    ChoiceError,
+    DraftSpec,
+    TargetSpec,
+    draft_key,
+    load_draft,
+    load_target,
+    target_key,
+)
+from specdec_core.live.race import TREE_SUFFIX, layerskip_depth
+from specdec_core.live.runs import Stream, starter
+from specdec_core.live.settings import DecodeSettings
+from specdec_core.live.shelf import ModelShelf
+
+
+class RunCache(Protocol):
+    """Where finished runs are shared (a :class:`~specdec_core.live.classroom.Classroom`)."""
+
+    def lookup(self, key: Any) -> Any: ...
+
+    def store(self, key: Any, trace: Any) -> None: ...
+
+
+class ModelSource(Protocol):
+    """Where a grid gets its models: a target by key, a draft by key for a built target."""
+
+    def target(self, key: str) -> Any: ...
+
+    def draft(self, target_key_: str, key: str, target: Any) -> Any: ...
+
+
+def draft_spec(key: str) -> tuple[DraftSpec, bool]:
+    """(spec, as a tree) of a grid's draft key: a draft kind or ``layerskip-<k>``, then
+    ``@<N>`` for a head cut to the target's N most frequent tokens, then
+    :data:`~specdec_core.live.race.TREE_SUFFIX` for its tree variant."""
+    tree = key.endswith(TREE_SUFFIX)
+    base, _, vocab = key.removesuffix(TREE_SUFFIX).partition("@")
+    depth = layerskip_depth(base)
+    spec = DraftSpec("layerskip", depth) if depth is not None else DraftSpec(base)
+    return replace(spec, vocab=int(vocab) if vocab else 0), tree
+
+
+def target_spec(key: str, custom_source: str = "") -> TargetSpec:
+    """The target a grid's key names (``custom`` with the grid's custom source)."""
+    return TargetSpec("custom", custom_source.strip()) if key == "custom" else TargetSpec(key)
+
+
+class GridModels:
+    """Builds a grid's targets and drafts once, on a shared :class:`ModelShelf`."""
+
+    def __init__(self, shelf: ModelShelf, custom_source: str = "") -> None:
+        self.shelf = shelf
+        self.custom_source = custom_source
+
+    def target(self, key: str) -> Any:
+        spec = target_spec(key, self.custom_source)
+        return self.shelf.get(target_key(spec), lambda: load_target(spec))
+
+    def draft(self, target_key_: str, key: str, target: Any) -> Any:
+        spec, _ = draft_spec(key)
+        t = target_spec(target_key_, self.custom_source)
+        return self.shelf.get(draft_key(t, spec), lambda: load_draft(target, spec), parent=target_key(t))
+
+
+def encode(model: Any, text: str) -> list[int]:
+    """A prompt's ids: through the chat template where the model has one, else as plain text."""
+    chat = bool(getattr(model, "has_chat_template", False))
+    return list(model.encode(text, chat=chat))
+
+
+@dataclass(frozen=True)
+class Step:
+    """Progress after one run: runs done of all, and which run it was."""
+
+    done: int
+    total: int
+    target: str
+    draft: str
+    category: str
+    prompt: int
+    replayed: bool
+
+
+class GridRun:
+    """Iterate to run `spec`; :attr:`measured` holds every finished run, :attr:`skipped` the
+    (target, draft) pairs that do not fit, with why."""
+
+    def __init__(
+        self,
+        spec: GridSpec,
+        models: ModelSource,
+        cache: RunCache | None = None,
+        on_wait: Callable[[float], None] | None = None,
+        timeout: float = 300.0,
+        tree: tuple[int, ...] = (2, 2),
+    ) -> None:
+        spec.check()
+        self.spec = spec
+        self.models = models
+        self.cache = cache
+        self.on_wait = on_wait
+        self.timeout = timeout
+        self.tree = tree
+        self.measured: list[Measured] = []
+        self.skipped: dict[tuple[str, str], str] = {}
+
+    def _settings(self, draft: str) -> DecodeSettings:
+        as_tree = draft != BASELINE and draft_spec(draft)[1]
+        return replace(self.spec.settings, tree=self.tree if as_tree else ())
+
+    def __iter__(self) -> Iterator[Step]:
+        done, total = 0, self.spec.runs
+        for t in self.spec.targets:
+            target = self.models.target(t)
+            for c in self.spec.categories:
+                for i in range(self.spec.per_category):
+                    text = prompts(c)[i]
+                    ids = encode(target, text)
+                    for d in (BASELINE, *self.spec.drafts):
+                        done += 1
+                        if (t, d) in self.skipped:
+                            continue
+                        run, replayed = self._run(t, target, d, c, i, text, ids)
+                        if run is not None:
+                            self.measured.append(run)
+                            yield Step(done, total, t, d, c, i, replayed)
+
+    def _run(
+        self, t: str, target: Any, d: str, c: str, i: int, text: str, ids: list[int]
+    ) -> tuple[Measured | None, bool]:
+        settings = self._settings(d)
+        key = request_key(("compare", t, d, settings), text)
+        hit = self.cache.lookup(key) if self.cache is not None else None
+        if hit is not None:
+            return replace(hit.trace, category=c, prompt=i), True
+        draft = None
+        if d != BASELINE:
+            try:
+                draft = self.models.draft(t, d, target)
+            except (ChoiceError, ValueError) as exc:  # a head that does not fit, a bad depth, …
+                self.skipped[(t, d)] = str(exc)
+                return None, False
+        stream = Stream(starter(target, draft, ids, settings, top_n=0), self.on_wait, self.timeout)
+        events = list(stream)
+        run = Measured.from_events(t, d, c, i, events, stream.wall_s)
+        if self.cache is not None and events and events[-1].finished:
+            self.cache.store(key, run)
+        return run, False
