@@ -150,3 +150,28 @@ def test_the_race_offers_gemmas_own_drafts():
     options = at.multiselect(key="race_drafts").options
     assert any("SmolLM2" in o for o in options) and not any("Medusa" in o for o in options)
     assert at.toggle(key="race_chat").disabled
+
+
+@pytest.mark.slow
+def test_a_learner_runs_smollm2_drafting_for_gemma_on_the_live_page():
+    from support.apptest import open_page, rerun
+
+    at = open_page(
+        "live",
+        state={
+            "live_target": "gemma",
+            "live_draft": "smollm2",
+            "live_t": 0.0,
+            "live_preset": "copy",
+            "live_max": 16,
+        },
+        timeout=600,
+    )
+    at.button(key="live_generate").click()
+    rerun(at)
+    assert not at.error, [e.value for e in at.error]
+    trace = at.session_state["live_trace"]
+    assert trace.speculative.tokens == trace.baseline.tokens  # the same text as Gemma alone
+    assert any("identical token for token" in s.value for s in at.success)
+    assert trace.meta["draft_pieces"]  # the draft's own pieces, shown under each Gemma token
+    assert any("its own pieces under each target token" in e.label for e in at.expander)
