@@ -103,3 +103,18 @@ def reset_messages(page: Any) -> None:
 def messages(page: Any) -> int:
     """`page`'s websocket messages since the last :func:`reset_messages`."""
     return page.evaluate("() => window.__sdMessages")
+
+
+def wait_for_page(page: Any, timeout: float = 45_000) -> None:
+    """Until the page's title is shown and Streamlit's "running" widget is gone."""
+    from playwright.sync_api import expect
+
+    expect(page.get_by_test_id("stMain").locator("h1").first).to_be_visible(timeout=timeout)
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout
+    )
+
+
+def wait_not_stale(page: Any, timeout: float = 45_000) -> None:
+    """Until no element is marked stale (a rerun's redraw has reached every element)."""
+    page.wait_for_function("() => !document.querySelector('[data-stale=\"true\"]')", timeout=timeout)

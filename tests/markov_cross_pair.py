@@ -9,13 +9,12 @@ Target tokens: a b c ab d. Draft tokens: a b c bc d.
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 
 from specdec_core.models import MarkovChainLM
 from specdec_core.models.cross import CrossVocabularyDraft
-from specdec_core.sampling import SamplingConfig, apply
+from specdec_core.sampling import SamplingConfig
+from tests.markov_pair import chain_law
 
 TARGET_TEXTS = ["a", "b", "c", "ab", "d"]
 DRAFT_TEXTS = ["a", "b", "c", "bc", "d"]
@@ -47,15 +46,7 @@ def cross_draft(**kw) -> CrossVocabularyDraft:
 
 def joint_law(cfg: SamplingConfig, n: int = 3) -> np.ndarray:
     """Exact law of the target's first n tokens after START."""
-    rows = [apply(TARGET.next_logits(t), cfg).probs for t in range(V)]
-    law = np.zeros(V**n)
-    for i, seq in enumerate(itertools.product(range(V), repeat=n)):
-        prob, prev = 1.0, START
-        for tok in seq:
-            prob *= rows[prev][tok]
-            prev = tok
-        law[i] = prob
-    return law
+    return chain_law(TARGET, START, cfg, n)
 
 
 def draft_law_after(target_ids) -> np.ndarray:

@@ -19,14 +19,20 @@ START = 0
 RUNS = 3000
 
 
-def joint_law(cfg: SamplingConfig, n: int = 3) -> np.ndarray:
-    """Exact law of the first n emitted tokens: products of the processed target rows."""
-    rows = [apply(TARGET.next_logits(t), cfg).probs for t in range(V)]
-    law = np.zeros(V**n)
-    for i, seq in enumerate(itertools.product(range(V), repeat=n)):
-        prob, prev = 1.0, START
+def chain_law(target: MarkovChainLM, start: int, cfg: SamplingConfig, n: int = 3) -> np.ndarray:
+    """Exact law of the first n tokens `target` emits after `start`: products of its processed rows."""
+    v = target.vocab_size
+    rows = [apply(target.next_logits(t), cfg).probs for t in range(v)]
+    law = np.zeros(v**n)
+    for i, seq in enumerate(itertools.product(range(v), repeat=n)):
+        prob, prev = 1.0, start
         for tok in seq:
             prob *= rows[prev][tok]
             prev = tok
         law[i] = prob
     return law
+
+
+def joint_law(cfg: SamplingConfig, n: int = 3) -> np.ndarray:
+    """Exact law of this pair's first n emitted tokens."""
+    return chain_law(TARGET, START, cfg, n)

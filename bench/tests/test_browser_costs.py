@@ -9,21 +9,10 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from bench.browser_costs import draw_seconds, figure_summary, page_figures
-from support.browser import COUNT_MESSAGES, messages, reset_messages
+from support.browser import COUNT_MESSAGES, messages, reset_messages, wait_for_page, wait_not_stale
 
 pytestmark = pytest.mark.browser
 TIMEOUT = 45_000
-
-
-def _wait_for_page(page: Page) -> None:
-    expect(page.get_by_test_id("stMain").locator("h1").first).to_be_visible(timeout=TIMEOUT)
-    page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=TIMEOUT
-    )
-
-
-def _wait_not_stale(page: Page) -> None:
-    page.wait_for_function("() => !document.querySelector('[data-stale=\"true\"]')", timeout=TIMEOUT)
 
 
 def test_a_changed_figure_is_mounted_afresh_what_bench_browser_costs_measures(page: Page, app_url: str):
@@ -31,7 +20,7 @@ def test_a_changed_figure_is_mounted_afresh_what_bench_browser_costs_measures(pa
     counts the messages of a change: both rest on what this checks."""
     page.add_init_script(COUNT_MESSAGES)
     page.goto(f"{app_url}/sampling_lab")
-    _wait_for_page(page)
+    wait_for_page(page)
     # both of the lab's charts drawn (on a busy machine the second can come well after the first)
     expect(page.locator(".js-plotly-plot")).to_have_count(2, timeout=TIMEOUT)
     figures = page_figures(page)
@@ -42,7 +31,7 @@ def test_a_changed_figure_is_mounted_afresh_what_bench_browser_costs_measures(pa
     slider.press("ArrowRight")
     metric = page.get_by_test_id("stMetric").filter(has_text="Sampleable tokens")
     expect(metric.get_by_test_id("stMetricValue")).to_have_text("1", timeout=TIMEOUT)
-    _wait_not_stale(page)
+    wait_not_stale(page)
     assert not chart.evaluate("e => e.isConnected")  # the old drawing is gone, not updated
     assert messages(page) >= 10  # the fragment's elements, one by one
     draws = draw_seconds(page.context.browser, figures, repeats=1)

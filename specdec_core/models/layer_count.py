@@ -108,22 +108,24 @@ def cached_id_layers(repo_id: str) -> int | None:
     return folder_layers(Path(found).parent) if isinstance(found, str) else None
 
 
+def _wheel_layers(module: str, file: str) -> int | None:
+    """The layer count in the GGUF header of `file` inside the installed package `module`."""
+    spec = importlib.util.find_spec(module)
+    if spec is None or spec.origin is None:
+        return None
+    return gguf_layers(Path(spec.origin).parent / file)
+
+
 @lru_cache(maxsize=1)
 def bundled_layers() -> int | None:
     """The bundled SmolLM2-135M-Instruct's layer count, from its GGUF header (30)."""
-    spec = importlib.util.find_spec(WHEEL_MODULE)
-    if spec is None or spec.origin is None:
-        return None
-    return gguf_layers(Path(spec.origin).parent / GGUF_FILE)
+    return _wheel_layers(WHEEL_MODULE, GGUF_FILE)
 
 
 @lru_cache(maxsize=1)
 def gemma_layers() -> int | None:
     """Gemma-3-270M's layer count, from the GGUF header in its first chunk (18)."""
-    spec = importlib.util.find_spec(GEMMA_CHUNK_MODULE)
-    if spec is None or spec.origin is None:
-        return None
-    return gguf_layers(Path(spec.origin).parent / GEMMA_CHUNK_FILE)
+    return _wheel_layers(GEMMA_CHUNK_MODULE, GEMMA_CHUNK_FILE)
 
 
 def source_layers(source: str) -> int | None:

@@ -12,32 +12,21 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from pages.common.nav import PAGES
-from support.browser import COUNT_MESSAGES, messages, reset_messages
+from support.browser import COUNT_MESSAGES, messages, reset_messages, wait_for_page, wait_not_stale
 
 PLOTTED = {"sampling_lab", "overlap", "tree", "block", "cost"}
 TIMEOUT = 45_000
 
 
-def _wait_for_page(page: Page) -> None:
-    expect(page.get_by_test_id("stMain").locator("h1").first).to_be_visible(timeout=TIMEOUT)
-    page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=TIMEOUT
-    )
-
-
-def _wait_not_stale(page: Page) -> None:
-    page.wait_for_function("() => !document.querySelector('[data-stale=\"true\"]')", timeout=TIMEOUT)
-
-
 def test_every_page_renders_with_its_figures(page: Page, app_url: str, screenshot_dir):
     page.goto(app_url)
-    _wait_for_page(page)
+    wait_for_page(page)
     nav = page.get_by_test_id("stSidebarNav")
     for info in PAGES:
         # The home page is the default one: its link points at the app's root.
         link = nav.locator("a").first if info.key == "home" else nav.locator(f'a[href$="/{info.key}"]')
         link.click()
-        _wait_for_page(page)
+        wait_for_page(page)
         if info.key == "block":  # nothing is drawn before the first round
             page.get_by_role("button", name="Next round").click()
         if info.key in PLOTTED:
@@ -48,7 +37,7 @@ def test_every_page_renders_with_its_figures(page: Page, app_url: str, screensho
 
 def test_a_slider_changes_a_number(page: Page, app_url: str):
     page.goto(f"{app_url}/sampling_lab")
-    _wait_for_page(page)
+    wait_for_page(page)
     metric = page.get_by_test_id("stMetric").filter(has_text="Sampleable tokens")
     expect(metric).to_be_visible(timeout=TIMEOUT)
     before = metric.get_by_test_id("stMetricValue").inner_text()
@@ -62,7 +51,7 @@ def test_a_slider_changes_a_number(page: Page, app_url: str):
 
 def test_a_page_url_opens_inside_the_course(page: Page, app_url: str, screenshot_dir):
     page.goto(f"{app_url}/overlap")
-    _wait_for_page(page)
+    wait_for_page(page)
     sidebar = page.get_by_test_id("stSidebar")
     expect(sidebar.get_by_text("中文")).to_be_visible(timeout=TIMEOUT)
     expect(page.get_by_test_id("stMain").locator("h1").first).to_have_text("Overlap and residual")
@@ -79,7 +68,7 @@ def test_a_page_url_opens_inside_the_course(page: Page, app_url: str, screenshot
 
 def test_a_shared_link_restores_the_controls(page: Page, app_url: str):
     page.goto(f"{app_url}/sampling_lab?lang=zh&k=1")
-    _wait_for_page(page)
+    wait_for_page(page)
     metric = page.get_by_test_id("stMetric").filter(has_text="可采样")
     expect(metric.get_by_test_id("stMetricValue")).to_have_text("1", timeout=TIMEOUT)
 
@@ -108,15 +97,15 @@ def test_the_monte_carlo_run_redraws_its_own_section_only(page: Page, app_url: s
     of its result row is cut off, in either language."""
     page.add_init_script(COUNT_MESSAGES)
     page.goto(f"{app_url}/overlap?ov_n=100000&lang={lang}")
-    _wait_for_page(page)
+    wait_for_page(page)
     expect(page.locator(".js-plotly-plot").first).to_be_visible(timeout=TIMEOUT)
-    _wait_not_stale(page)
+    wait_not_stale(page)
     lesson_chart = page.locator(".js-plotly-plot").first.element_handle()
     seed = page.locator(".st-key-ov_mc_seed input")
     seed.fill("4")
     seed.press("Enter")
     expect(page).to_have_url(re.compile(r"ov_mc_seed=4"), timeout=TIMEOUT)
-    _wait_not_stale(page)
+    wait_not_stale(page)
     reset_messages(page)
     page.locator(".st-key-ov_mc_run button").click()
     p_value = page.get_by_test_id("stMetric").filter(has_text=p_label)
@@ -133,7 +122,7 @@ def test_the_monte_carlo_numbers_fit_a_1024_pixel_projector(page: Page, app_url:
     summary and of the Monte Carlo's result is shown whole (five cards in a row cut them)."""
     page.set_viewport_size({"width": 1024, "height": 768})
     page.goto(f"{app_url}/overlap?ov_n=10000")
-    _wait_for_page(page)
+    wait_for_page(page)
     page.get_by_test_id("stSidebar").get_by_text("Projector mode").click()
     expect(page.locator("html")).to_have_css("font-size", "20px", timeout=TIMEOUT)
     page.locator(".st-key-ov_mc_run button").click()
