@@ -65,8 +65,7 @@ class Job:
         they are) and :meth:`start` runs it; a pending result is collected first. `params` (the
         page's URL-mirrored controls) are restored first: a control the last whole-page run did
         not draw has no session value left, and the run reads them all. Start is disabled while
-        its run goes, so it gives up the keyboard focus: kept through a long run, the focus came
-        back to it from the next click, and a list clicked after a failed run did not open."""
+        its run goes: a second press could not start a second run anyway."""
 
         @st.fragment
         def part() -> None:
