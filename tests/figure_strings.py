@@ -19,6 +19,7 @@ LANGS = ("en", "zh")
 TABLES: dict[str, tuple[str, str]] = {
     "answers": ("answers", "fig"),
     "block": ("block", "fig"),
+    "compare": ("compare", "fig"),
     "cost": ("cost", "fig"),
     "overlap.overlap": ("overlap", "chart.overlap"),
     "overlap.conservation": ("overlap", "chart.conservation"),
@@ -34,6 +35,7 @@ TABLES: dict[str, tuple[str, str]] = {
     "live.histogram": ("live", "fig_hist"),
     "race": ("race", "fig"),
     "live.tree": ("live", "fig_tree"),
+    "live.pieces": ("live", "pieces"),
 }
 
 #: The token kinds the live page adds to its ``[fig]`` table (pages/live_parts/tokens.py).

@@ -12,7 +12,9 @@ from specdec_core import viz
 from specdec_core.viz import (
     answers,
     block,
+    compare,
     cost,
+    draft_pieces,
     live,
     overlap,
     probability_tree,
@@ -49,6 +51,8 @@ USES: list[tuple[ModuleType, str, str]] = [
     (tree_drafts, "draft_tree_figure", "live.tree"),
     *((live, name, "live") for name in live.KEYS),
     *((race, name, "race") for name in race.KEYS),
+    *((compare, name, "compare") for name in compare.KEYS),
+    *((draft_pieces, name, "live.pieces") for name in draft_pieces.KEYS),
 ]
 #: Every figure module: each one lists the strings its builders read in KEYS.
 _ALL = [importlib.import_module(f"specdec_core.viz.{m.name}") for m in pkgutil.iter_modules(viz.__path__)]

@@ -12,6 +12,10 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
+from specdec_core.viz.strings import pick
+
+KEYS: dict[str, tuple[str, ...]] = {"pieces_html": ("no_twin", "apart")}
+
 
 def _shown(text: str) -> str:
     return escape(text).replace(" ", "␣").replace("\n", "⏎") or "∅"
@@ -26,6 +30,7 @@ def _piece(text: str, twin: bool, no_twin: str) -> str:
 def pieces_html(tokens: Sequence[tuple[str, Sequence[Sequence[Any]]]], text: Mapping[str, str]) -> str:
     """Columns of (target token text, its draft pieces); `text` gives ``no_twin`` and ``apart``
     (hover titles)."""
+    text = pick(text, KEYS, "pieces_html")
     cols = []
     for target_text, pieces in tokens:
         apart = not (len(pieces) == 1 and pieces[0][1])
