@@ -205,3 +205,13 @@ def test_draft_keys_name_reduced_heads():
     spec, tree = draft_spec("layerskip-8@16384")
     assert (spec.kind, spec.k, spec.vocab, tree) == ("layerskip", 8, 16384, False)
     assert draft_spec("smollm2@4096~tree")[0].vocab == 4096
+
+
+def test_two_custom_targets_do_not_share_cached_runs(models):
+    room = Classroom()
+    one = {"targets": ("custom",), "drafts": ("ngram",), "categories": ("copy",)}
+    first = spec(**one, custom_source="org/one")
+    list(GridRun(first, models, cache=room))
+    other = GridRun(spec(**one, custom_source="org/two"), models, cache=room)
+    assert not any(step.replayed for step in other)
+    assert all(step.replayed for step in GridRun(first, models, cache=room))

@@ -146,7 +146,8 @@ class GridRun:
         self, t: str, target: Any, d: str, c: str, i: int, text: str, ids: list[int]
     ) -> tuple[Measured | None, bool]:
         settings = self._settings(d)
-        key = request_key(("compare", t, d, settings), text)
+        which = target_spec(t, self.spec.custom_source)  # a custom target is keyed by its source
+        key = request_key(("compare", which, d, settings), text)
         hit = self.cache.lookup(key) if self.cache is not None else None
         if hit is not None:
             return replace(hit.trace, category=c, prompt=i), True
