@@ -20,7 +20,7 @@ from support.greedy_check import PROMPTS, assert_same_greedy_output
 pytestmark = pytest.mark.slow
 
 GREEDY = SamplingConfig(temperature=0)
-NEW_TOKENS = 40
+NEW_TOKENS = 24
 
 
 @pytest.fixture(scope="module")

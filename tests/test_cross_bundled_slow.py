@@ -18,7 +18,7 @@ from tests.test_vocab_map import build_sentencepiece_tokenizer
 pytestmark = pytest.mark.slow
 
 GREEDY = SamplingConfig(temperature=0)
-NEW_TOKENS = 32
+NEW_TOKENS = 24
 PAD = 64
 
 

@@ -104,14 +104,14 @@ def test_greedy_speculation_with_gemma_equals_its_own_greedy_output(gemma):
 
     greedy = SamplingConfig(temperature=0)
     ids = gemma.encode("Copy this list: apples, pears, plums, apples, pears, plums, apples,")
-    expected = [t for e in autoregressive(gemma, ids, greedy, 20) for t in e.committed]
+    expected = [t for e in autoregressive(gemma, ids, greedy, 14) for t in e.committed]
     drafts = {
         "n-gram": NGramDraft.for_model(gemma),
         "layer skip k=6": LayerSkipDraft(gemma, 6),
         "bf16 copy": precision_copy(gemma, "bfloat16"),
     }
     for name, draft in drafts.items():
-        got = [t for e in generate(gemma, draft, ids, greedy, 4, 20, 0) for t in e.committed]
+        got = [t for e in generate(gemma, draft, ids, greedy, 4, 14, 0) for t in e.committed]
         compared = assert_same_greedy_output(gemma, ids, expected, got)
         assert compared == len(expected) or compared >= 8, (name, compared)
 

@@ -139,12 +139,12 @@ def test_reduced_drafts_of_the_bundled_model_are_greedy_identical(bundled_model)
     target = bundled_model
     kept = frequent_target_tokens(target, 4096)  # lessons and presets: quick to count
     assert kept.size >= 4096 and set(target.eos_token_ids) <= set(kept.tolist())
+    ids = target.encode(PROMPTS["chat"], chat=True)
+    expected = [t for e in autoregressive(target, ids, GREEDY, 24) for t in e.committed]
     for base in (precision_copy(target, "bfloat16"), LayerSkipDraft(target, 8)):
         draft = reduced_draft(base, kept, target.vocab_size)
         assert draft.draft.module.lm_head.weight.shape[0] == kept.size
-        ids = target.encode(PROMPTS["chat"], chat=True)
-        expected = [t for e in autoregressive(target, ids, GREEDY, 40) for t in e.committed]
-        events = list(generate(target, draft, ids, GREEDY, 4, 40))
+        events = list(generate(target, draft, ids, GREEDY, 4, 24))
         got = [t for e in events for t in e.committed]
         compared = assert_same_greedy_output(target, ids, expected, got)
         assert compared == len(expected) or compared >= 8

@@ -127,9 +127,9 @@ def test_link_follows_fast_slider_moves_in_several_sessions(browser: Browser, ap
     """Three sessions at once, each moving γ quickly (no waiting between key presses, the
     sessions interleaved): after the last change every link equals its own page's widgets."""
     moves = {
-        0: ["ArrowRight"] * 7,
-        1: ["ArrowRight"] * 9 + ["ArrowLeft"] * 4,
-        2: ["ArrowLeft"] * 2 + ["ArrowRight"] * 11,
+        0: ["ArrowRight"] * 5,
+        1: ["ArrowRight"] * 6 + ["ArrowLeft"] * 3,
+        2: ["ArrowLeft"] * 2 + ["ArrowRight"] * 7,
     }
     contexts = [browser.new_context(viewport={"width": 1280, "height": 900}) for _ in moves]
     try:
