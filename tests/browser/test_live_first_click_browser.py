@@ -48,4 +48,3 @@ def test_after_a_failed_run_one_click_opens_each_list_once_scrolled_back_up(page
     page.wait_for_timeout(300)  # the wheel's scroll settles
     for label in LISTS:
         _one_click_opens(page, label)
-
