@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from playwright.sync_api import Page, expect
 
+from support.browser import wait_for_page, wait_not_stale
+
 TIMEOUT = 120_000
 LISTS = ("Target model", "Draft")
 FAILING = "/live?live_target=custom&live_target_src=nonexistent-org/no-such-model"
@@ -27,8 +29,8 @@ def _fail_a_run(page: Page, url: str) -> None:
     generate.click()
     expect(page.get_by_test_id("stAlertContentError")).to_contain_text("no-such-model", timeout=TIMEOUT)
     expect(generate).to_be_enabled(timeout=TIMEOUT)
-    quiet = "() => !document.querySelector('[data-testid=stStatusWidget], [data-stale=true]')"
-    page.wait_for_function(quiet, timeout=TIMEOUT)
+    wait_for_page(page, TIMEOUT)
+    wait_not_stale(page, TIMEOUT)
 
 
 def _one_click_opens(page: Page, label: str) -> None:
