@@ -61,6 +61,28 @@ def test_block_identical_draft_commits_gamma_plus_one():
     _stated("block", 7, "6")
 
 
+def test_block_cache_lengths_after_draft_three_falls():
+    target = block_demo.target_chain("story")
+    draft = block_demo.draft_chain(target, "good")
+    prompt = [i % len(block_demo.WORDS) for i in range(40)]
+    for seed in range(200):
+        first = block_demo.BlockDemo(target, draft, prompt, 4, seed).step()
+        if first.accepted == 2:
+            break
+    assert first.accepted == 2 and first.length_after == 43
+    assert first.target_cache == block_demo.CacheLengths(39, 44, 42)
+    assert first.draft_cache == block_demo.CacheLengths(39, 43, 42)
+    _stated("block", 0, "40", "39", "γ = 4", where="question")
+    _stated("block", 0, "44 → 42", "43 → 42")
+
+
+def test_block_mamba_checkpoints_of_one_round():
+    layers, width, state, conv, gamma = 48, 2048, 16, 4, 3
+    per_checkpoint = layers * width * (state + conv)
+    _stated("block", 6, "48", "2048", "16", "γ = 3", where="question")
+    _stated("block", 6, f"{(gamma + 1) * per_checkpoint * 4 / 1e6:.1f} MB")
+
+
 def test_cost_expected_tokens_and_speedup():
     _stated("cost", 0, f"{expected_tokens(0.7, 3):.2f}")
     now = cost.cost_summary(0.7, 3, 0.1, linear_verify_cost(0.075), 16)
