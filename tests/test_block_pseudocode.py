@@ -31,7 +31,10 @@ def test_every_function_the_pseudocode_and_the_proof_name_exists(lang):
     named = _named(lang, "loop")
     assert len(named) >= 10, named  # one per step of the loop, and the variants after it
     for path, qualname in named + _named(lang, "proof"):
-        assert callable(_resolve(path, qualname)), f"{path}.py:{qualname}"
+        obj = _resolve(path, qualname)
+        assert callable(obj), f"{path}.py:{qualname}"
+        # defined in the file named, not only imported there (verify.py imports sample)
+        assert obj.__module__ == "specdec_core." + path.replace("/", "."), f"{path}.py:{qualname}"
 
 
 @pytest.mark.parametrize("section", ["loop", "proof"])
@@ -45,11 +48,15 @@ def test_the_pseudocode_covers_every_step_of_a_round():
         "engine/drafters.py:ModelDrafter.propose",  # draft
         "engine/rows.py:target_rows",  # one target forward
         "engine/verification.py:verify_round",  # accept or resample
-        "verify.py:sample",  # bonus
+        "one_position.py:sample",  # bonus
         "models/base.py:Session.truncate",  # target cache rollback
         "engine/drafters.py:ModelDrafter.commit",  # draft cache rollback
     ):
         assert step in names, step
+
+
+def test_the_name_check_tells_a_definition_from_an_import():
+    assert _resolve("verify", "sample").__module__ == "specdec_core.one_position"
 
 
 def test_the_name_check_fails_on_a_name_that_is_gone():
