@@ -18,6 +18,7 @@ from pages.common.i18n import LESSONS
 from specdec_core.course import block as block_demo
 from specdec_core.course import cards, cost, pairs, sampling_lab
 from specdec_core.course import tree_drafts as tree_demo
+from specdec_core.live import compare
 from specdec_core.sampling import SamplingConfig, apply
 from specdec_core.theory import expected_tokens, linear_verify_cost, speedup
 from specdec_core.verify import decompose, rejection_flows, tree
@@ -81,6 +82,28 @@ def test_block_mamba_checkpoints_of_one_round():
     per_checkpoint = layers * width * (state + conv)
     _stated("block", 6, "48", "2048", "16", "γ = 3", where="question")
     _stated("block", 6, f"{(gamma + 1) * per_checkpoint * 4 / 1e6:.1f} MB")
+
+
+def _cell(*runs: tuple[int, int, int]) -> compare.Cell:
+    """A compare cell over prompts given as (tokens, target passes, draft forwards)."""
+    measured = tuple(
+        compare.Measured("t", "d", "c", i, tokens, passes, forwards, 0, 0, 1.0, 1.0, ())
+        for i, (tokens, passes, forwards) in enumerate(runs)
+    )
+    return compare.Cell("t", "d", "c", measured, measured, True)
+
+
+def test_compare_tau_pools_the_prompts():
+    pooled = _cell((30, 12, 0), (30, 6, 0)).projected(0.0)  # no draft forwards: tokens ÷ passes
+    assert pooled == pytest.approx(60 / 18)
+    _stated("compare", 0, "30", "12", "6", where="question")
+    _stated("compare", 0, f"{pooled:.2f}")
+
+
+def test_compare_projections():
+    _stated("compare", 1, f"{_cell((48, 16, 0)).projected(0.05):.1f}")
+    model = _cell((60, 20, 80))
+    _stated("compare", 2, f"{model.projected(0.1):.1f}", f"{model.projected(0.0):.1f}")
 
 
 def test_cost_expected_tokens_and_speedup():
