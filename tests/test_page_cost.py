@@ -144,7 +144,7 @@ def test_quiz_numbers_agree_with_the_theory(lang):
     quiz = tomllib.loads(Path(ROOT, "lessons", lang, "cost.toml").read_text(encoding="utf-8"))["quiz"]
     first = quiz[0]
     assert first["options"][first["answer"]].startswith(f"{expected_tokens(0.7, 3):.2f}")
-    assert f"{speedup(0.02, 1, 0.4):.2f}×" in quiz[2]["feedback"][0]
+    assert f"{speedup(0.45, 1, 0.35):.2f}×" in quiz[2]["options"][quiz[2]["answer"]]
 
 
 def test_other_pages_state_does_not_leak_in():

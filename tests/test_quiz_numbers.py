@@ -18,9 +18,11 @@ from pages.common.i18n import LESSONS
 from specdec_core.course import block as block_demo
 from specdec_core.course import cards, cost, pairs, sampling_lab
 from specdec_core.course import tree_drafts as tree_demo
+from specdec_core.engine.gamma import HeuristicGamma
 from specdec_core.live import compare
 from specdec_core.sampling import SamplingConfig, apply
-from specdec_core.theory import expected_tokens, linear_verify_cost, speedup
+from specdec_core.theory import best_gamma, expected_tokens, linear_verify_cost, speedup
+from specdec_core.variants import emitted_law
 from specdec_core.verify import decompose, rejection_flows, tree
 
 P = np.array([0.1, 0.6, 0.3])  # the fresh A, B, C pair of the overlap and tree questions
@@ -111,6 +113,31 @@ def test_cost_expected_tokens_and_speedup():
     now = cost.cost_summary(0.7, 3, 0.1, linear_verify_cost(0.075), 16)
     _stated("cost", 5, "0.70", "γ = 3", "0.10", "0.075", where="question")
     _stated("cost", 5, f"{now.speedup:.2f}×")
+
+
+def test_cost_best_gamma_of_a_barely_paying_draft():
+    assert best_gamma(0.45, 0.35) == 1
+    assert all(speedup(0.45, g, 0.35) < 1 for g in range(2, 33))
+    _stated("cost", 2, "α = 0.45", "c = 0.35", where="question")
+    _stated("cost", 2, "γ = 1", f"{speedup(0.45, 1, 0.35):.2f}×")
+
+
+def test_cost_heuristic_schedule_after_three_rounds():
+    schedule = HeuristicGamma(5)
+    for accepted_all in (True, False, True):
+        gamma = schedule.next_gamma()
+        schedule.update(gamma, gamma if accepted_all else 1, rejected=not accepted_all)
+    _stated("cost", 4, "γ = 5", where="question")
+    for lang in ("en", "zh"):
+        assert _question(lang, "cost", 4)[1].startswith(f"{schedule.next_gamma()}"), lang
+
+
+def test_cost_top1_rule_output():
+    p, q = np.array([0.5, 0.3, 0.2]), np.array([0.3, 0.5, 0.2])
+    law = emitted_law(p, q, "argmax_match")
+    assert law.sum() == pytest.approx(1.0)
+    _stated("cost", 6, "(0.5, 0.3, 0.2)", "(0.3, 0.5, 0.2)", where="question")
+    _stated("cost", 6, f"{law[0]:.2f}")
 
 
 def test_cost_batch_of_48_stays_under_the_ridge():
