@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 import tomllib
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -21,7 +23,7 @@ from specdec_core.course import tree_drafts as tree_demo
 from specdec_core.engine.gamma import HeuristicGamma
 from specdec_core.live import compare
 from specdec_core.sampling import SamplingConfig, apply
-from specdec_core.theory import best_gamma, expected_tokens, linear_verify_cost, speedup
+from specdec_core.theory import best_gamma, expected_tokens, linear_verify_cost, measured_alpha, speedup
 from specdec_core.variants import emitted_law
 from specdec_core.verify import decompose, rejection_flows, tree
 
@@ -29,8 +31,12 @@ P = np.array([0.1, 0.6, 0.3])  # the fresh A, B, C pair of the overlap and tree 
 Q = np.array([0.6, 0.2, 0.2])
 
 
+def _item(lang: str, page: str, index: int) -> dict:
+    return tomllib.loads((LESSONS / lang / f"{page}.toml").read_text("utf-8"))["quiz"][index]
+
+
 def _question(lang: str, page: str, index: int) -> tuple[str, str]:
-    item = tomllib.loads((LESSONS / lang / f"{page}.toml").read_text("utf-8"))["quiz"][index]
+    item = _item(lang, page, index)
     return item["question"], item["options"][item["answer"]]
 
 
@@ -145,6 +151,44 @@ def test_cost_batch_of_48_stays_under_the_ridge():
     read_ms = 140e9 / 3.35e12 * 1e3
     assert compute_ms < read_ms
     _stated("cost", 3, "240", f"{compute_ms:.0f} ms", f"{read_ms:.0f} ms")
+
+
+def test_live_measured_acceptance_from_round_sizes():
+    gamma, sizes = 4, (5, 2, 1, 3, 5)
+    rounds = [
+        SimpleNamespace(accepted=min(n - 1, gamma), rejected=None if n == gamma + 1 else 0) for n in sizes
+    ]
+    examined = sum(r.accepted + (r.rejected is not None) for r in rounds)
+    alpha = block_demo.measured_alpha(rounds)
+    _stated("live", 0, "γ = 4", where="question")
+    for lang in ("en", "zh"):
+        assert "".join(map(str, sizes)) in "".join(re.findall(r"\d+", _question(lang, "live", 0)[0])), lang
+    _stated("live", 0, f"{sum(r.accepted for r in rounds)}/{examined}", f"{alpha:.2f}")
+
+
+def test_live_one_hot_draft_stands_with_p_and_falls_to_the_residual():
+    p = np.array([0.7, 0.2, 0.1])
+    d = decompose(p, np.array([1.0, 0.0, 0.0]))
+    _stated("live", 2, "(0.7, 0.2, 0.1)", where="question")
+    _stated("live", 2, f"{d.acceptance_rate:.1f}", f"Lyon {d.residual[1]:.2f}", f"Rome {d.residual[2]:.2f}")
+
+
+def test_notation_counts_and_the_greedy_position():
+    accepted, examined, rounds = 39, 60, 25
+    alpha_hat = measured_alpha(accepted, examined)
+    _stated("notation", 0, str(accepted), str(examined), str(rounds), where="question")
+    _stated("notation", 0, f"{alpha_hat:.2f}", where="question")
+    for lang in ("en", "zh"):
+        feedback = " ".join(_item(lang, "notation", 0)["feedback"])
+        assert f"{(accepted + rounds) / rounds:.2f}" in feedback, lang
+    p, q = np.array([0.4, 0.45, 0.15]), np.array([0.5, 0.3, 0.2])
+    greedy = SamplingConfig(temperature=0.0)
+    tempered = decompose(apply(np.log(p), greedy).probs, apply(np.log(q), greedy).probs)
+    assert tempered.acceptance_rate == 0.0
+    _stated("notation", 2, "(0.4, 0.45, 0.15)", "(0.5, 0.3, 0.2)", where="question")
+    _stated("notation", 2, f"{tempered.acceptance_rate:.0f}")
+    for lang in ("en", "zh"):
+        assert f"{decompose(p, q).acceptance_rate:.2f}" in _item(lang, "notation", 2)["options"][0], lang
 
 
 def test_overlap_residual_keep_rule_and_gaussians():
