@@ -14,7 +14,7 @@ from tests.test_live_compare import TinyModels
 SPEC_BENCH = ["conversation", "translation", "summarisation", "qa", "math", "rag"]  # the default categories
 
 
-@pytest.mark.parametrize(("lang", "title"), [("en", "Compare drafts"), ("zh", "比较 Draft")])
+@pytest.mark.parametrize(("lang", "title"), [("en", "Compare drafts"), ("zh", "比较草稿模型")])
 def test_page_opens_with_the_default_grid_and_its_estimate(lang, title):
     at = open_page("compare", lang)
     assert at.title[0].value == title
