@@ -200,6 +200,17 @@ def test_overlap_residual_keep_rule_and_gaussians():
     _stated("overlap", 7, f"{both_tails:.3f}")
 
 
+def test_overlap_acceptance_and_resampling_from_p():
+    p, q = np.array([0.5, 0.5, 0.0]), np.array([0.4, 0.3, 0.3])
+    _stated("overlap", 1, "(0.5, 0.5, 0)", "(0.4, 0.3, 0.3)", where="question")
+    _stated("overlap", 1, f"{decompose(p, q).acceptance_rate:.1f}")
+    law = emitted_law(P, Q, "resample_from_p")
+    _stated("overlap", 3, "(0.1, 0.6, 0.3)", "(0.6, 0.2, 0.2)", where="question")
+    _stated("overlap", 3, "(" + ", ".join(f"{x:.2f}" for x in law) + ")")
+    for lang in ("en", "zh"):
+        assert f"{0.5 * np.abs(law - P).sum():.1f}" in _item(lang, "overlap", 3)["feedback"][1], lang
+
+
 def test_overlap_q_zero_preset():
     pair = pairs.to_pair(pairs.preset_rows("q_zero"))
     d = decompose(pair.p, pair.q)
