@@ -41,9 +41,14 @@ def _question(lang: str, page: str, index: int) -> tuple[str, str]:
 
 
 def _stated(page: str, index: int, *numbers: str, where: str = "answer") -> None:
+    """Each number is in the right option (where="answer"), the question, or some option."""
     for lang in ("en", "zh"):
         question, right = _question(lang, page, index)
-        text = right if where == "answer" else question
+        text = {
+            "answer": right,
+            "question": question,
+            "options": " ".join(_item(lang, page, index)["options"]),
+        }[where]
         for number in numbers:
             assert number in text, f"{lang}/{page} Q{index + 1}: {number!r} not in {text!r}"
 
@@ -216,6 +221,18 @@ def test_overlap_q_zero_preset():
     d = decompose(pair.p, pair.q)
     r = ", ".join(f"{x:g}" for x in d.residual)
     _stated("overlap", 4, f"R = {d.rejection_mass:.1f}", f"r = ({r})")
+
+
+def test_race_free_draft_on_chat_and_bf16_on_a_gpu():
+    cpu = linear_verify_cost(0.075)
+    at4, at1 = speedup(0.25, 4, 0.0, cpu), speedup(0.25, 1, 0.0, cpu)
+    assert at1 > at4 > 1
+    _stated("race", 0, "α = 0.25", "0.075", where="question")
+    _stated("race", 0, f"{at4:.2f}", f"{at1:.2f}")
+    _stated("race", 0, f"{expected_tokens(0.25, 4):.2f}", f"{expected_tokens(0.25, 1):.2f}", where="options")
+    _stated("race", 1, "α = 0.99", "c = 0.1", "γ = 6", where="question")
+    _stated("race", 1, f"{speedup(0.99, 6, 0.1):.2f}")
+    _stated("race", 1, f"{expected_tokens(0.99, 6):.2f}", where="options")
 
 
 def test_race_two_drafts():
