@@ -14,8 +14,10 @@ from specdec_core.live.compare import (
     BASELINE,
     CATEGORIES,
     CSV_COLUMNS,
+    Cell,
     GridError,
     GridSpec,
+    Measured,
     cells,
     cells_csv,
     grid_from_json,
@@ -92,6 +94,20 @@ def test_the_projection_counts_passes_and_draft_forwards():
     assert projected_speedup(0, 0, 0, 0.1) == 0.0
     with pytest.raises(ValueError):
         projected_speedup(3, 1, 1, -0.1)
+
+
+def test_tau_pools_the_prompts_and_a_free_drafts_projection_is_tau():
+    """A cell's τ is all its tokens ÷ all its passes (each pass counts once), not the mean of its
+    prompts' τ; with no draft forwards the projection is that τ whatever c is."""
+    runs = tuple(
+        Measured("t", "ngram", "copy", i, 32, passes, 0, 32 - passes, 40, 1.0, 1.0, ())
+        for i, passes in enumerate((10, 16, 8))
+    )
+    cell = Cell("t", "ngram", "copy", runs, runs, True)
+    assert cell.tau == pytest.approx(96 / 34) and cell.taus == pytest.approx([3.2, 2.0, 4.0])
+    assert cell.tau != pytest.approx(sum(cell.taus) / 3)
+    assert cell.projected(0.0) == cell.projected(0.3) == pytest.approx(cell.tau)
+    assert Cell("t", "d", "c", (), (), True).tau == 0.0
 
 
 def test_draft_keys_name_layer_depths_and_tree_variants():

@@ -5,8 +5,8 @@ category run. Every prompt runs once target-only and once per draft (:class:`Mea
 run's trace); a cell (:class:`Cell`) pools one draft's runs on one target over one category's
 prompts:
 
-* τ — committed tokens ÷ target passes, the mean tokens a target pass yields (Spec-Bench's
-  "mean accepted tokens"; it does not depend on the hardware);
+* τ — committed tokens ÷ target passes over all the cell's prompts, the mean tokens a target
+  pass yields (Spec-Bench's "mean accepted tokens"; it does not depend on the hardware);
 * the measured acceptance rate α̂ — drafts accepted ÷ drafts examined;
 * wall-clock and decode-time speedups over the same prompt's target-only run on this machine;
 * :meth:`Cell.projected` — what the same counts give where verification is memory-bound.
@@ -212,11 +212,16 @@ class Cell:
 
     @property
     def taus(self) -> list[float]:
+        """Each prompt's own τ (the spread shown under the cell's figure)."""
         return [r.tau for r in self.runs]
 
     @property
     def tau(self) -> float:
-        return fmean(self.taus)
+        """τ pooled over the prompts: all committed tokens ÷ all target passes, so every pass
+        counts once (Spec-Bench's mean accepted length), not the mean of :attr:`taus`; 0 for
+        a cell with no pass."""
+        passes = sum(r.target_passes for r in self.runs)
+        return sum(r.tokens for r in self.runs) / passes if passes else 0.0
 
     @property
     def acceptance(self) -> float | None:
