@@ -3,14 +3,22 @@ are recomputed from specdec_core, claims are checked against the rule they descr
 
 from __future__ import annotations
 
+import json
 import re
 import tomllib
+from dataclasses import replace
 
+import numpy as np
 import pytest
 
 from pages.common.i18n import LESSONS
 from pages.common.lesson import parse
+from specdec_core import verify
+from specdec_core.course import pairs
+from specdec_core.course.cost import COST_FILE, cost_data
 from specdec_core.engine.drafters import keeps_draft
+from specdec_core.live.compare import Cell, Measured
+from specdec_core.verify import decompose
 from tests.test_confidence_floor_law import FLOOR, Q_ROWS
 
 LANGS = ("en", "zh")
@@ -22,8 +30,9 @@ def _md(lang: str, page: str) -> str:
 
 
 def _section(lang: str, page: str, section: str) -> str:
+    """One section of a lesson, every line break (and the indent after it) read as a space."""
     text = parse((LESSONS / lang / f"{page}.md").read_text("utf-8")).sections[section]
-    return re.sub(r"(?<=\S)\n(?=\S)", " ", text)
+    return re.sub(r"[ \t]*\n[ \t]*", " ", text)
 
 
 def _toml(lang: str, page: str) -> dict:
@@ -42,3 +51,141 @@ def test_the_proofs_history_holds_stop_decisions_not_the_rounds_gamma(lang):
     # enumerates the whole law)
     assert keeps_draft(a * max(a, b), 1, FLOOR) and not keeps_draft(b * max(a, b), 1, FLOOR)
     assert f"q(y_1) \\times {max(a, b):g} \\ge {FLOOR:g}" in proof
+
+
+# ---------------------------------------------------------------- item 1: compare's pooled τ
+def _worked_cell() -> Cell:
+    """The compare lesson's worked cell: 32 tokens in 10, 16 and 8 target passes; 6 of the 34
+    rounds accept all 4 drafts (they sit in the third prompt: 6 × 4 = 24 of its 24 accepted)."""
+    gamma, clean = 4, {2: 6}
+    runs = []
+    for i, passes in enumerate((10, 16, 8)):
+        accepted = 32 - passes  # each pass commits its accepted drafts plus one token
+        examined = accepted + passes - clean.get(i, 0)  # one rejected draft per other round
+        assert accepted <= gamma * clean.get(i, 0) + (gamma - 1) * (passes - clean.get(i, 0))
+        runs.append(Measured("t", "d", "c", i, 32, passes, gamma * passes, accepted, examined, 1.0, 1.0, ()))
+    return Cell("t", "d", "c", tuple(runs), tuple(runs), True)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_compare_example_pools_tau_and_counts_62_accepted_drafts(lang):
+    cell, text = _worked_cell(), _md(lang, "compare")
+    tokens = sum(r.tokens for r in cell.runs)
+    passes = sum(r.target_passes for r in cell.runs)
+    accepted = sum(r.accepted for r in cell.runs)
+    examined = sum(r.examined for r in cell.runs)
+    assert (tokens, passes, accepted) == (96, 34, 62)
+    assert f"$\\tau = {tokens}/{passes} = {cell.tau:.2f}$" in text
+    assert f"$\\hat\\alpha = {accepted}/{examined} = {cell.acceptance:.2f}$" in text
+    assert f"${tokens} - {passes} = {accepted}$" in text and "61" not in text
+    assert f"{sum(cell.taus) / 3:.2f}" in text  # the plain mean, named only as what τ is not
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_free_drafts_projection_is_said_to_be_the_pooled_tau(lang):
+    projection = _section(lang, "compare", "projection")
+    assert "projection is $\\tau$ itself" not in projection and "推算值就是 $\\tau$ 本身" not in projection
+    cell = _worked_cell()
+    free = Cell("t", "ngram", "c", tuple(replace(r, draft_forwards=0) for r in cell.runs), cell.runs, True)
+    assert free.projected(0.05) == pytest.approx(free.tau) != pytest.approx(sum(free.taus) / 3)
+    assert "$\\tau$" in projection and ("pooled" in projection or "合并计算" in projection)
+
+
+# ---------------------------------------------------------------- item 4: the notation page's pair
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_notation_example_is_not_called_the_overlap_lessons_pair(lang):
+    worked = _section(lang, "notation", "worked")
+    abc = pairs.to_pair(pairs.preset_rows("abc"))
+    assert "$p = ({:g}, {:g}, {:g})$".format(*abc.p) in worked
+    assert "$q = ({:g}, {:g}, {:g})$".format(*abc.q) in worked
+    assert "Take the A/B/C pair of the overlap lesson" not in worked and "一课的 A/B/C 这一对" not in worked
+    p, other = np.array([0.5, 0.3, 0.2]), np.array([0.3, 0.4, 0.3])
+    assert np.argmax(other) == 1 and np.argmax(p) == 0  # B is its favourite, A the target's
+    assert "$q' = ({:g}, {:g}, {:g})$".format(*other) in worked
+    assert f"{decompose(p, other).acceptance_rate:g}" == "0.8" and "stays 0.8" not in worked
+    intro = _section(lang, "notation", "intro")
+    assert "\\hat\\alpha = \\mu" not in intro
+
+
+# ---------------------------------------------------------------- items 5 and 6: tokenizers
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_reduced_head_can_raise_acceptance_as_the_lesson_says(lang):
+    p, q = np.array([0.5, 0.5, 0.0]), np.array([0.25, 0.25, 0.5])
+    cut = verify.project(q, np.array([0, 1, -1]), 3)
+    before, after = decompose(p, q).acceptance_rate, decompose(p, cut).acceptance_rate
+    assert (before, after) == (0.5, 1.0)
+    frspec = _section(lang, "tokenizers", "frspec")
+    assert "$\\tilde q = ({:g}, {:g}, {:g})$".format(*cut) in frspec
+    assert f"${before:.1f}$" in frspec and f"${after:.1f}$" in frspec
+    assert "drops only by" not in frspec and "只下降" not in frspec
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_cost_list_names_segmentation_mismatch_and_the_paper_its_title(lang):
+    cost = _section(lang, "tokenizers", "cost")
+    for piece in ('"\'s"', '"belie"', '"bel"', '"iev"', '"unbelievably"'):
+        assert piece in cost, piece
+    sources = _section(lang, "tokenizers", "sources")
+    title = "Accelerating LLM Inference with Lossless Speculative Decoding Algorithms for "
+    assert f'"{title}Heterogeneous Vocabularies"' in sources
+    assert "ICML 2025" in sources and "PMLR 267" in sources
+
+
+@pytest.mark.slow
+def test_the_segmentation_example_is_how_the_shipped_tokenizers_split():
+    from specdec_core.live.tokenizer_view import split
+    from specdec_core.models.bundled import GEMMA, SMOLLM2, load_tokenizer
+
+    smol, gemma = load_tokenizer(SMOLLM2), load_tokenizer(GEMMA)
+    assert [p.text for p in split(smol, gemma, "unbelievably")] == ["un", "belie", "v", "ably"]
+    assert [p.text for p in split(gemma, smol, "unbelievably")] == ["un", "bel", "iev", "ably"]
+    assert [(p.text, p.twin) for p in split(smol, gemma, "cat's")][1] == ("'s", False)
+    assert [p.text for p in split(gemma, smol, "cat's")][1:] == ["'", "s"]
+    assert not {p.twin for p in split(smol, gemma, "unbelievably") if p.text == "belie"} - {False}
+
+
+# ---------------------------------------------------------------- item 7: one verification figure
+def _verify_source() -> dict:
+    return json.loads(COST_FILE.read_text("utf-8"))["measured_verify"]
+
+
+#: Where the lessons quote the cost of a 5-row verification, as (page, section, pattern); the
+#: pattern's group is the figure.
+VERIFY_MENTIONS = {
+    "en": [
+        ("cost", "decode", r"5-token verification took about (\d\.\d+) single steps"),
+        ("notation", "worked", r"verifying 5 tokens cost about (\d\.\d+)"),
+        ("notation", "worked", r"4 \\times 0\.05 \+ (\d\.\d+) = "),
+        ("compare", "projection", r"verifying 5 tokens costs about (\d\.\d+) single steps"),
+        ("cost", "measured", r"\(1\.3 steps for these 5 rows\)".replace("1\\.3", r"(\d\.\d+)")),
+    ],
+    "zh": [
+        ("cost", "decode", r"验证 5 个 token 大约要花 (\d\.\d+) 个单步"),
+        ("notation", "worked", r"验证 5 个 token 约花 (\d\.\d+) 个单步"),
+        ("notation", "worked", r"4 \\times 0\.05 \+ (\d\.\d+) = "),
+        ("compare", "projection", r"验证 5 个 token 约花 (\d\.\d+) 个单步"),
+        ("cost", "measured", r"这 5 行要 (\d\.\d+) 步"),
+    ],
+}
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_five_row_verification_figure_is_the_measured_one(lang):
+    """assets/presets/cost.json holds the figure once; update it there from its command's
+    output, and this test names every lesson sentence that must follow."""
+    source = _verify_source()
+    tokens, steps = cost_data().measured_verify
+    assert tokens == 5 and source["figure"] == "smollm2_verify5_ratio"
+    assert cost_data().measured_beta == pytest.approx((steps - 1) / (tokens - 1), abs=1e-6)
+    stale = []
+    for page, section, pattern in VERIFY_MENTIONS[lang]:
+        found = re.findall(pattern, _section(lang, page, section))
+        if found != [f"{steps:.1f}"]:
+            stale.append((page, section, pattern, found))
+    assert not stale, f"quote {steps:.1f} (assets/presets/cost.json) here: {stale}"
+    for page, section in (("cost", "decode"), ("notation", "worked"), ("compare", "projection")):
+        text = _section(lang, page, section)
+        assert f"`{source['command']}`" in text and f"`{source['figure']}`" in text, page
+        assert page == "compare" or f"= {cost_data().measured_beta:g}" in text, page  # β of 1 + β·γ
+    every = " ".join(p.read_text("utf-8") for p in (LESSONS / lang).glob("*.md"))
+    assert "1.2 single steps" not in every and "约花 1.2 个单步" not in every
