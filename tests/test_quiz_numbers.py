@@ -22,7 +22,7 @@ from specdec_core.course import cards, cost, pairs, sampling_lab
 from specdec_core.course import tree_drafts as tree_demo
 from specdec_core.engine.gamma import HeuristicGamma
 from specdec_core.live import compare
-from specdec_core.sampling import SamplingConfig, apply
+from specdec_core.sampling import SamplingConfig, apply, greedy, greedy_equivalence
 from specdec_core.theory import best_gamma, expected_tokens, linear_verify_cost, measured_alpha, speedup
 from specdec_core.variants import emitted_law
 from specdec_core.verify import decompose, rejection_flows, tree
@@ -275,6 +275,20 @@ def test_the_heads_curves_fall_with_depth():
     assert card is not None
     for curve in (card.greedy_by_depth, card.alpha_by_depth):
         assert all(later < earlier for earlier, later in itertools.pairwise(curve))
+
+
+def test_sampling_lab_top_p_after_temperature_and_at_a_tie():
+    z = np.array([2.0, 1.0, 0.0])
+    top = apply(z, SamplingConfig(temperature=2.0)).probs.max()
+    assert greedy_equivalence(z, SamplingConfig(temperature=2.0, top_p=round(top, 3)))[0]
+    assert not greedy_equivalence(z, SamplingConfig(temperature=2.0, top_p=round(top, 3) + 0.001))[0]
+    _stated("sampling_lab", 1, "(2, 1, 0)", "T = 2", where="question")
+    _stated("sampling_lab", 1, f"ρ ≤ {top:.3f}")
+    _stated("sampling_lab", 1, f"ρ ≤ {apply(z, SamplingConfig()).probs.max():.3f}", where="options")
+    tied = np.array([1.0, 3.0, 3.0, 0.0])
+    assert apply(tied, SamplingConfig(top_p=0.2)).support == (2,) and greedy(tied) == 1
+    _stated("sampling_lab", 3, "(1, 3, 3, 0)", "top-p = 0.2", where="question")
+    _stated("sampling_lab", 3, "#2", "#1")
 
 
 def test_sampling_lab_floor_keeps_four():
