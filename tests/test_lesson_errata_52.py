@@ -149,24 +149,39 @@ def _verify_source() -> dict:
     return json.loads(COST_FILE.read_text("utf-8"))["measured_verify"]
 
 
-#: Where the lessons quote the cost of a 5-row verification, as (page, section, pattern); the
-#: pattern's group is the figure.
+#: Where the lessons quote the cost of a 5-row verification, as (page, section, pattern): a
+#: section of the page's .md, or ``toml:<key>`` for a string of its .toml; each group the
+#: pattern finds is the figure.
 VERIFY_MENTIONS = {
     "en": [
         ("cost", "decode", r"5-token verification took about (\d\.\d+) single steps"),
+        ("cost", "measured", r"\((\d\.\d+) steps for these 5 rows\)"),
+        ("cost", "toml:beta_help", r"5 tokens ≈ (\d\.\d+) steps"),
         ("notation", "worked", r"verifying 5 tokens cost about (\d\.\d+)"),
         ("notation", "worked", r"4 \\times 0\.05 \+ (\d\.\d+) = "),
         ("compare", "projection", r"verifying 5 tokens costs about (\d\.\d+) single steps"),
-        ("cost", "measured", r"\(1\.3 steps for these 5 rows\)".replace("1\\.3", r"(\d\.\d+)")),
+        ("about", "body", r"5-token verification then costs about (\d\.\d+) single steps"),
+        ("race", "apprentices", r"v = 1 \+ [\d.]+\\gamma = (\d\.\d+)"),
+        ("self_spec", "worked", r"\\times 0\.\d+ \+ (\d\.\d+) = "),
     ],
     "zh": [
         ("cost", "decode", r"验证 5 个 token 大约要花 (\d\.\d+) 个单步"),
+        ("cost", "measured", r"这 5 行要 (\d\.\d+) 步"),
+        ("cost", "toml:beta_help", r"5 个 token ≈ (\d\.\d+) 步"),
         ("notation", "worked", r"验证 5 个 token 约花 (\d\.\d+) 个单步"),
         ("notation", "worked", r"4 \\times 0\.05 \+ (\d\.\d+) = "),
         ("compare", "projection", r"验证 5 个 token 约花 (\d\.\d+) 个单步"),
-        ("cost", "measured", r"这 5 行要 (\d\.\d+) 步"),
+        ("about", "body", r"此后验证 5 个 token 约花 (\d\.\d+) 个单步"),
+        ("race", "apprentices", r"v = 1 \+ [\d.]+\\gamma = (\d\.\d+)"),
+        ("self_spec", "worked", r"\\times 0\.\d+ \+ (\d\.\d+) = "),
     ],
 }
+
+
+def _mention(lang: str, page: str, section: str) -> str:
+    if section.startswith("toml:"):
+        return str(_toml(lang, page)[section.removeprefix("toml:")])
+    return _section(lang, page, section)
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -179,13 +194,16 @@ def test_every_five_row_verification_figure_is_the_measured_one(lang):
     assert cost_data().measured_beta == pytest.approx((steps - 1) / (tokens - 1), abs=1e-6)
     stale = []
     for page, section, pattern in VERIFY_MENTIONS[lang]:
-        found = re.findall(pattern, _section(lang, page, section))
-        if found != [f"{steps:.1f}"]:
+        found = re.findall(pattern, _mention(lang, page, section))
+        if not found or set(found) != {f"{steps:.1f}"}:
             stale.append((page, section, pattern, found))
     assert not stale, f"quote {steps:.1f} (assets/presets/cost.json) here: {stale}"
     for page, section in (("cost", "decode"), ("notation", "worked"), ("compare", "projection")):
         text = _section(lang, page, section)
         assert f"`{source['command']}`" in text and f"`{source['figure']}`" in text, page
         assert page == "compare" or f"= {cost_data().measured_beta:g}" in text, page  # β of 1 + β·γ
-    every = " ".join(p.read_text("utf-8") for p in (LESSONS / lang).glob("*.md"))
+    every = " ".join(p.read_text("utf-8") for p in (LESSONS / lang).glob("*.*"))
     assert "1.2 single steps" not in every and "约花 1.2 个单步" not in every
+    # β of 1 + β·γ, wherever a lesson writes it (β = 0 is the constant model)
+    betas = re.findall(r"(?:\\beta|β) ?= ?(0\.\d+)|1 \+ (0\.\d+) ?\\?gamma|1 \+ (0\.\d+)γ", every)
+    assert betas and {x for group in betas for x in group if x} == {f"{cost_data().measured_beta:g}"}
