@@ -98,3 +98,21 @@ def total_variation(a: np.ndarray, b: np.ndarray) -> float:
     if a_arr.shape != b_arr.shape:
         raise ValueError("both laws must cover the same outcomes.")
     return 0.5 * float(np.abs(a_arr - b_arr).sum())
+
+
+def tv_noise_band(
+    law: np.ndarray, n: int, rng: np.random.Generator, draws: int = 2000, level: float = 0.95
+) -> float:
+    """How far the shares of `n` draws from `law` stray from it by chance alone: the `level`
+    quantile of their total variation distance to `law`, over `draws` simulated samples.
+
+    A measured distance above this band is unlikely (1 − `level`) for a sampler that follows `law`.
+    """
+    p = as_distribution(law, "law")
+    if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1:
+        raise ValueError(f"n must be a whole number ≥ 1, got {n!r}.")
+    if not 0.0 < level < 1.0 or draws < 1:
+        raise ValueError("level lies strictly between 0 and 1, and draws is at least 1.")
+    counts = rng.multinomial(int(n), p / p.sum(), size=int(draws))
+    tv = 0.5 * np.abs(counts / float(n) - p).sum(axis=1)
+    return float(np.quantile(tv, level))

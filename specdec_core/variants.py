@@ -7,6 +7,8 @@
   from p: the argmax gets extra mass.
 * ``draft_mismatch`` — the draft samples from ``q_actual`` but reports q (e.g. a greedy
   draft, or q taken before top-k): the acceptance test corrects the wrong law.
+* ``accept_all`` — keep every draft token, whatever p says: the output follows q, not p
+  (``engine.rules`` runs it on real models).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import numpy as np
 from specdec_core.checks import as_distribution, same_length
 from specdec_core.verify import Dist, acceptance_probs, decompose, inverse_cdf, output_distribution
 
-VARIANTS: tuple[str, ...] = ("exact", "resample_from_p", "argmax_match", "draft_mismatch")
+VARIANTS: tuple[str, ...] = ("exact", "resample_from_p", "argmax_match", "draft_mismatch", "accept_all")
 
 #: The most trials one Monte Carlo call may run (memory stays under ~100 MB).
 MAX_TRIALS = 10**6
@@ -55,6 +57,8 @@ def emitted_law(p: Dist, q: Dist, variant: str = "exact", q_actual: Dist | None 
     proposer = _check_variant(variant, q_actual, d.q)
     if variant == "exact":
         return output_distribution(d.p, d.q)
+    if variant == "accept_all":
+        return d.q.copy()
     if variant == "argmax_match":
         m = int(np.argmax(d.p))
         out = (1.0 - proposer[m]) * d.p
@@ -104,7 +108,10 @@ def simulate(
     proposer = _check_variant(variant, q_actual, d.q)
     size = d.p.size
     proposals = _draws(proposer, trials, rng)
-    if variant == "argmax_match":
+    if variant == "accept_all":
+        keep = np.ones(trials, dtype=bool)
+        fallback = None
+    elif variant == "argmax_match":
         keep = proposals == int(np.argmax(d.p))
         fallback = d.p
     else:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -34,11 +34,18 @@ class ModelDrafter:
     greedy decoding the drawn token is the most likely one, so both read the same product.
     """
 
-    def __init__(self, draft: LanguageModel, prompt: list[int], target_session: object = None) -> None:
-        self.session = draft.session(prompt[:-1])
-        bind = getattr(self.session, "bind_target", None)
-        if bind is not None:  # a trained head drafts from the target's features (models.head)
-            bind(target_session)
+    def __init__(
+        self, draft: LanguageModel, prompt: list[int], target_session: object = None, session: Any = None
+    ) -> None:
+        """A fresh session of `draft` on ``prompt[:-1]``, bound to `target_session` when it asks;
+        or `session`, one already at ``prompt[:-1]`` and bound (``engine.held``)."""
+        if session is not None:
+            self.session = session
+        else:
+            self.session = draft.session(prompt[:-1])
+            bind = getattr(self.session, "bind_target", None)
+            if bind is not None:  # a trained head drafts from the target's features (models.head)
+                bind(target_session)
         self.floor = float(getattr(draft, "confidence_floor", 0.0) or 0.0)
         self.pending = [prompt[-1]]
         self.base = 0

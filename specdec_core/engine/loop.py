@@ -21,19 +21,22 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 
 from specdec_core.engine.drafters import make_drafter
 from specdec_core.engine.events import RoundEvent
 from specdec_core.engine.gamma import GammaController, estimate_cost_ratio, make_controller
+from specdec_core.engine.held import HeldSessions, check_held
 from specdec_core.engine.round_events import RoundClock, autoregressive_event, speculative_event
 from specdec_core.engine.rows import RunMaths, logit_rows, target_rows
+from specdec_core.engine.rules import check_rule, verify_broken_round
 from specdec_core.engine.stopping import eos_set, finish_round
 from specdec_core.engine.verification import verify_round
 from specdec_core.models.base import Draft, LanguageModel
 from specdec_core.models.cross import CrossVocabularyDraft
 from specdec_core.models.locking import hold
 from specdec_core.models.pairing import paired_draft
-from specdec_core.sampling import SamplingConfig
+from specdec_core.sampling import SamplingConfig, one_hot
 
 
 def generate(
@@ -53,6 +56,8 @@ def generate(
     lock_timeout: float | None = None,
     reference: bool = False,
     tree: Sequence[int] | None = None,
+    sessions: HeldSessions | None = None,
+    rule: str = "exact",
 ) -> Iterator[RoundEvent]:
     """Speculative decoding of `target` with `draft`; yields one ``RoundEvent`` per round.
 
@@ -77,11 +82,22 @@ def generate(
     distinct children under every node of depth d − 1, one target forward with a tree
     mask, 1 … D + 1 tokens a round; `gamma` and `adaptive_gamma` do not apply then.
 
+    ``sessions`` (an :class:`~specdec_core.engine.held.HeldSessions` of this target, draft and
+    prompt) runs on sessions kept across runs: the prompt's cache is reused, and both sessions
+    are truncated back to it when the run ends; the events are those of fresh sessions (tested).
+    ``rule`` "exact" (the default) verifies exactly; "accept_all" and "resample_from_p" are
+    broken rules (:mod:`.rules`) for showing what a test of the output's law catches. Both
+    apply to chains only.
+
     Same seed and inputs → the same events (timings aside).
     """
     cfg = sampling if sampling is not None else SamplingConfig()
     prompt = _check_run(target, prompt_ids, max_new_tokens, top_n)
-    draft = paired_draft(target, draft)  # across two tokenizers: a CrossVocabularyDraft
+    check_rule(rule)
+    held = check_held(sessions, target, draft, prompt) if sessions is not None else None
+    draft = held.draft if held is not None else paired_draft(target, draft)  # across two tokenizers
+    if tree is not None and (held is not None or rule != "exact"):
+        raise ValueError("held sessions and broken rules run chains only: leave the tree out.")
     if tree is not None:
         if isinstance(draft, CrossVocabularyDraft) and draft.to_draft is not None:
             raise ValueError("a draft over another tokenizer drafts chains only: leave the tree out.")
@@ -96,7 +112,8 @@ def generate(
     cost = estimate_cost_ratio(target, draft) if draft_cost is None else draft_cost
     controller = make_controller(gamma, adaptive_gamma, gamma_bounds, cost)
     run = RunMaths(cfg, seed, top_n, reference)
-    return _speculative(target, draft, prompt, run, controller, max_new_tokens, stop_at_eos, lock_timeout)
+    loop = _Loop(controller, max_new_tokens, stop_at_eos, lock_timeout, held, rule)
+    return _speculative(target, draft, prompt, run, loop)
 
 
 def autoregressive(
@@ -146,66 +163,90 @@ def _check_run(
 
 
 # -- the loops -----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Loop:
+    """How a chain run goes: γ, its length and EOS, the lock wait, held sessions, the rule."""
+
+    controller: GammaController
+    max_new_tokens: int
+    stop_at_eos: bool
+    lock_timeout: float | None
+    held: HeldSessions | None
+    rule: str
+
+
 def _speculative(
-    target: LanguageModel,
-    draft: Draft,
-    prompt: list[int],
-    run: RunMaths,
-    controller: GammaController,
-    max_new_tokens: int,
-    stop_at_eos: bool,
-    lock_timeout: float | None,
+    target: LanguageModel, draft: Draft, prompt: list[int], run: RunMaths, loop: _Loop
+) -> Iterator[RoundEvent]:
+    with hold([target, draft], loop.lock_timeout):
+        held = loop.held
+        try:
+            yield from _rounds(target, draft, prompt, run, loop)
+        finally:
+            if held is not None:
+                held.reset()
+
+
+def _rounds(
+    target: LanguageModel, draft: Draft, prompt: list[int], run: RunMaths, loop: _Loop
 ) -> Iterator[RoundEvent]:
     eos = eos_set(target)
     vocab = target.vocab_size
-    with hold([target, draft], lock_timeout):
-        t0 = time.perf_counter()
+    controller, max_new_tokens, stop_at_eos = loop.controller, loop.max_new_tokens, loop.stop_at_eos
+    t0 = time.perf_counter()
+    if loop.held is None:
         t_sess = target.session(prompt[:-1])
         drafter = make_drafter(draft, prompt, t_sess)
-        prefill = time.perf_counter() - t0
-        pending = prompt[-1]
-        produced = 0
-        index = 0
-        while True:
-            start = time.perf_counter()
-            g = max(0, min(controller.next_gamma(), max_new_tokens - produced - 1))
-            drafts, qs, draft_forwards = drafter.propose(g, run)
-            drafted = time.perf_counter()
-            base = t_sess.length
-            rows = target_rows(t_sess, [pending, *drafts])
-            verified = time.perf_counter()
+    else:
+        t_sess, drafter = loop.held.open()
+    prefill = time.perf_counter() - t0
+    pending = prompt[-1]
+    produced = 0
+    index = 0
+    while True:
+        start = time.perf_counter()
+        g = max(0, min(controller.next_gamma(), max_new_tokens - produced - 1))
+        drafts, qs, draft_forwards = drafter.propose(g, run)
+        drafted = time.perf_counter()
+        base = t_sess.length
+        rows = target_rows(t_sess, [pending, *drafts])
+        verified = time.perf_counter()
 
+        if loop.rule == "exact":
             verdict = verify_round(rows, drafts, qs, run, vocab)
-            result = verdict.result
-            a, k = result.accepted, len(drafts)
-            t_sess.truncate(base + 1 + a)
-            drafter.commit(drafts, a, result.tokens[-1])
-            pending = result.tokens[-1]
-            controller.update(k, a, a < k)
+        else:
+            q_full = [q if q is not None else one_hot(vocab, x) for q, x in zip(qs, drafts, strict=True)]
+            verdict = verify_broken_round(rows, drafts, q_full, run, loop.rule)
+        result = verdict.result
+        a, k = result.accepted, len(drafts)
+        t_sess.truncate(base + 1 + a)
+        drafter.commit(drafts, a, result.tokens[-1])
+        pending = result.tokens[-1]
+        controller.update(k, a, a < k)
 
-            committed, kinds, stop = finish_round(
-                result.tokens, result.kinds, eos, stop_at_eos, produced, max_new_tokens
-            )
-            event = speculative_event(
-                index=index,
-                gamma=g,
-                drafts=drafts,
-                qs=qs,
-                verdict=verdict,
-                committed=committed,
-                kinds=kinds,
-                stop=stop,
-                run=run,
-                clock=RoundClock(start, drafted, verified, rows.seconds, prefill if index == 0 else 0.0),
-                draft_forwards=draft_forwards,
-                position=produced,
-                extra=controller.state(),
-            )
-            produced += len(committed)
-            index += 1
-            yield event
-            if stop is not None:
-                return
+        committed, kinds, stop = finish_round(
+            result.tokens, result.kinds, eos, stop_at_eos, produced, max_new_tokens
+        )
+        event = speculative_event(
+            index=index,
+            gamma=g,
+            drafts=drafts,
+            qs=qs,
+            verdict=verdict,
+            committed=committed,
+            kinds=kinds,
+            stop=stop,
+            run=run,
+            clock=RoundClock(start, drafted, verified, rows.seconds, prefill if index == 0 else 0.0),
+            draft_forwards=draft_forwards,
+            position=produced,
+            extra=controller.state(),
+        )
+        produced += len(committed)
+        index += 1
+        yield event
+        if stop is not None:
+            return
 
 
 def _autoregressive(
