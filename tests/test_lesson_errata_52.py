@@ -207,3 +207,16 @@ def test_every_five_row_verification_figure_is_the_measured_one(lang):
     # β of 1 + β·γ, wherever a lesson writes it (β = 0 is the constant model)
     betas = re.findall(r"(?:\\beta|β) ?= ?(0\.\d+)|1 \+ (0\.\d+) ?\\?gamma|1 \+ (0\.\d+)γ", every)
     assert betas and {x for group in betas for x in group if x} == {f"{cost_data().measured_beta:g}"}
+
+
+# ---------------------------------------------------------------- item 8: ℓ is the exit depth
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_layer_skip_depth_is_written_ell_not_k(lang):
+    """The notation page keeps k for top-k and ℓ for how many layers an early-exit draft runs."""
+    symbols = {s["key"]: s for s in _toml(lang, "notation")["symbol"]}
+    assert symbols["ell"]["tex"] == "\\ell" and "race" in symbols["ell"]["lessons"]
+    race, live = _toml(lang, "race"), _toml(lang, "live")
+    texts = [_md(lang, "race"), race["depths"], live["draft_help"], live["k_lowered"], live["k"]]
+    wrong = re.compile(r"first \$?k\$? layers|depths k\b|^k = |前 \$?k\$? 层|深度 k\b")
+    assert not [t for t in texts if wrong.search(t)]
+    assert "\\ell" in _md(lang, "race") and all("ℓ" in t for t in texts[1:])
