@@ -11,7 +11,7 @@ from fractions import Fraction
 import pytest
 
 from specdec_core.course.exercise_sheet import fill, render
-from specdec_core.course.exercises import MARGIN, STORY, TOPICS, GivenUniforms, make_sheet
+from specdec_core.course.exercises import MARGIN, STORY, TOPICS, GivenUniforms, Sheet, make_sheet
 from support.apptest import ROOT
 
 SEEDS = range(40)
@@ -262,3 +262,37 @@ def test_rendered_sheets_leave_no_placeholder_and_show_the_key_numbers(lang):
 def test_fill_leaves_katex_braces_alone():
     filled = fill(r"$\alpha^{\gamma} = {a:.2f}$, {b}, p_{i}", {"a": 0.5, "i": 2})
     assert filled == r"$\alpha^{\gamma} = 0.50$, {b}, p_2"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_key_prints_each_uniform_as_the_problem_does(lang):
+    """u_2 = 0.6 in the key beside u_2 = 0.60 in the problem read as two numbers."""
+    text = _text(lang)
+    seen = 0
+    for seed in range(12):
+        sheet = make_sheet(seed, ["block"], per_topic=3)
+        for pr in sheet.problems:
+            both = render(Sheet(seed, (pr,)), text["sheet"], text["topic_names"], "both")
+            printed = re.findall(r"u_(\d) = (\d\.\d+)", both)
+            assert printed and all(len(v.split(".")[1]) == 2 for _, v in printed), printed
+            assert all(v == f"{pr.given['uniforms'][int(k) - 1]:.2f}" for k, v in printed), printed
+            seen += len(printed)
+    assert seen > 100
+
+
+@pytest.mark.parametrize(
+    ("lang", "both", "wrong"),
+    [("en", "Both drafts stand", "All 2 drafts"), ("zh", "两个草稿都通过", "2 个草稿全部通过")],
+)
+def test_two_drafts_are_both_not_all_two(lang, both, wrong):
+    text = _text(lang)
+    counts = {2: 0, 3: 0}
+    for seed in range(40):
+        sheet = make_sheet(seed, ["tokens"], per_topic=3)
+        key = render(sheet, text["sheet"], text["topic_names"], "key")
+        assert wrong not in key
+        gammas = [pr.given["gamma"] for pr in sheet.problems]
+        assert key.count(both) == gammas.count(2)
+        counts[2] += gammas.count(2)
+        counts[3] += sum(g > 2 for g in gammas)
+    assert counts[2] and counts[3]

@@ -90,21 +90,39 @@ def _plain(pr: Problem, t: Text, s: Text) -> tuple[dict[str, Any], dict[str, Any
     return dict(pr.given), answer
 
 
+def _tokens(pr: Problem, t: Text, s: Text) -> tuple[dict[str, Any], dict[str, Any]]:
+    """As :func:`_plain`, and the sentence for "every draft stands": "both" for two drafts."""
+    given, answer = _plain(pr, t, s)
+    gamma = int(pr.given["gamma"])
+    answer["all_stand"] = t["both_stand"] if gamma == 2 else fill(t["all_stand"], {"gamma": gamma})
+    return given, answer
+
+
+def _uniform(u: float) -> str:
+    """A given uniform as the problem prints it (two decimals), in its text and in its key alike."""
+    return f"{u:.2f}"
+
+
 def _block_steps(pr: Problem, t: Text) -> str:
     g, a = pr.given, pr.answer
     steps: list[str] = []
     u = g["uniforms"]
     k = 0
     for pos, (x, alpha) in enumerate(zip(g["drafts"], a["accept_probs"], strict=False), start=1):
-        values = {"pos": pos, "x": x, "a": alpha, "k": k + 1, "u": u[k]}
+        values = {"pos": pos, "x": x, "a": alpha, "k": k + 1, "u": _uniform(u[k])}
         k += 1
         if a["kinds"][pos - 1] == "accepted":
             steps.append(fill(t["step_accept"], values))
             continue
-        values |= {"residual": _list(a["residual"]), "k2": k + 1, "u2": u[k], "token": a["tokens"][pos - 1]}
+        values |= {
+            "residual": _list(a["residual"]),
+            "k2": k + 1,
+            "u2": _uniform(u[k]),
+            "token": a["tokens"][pos - 1],
+        }
         steps.append(fill(t["step_reject"], values))
         return "\n\n".join(steps)
-    bonus = {"k": k + 1, "u": u[k], "token": a["tokens"][-1], "pos": len(g["p_rows"])}
+    bonus = {"k": k + 1, "u": _uniform(u[k]), "token": a["tokens"][-1], "pos": len(g["p_rows"])}
     steps.append(fill(t["step_bonus"], bonus | {"row": _list(g["p_rows"][-1], 2)}))
     return "\n\n".join(steps)
 
@@ -118,7 +136,7 @@ def _block(pr: Problem, t: Text, s: Text) -> tuple[dict[str, Any], dict[str, Any
             rows.append([f"$q_{i}$", *(_num(v, 2) for v in g["q_rows"][i - 1])])
     given: dict[str, Any] = {"rows_table": table([t["row_label"], *g["labels"]], rows)}
     given |= {f"y{i}": x for i, x in enumerate(g["drafts"], start=1)}
-    given |= {f"u{i}": f"{u:.2f}" for i, u in enumerate(g["uniforms"], start=1)}
+    given |= {f"u{i}": _uniform(u) for i, u in enumerate(g["uniforms"], start=1)}
     answer = {
         "steps": _block_steps(pr, t),
         "committed": " ".join(a["tokens"]),
@@ -137,7 +155,7 @@ def _story(pr: Problem, t: Text, s: Text) -> tuple[dict[str, Any], dict[str, Any
 VALUES: dict[str, Callable[[Problem, Text, Text], tuple[dict[str, Any], dict[str, Any]]]] = {
     "sampling": _sampling,
     "decompose": _decompose,
-    "tokens": _plain,
+    "tokens": _tokens,
     "speedup": _plain,
     "block": _block,
     "story": _story,
