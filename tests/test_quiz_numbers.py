@@ -20,12 +20,14 @@ from pages.common.i18n import LESSONS
 from specdec_core.course import block as block_demo
 from specdec_core.course import cards, cost, pairs, sampling_lab
 from specdec_core.course import tree_drafts as tree_demo
+from specdec_core.engine.drafters import keeps_draft
 from specdec_core.engine.gamma import HeuristicGamma
 from specdec_core.live import compare
 from specdec_core.sampling import SamplingConfig, apply, greedy, greedy_equivalence
 from specdec_core.theory import best_gamma, expected_tokens, linear_verify_cost, measured_alpha, speedup
+from specdec_core.token_tree import node_budget
 from specdec_core.variants import emitted_law
-from specdec_core.verify import decompose, rejection_flows, tree
+from specdec_core.verify import coverage, decompose, output_distribution, project, rejection_flows, tree
 
 P = np.array([0.1, 0.6, 0.3])  # the fresh A, B, C pair of the overlap and tree questions
 Q = np.array([0.6, 0.2, 0.2])
@@ -268,6 +270,36 @@ def test_tree_drafts_nodes_and_depth():
         narrow.step()
     assert {len(r.committed) for r in narrow.rounds} == {4}
     _stated("tree_drafts", 4, "4")
+
+
+def test_self_spec_medusa_tree_size_and_reach():
+    target, draft = tree_demo.lesson_pair("random", "identical")  # dense rows: every node gets its children
+    medusa = tree_demo.TreeDemo(target, draft, [0], (3, 2), 7)
+    for _ in range(10):
+        medusa.step()
+    assert {r.nodes for r in medusa.rounds} == {node_budget((3, 2))} == {9}
+    assert {len(r.committed) for r in medusa.rounds} == {3}  # a full path and its bonus, at most
+    _stated("self_spec", 2, "9", "3")
+
+
+def test_self_spec_reduced_vocabulary_keeps_p():
+    p = np.array([0.45, 0.27, 0.18, 0.1])  # the last token lies outside the head's vocabulary
+    kept = np.array([0, 1, 2])
+    q = project(p[kept] / p[kept].sum(), kept, len(p))
+    assert coverage(p, np.array([0, 1, 2, -1])) == pytest.approx(0.9)
+    alpha = decompose(p, q).acceptance_rate
+    outside = output_distribution(p, q)[3]
+    _stated("self_spec", 4, "0.1", "0.9", where="question")
+    _stated("self_spec", 4, f"α = {alpha:.1f}", f"{outside:.1f}")
+
+
+def test_self_spec_calibrated_chain_commits_on_average():
+    confidences = np.array([0.9, 0.7, 0.4])
+    chain = np.cumprod(confidences)
+    assert all(keeps_draft(float(c), i, 0.2) for i, c in enumerate(chain))  # the engine drafts all three
+    _stated("self_spec", 5, "0.9", "0.7", "0.4", where="question")
+    _stated("self_spec", 5, f"{1 + chain.sum():.2f}")
+    _stated("self_spec", 5, f"{1 + confidences.sum():.2f}", f"{1 + chain[-1]:.2f}", where="options")
 
 
 def test_the_heads_curves_fall_with_depth():
