@@ -18,6 +18,7 @@ from specdec_core.course import pairs
 from specdec_core.course.cost import COST_FILE, cost_data
 from specdec_core.engine.drafters import keeps_draft
 from specdec_core.live.compare import Cell, Measured
+from specdec_core.theory import expected_tokens, linear_verify_cost, speedup
 from specdec_core.verify import decompose
 from tests.test_confidence_floor_law import FLOOR, Q_ROWS
 
@@ -220,3 +221,17 @@ def test_the_layer_skip_depth_is_written_ell_not_k(lang):
     wrong = re.compile(r"first \$?k\$? layers|depths k\b|^k = |前 \$?k\$? 层|深度 k\b")
     assert not [t for t in texts if wrong.search(t)]
     assert "\\ell" in _md(lang, "race") and all("ℓ" in t for t in texts[1:])
+
+
+# ------------------------------------------- item 9: constant v (2.80) against measured v (2.24)
+@pytest.mark.parametrize("lang", LANGS)
+def test_notation_and_cost_say_why_the_same_draft_gives_two_speedups(lang):
+    verify_cost = linear_verify_cost(cost_data().measured_beta)
+    tokens = expected_tokens(0.8, 4)
+    constant, measured = speedup(0.8, 4, 0.05), speedup(0.8, 4, 0.05, verify_cost)
+    notation = _section(lang, "notation", "worked")
+    assert f"$4 \\times 0.05 + 1 = {4 * 0.05 + 1:.1f}$" in notation
+    assert f"$S(4) = {constant:.2f}$" in notation and f"= {measured:.2f}$" in notation
+    cost = _section(lang, "cost", "measured")
+    assert f"$S = {tokens:.2f}/{4 * 0.05 + 1:.1f} = {constant:.2f}$" in cost
+    assert f"${tokens:.2f}/{4 * 0.05 + verify_cost(4):.1f} = {measured:.2f}$" in cost
