@@ -250,6 +250,27 @@ def test_sampling_lab_flat_top_k():
     _stated("sampling_lab", 5, *shown, where="question")
 
 
+def test_tokenizers_reduced_head_and_coverage():
+    p, q = np.array([0.35, 0.45, 0.2]), np.array([0.3, 0.2, 0.5])
+    cut = project(q, np.array([0, 1, -1]), 3)
+    before, after = decompose(p, q).acceptance_rate, decompose(p, cut).acceptance_rate
+    assert after > before and np.allclose(output_distribution(p, cut), p)
+    _stated("tokenizers", 0, "(0.35, 0.45, 0.2)", "(0.3, 0.2, 0.5)", where="question")
+    _stated("tokenizers", 0, f"{before:.1f}", f"{after:.2f}")
+    p = np.array([0.3, 0.5, 0.2])
+    q, twins = np.array([0.45, 0.3, 0.25]), np.array([0, 1, -1])  # z has no twin
+    alpha = decompose(p, project(q, twins, 3)).acceptance_rate
+    _stated("tokenizers", 1, "(0.3, 0.5, 0.2)", "(0.45, 0.3, 0.25)", where="question")
+    _stated("tokenizers", 1, f"{coverage(q, twins):.2f}", f"α = {alpha:.2f}")
+    _stated(
+        "tokenizers",
+        1,
+        f"α = {decompose(p, q).acceptance_rate:.2f}",
+        f"α = {p[:2].sum():.2f}",
+        where="options",
+    )
+
+
 def test_tree_leaves_of_b_and_the_q_zero_tally():
     t = tree(P, Q, labels=["A", "B", "C"])
     _stated("tree", 0, f"{t.leaf_totals[1]:.1f}")
