@@ -11,6 +11,7 @@ from streamlit import config
 from pages.common.i18n import Strings, current_lang, strings
 from pages.common.lesson import Lesson, lesson
 from pages.common.nav import PAGES
+from pages.common.urlstate import arrive
 
 ASSETS = Path(__file__).resolve().parents[2] / "assets"
 
@@ -59,8 +60,10 @@ def _through_entry_script() -> None:
 
 
 def start(name: str, with_lesson: bool = True) -> tuple[Strings, Lesson | None]:
-    """Set up a page: style, strings and lesson of `name` in the session language, and title."""
+    """Set up a page: style, strings and lesson of `name` in the session language, and title.
+    Arriving from another page makes the URL's values a link to follow (urlstate.arrive)."""
     _through_entry_script()
+    arrive(name)
     lang = current_lang()
     if st.query_params.get("lang") != lang:
         st.query_params["lang"] = lang

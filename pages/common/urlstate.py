@@ -3,6 +3,8 @@
 Call :func:`restore` before the widgets (it seeds their session state from the URL, or
 from the defaults) and :func:`mirror` after them (it writes the current values back).
 Widgets are created with ``key=param.key`` and no ``value=`` of their own.
+:func:`arrive` (called by ``pages.common.page.start`` at the top of every page run) tells a
+learner's arrival on a page from a rerun of the page they are on.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import streamlit as st
 _LAST = "_url_last"
 _WRITTEN = "_url_written"  # per key, the values this session has put in the address (recent first)
 _KEEP_WRITTEN = 64
+_PAGE = "_url_page"  # the page the session's last whole-page run showed
 
 
 @dataclass(frozen=True)
@@ -75,16 +78,34 @@ def text_param(key: str, default: str, max_len: int) -> Param:
     return Param(key, default, parse)
 
 
+def arrive(page: str) -> None:
+    """Note that a whole-page run of `page` begins; call it before any :func:`restore` of the run.
+
+    Opening another page (a ``st.page_link``, the menu, the browser's history) keeps the
+    session but drops the left page's widget state, so the address such a run carries is a
+    link to follow in full, even one this session wrote or followed before: clicking the
+    same link a second time in the same tab must set its page up again. Arriving therefore
+    forgets what this session wrote into the address; reruns of the same page (and fragment
+    runs, which do not call this) keep that memory, which :func:`restore` needs.
+    """
+    ss = st.session_state
+    if ss.get(_PAGE) != page:
+        ss[_PAGE] = page
+        ss[_LAST] = {}
+        ss[_WRITTEN] = {}
+
+
 def restore(params: Sequence[Param]) -> list[str]:
     """Seed each control from the URL when it carries a value not yet applied, else its default.
 
     Returns the keys whose URL value could not be read (they keep their default).
 
-    A rerun carries the browser's address as it was when the rerun was asked for, which can
-    lag behind the widgets: when a slider moves several times quickly, the address may still
-    hold a value this session wrote one or two runs ago. Such an echo of our own writing is
-    not a new link, so it never overrides a widget (the next :func:`mirror` corrects the
-    address); only a value this session never wrote is.
+    On a run that arrives from another page (:func:`arrive`) every value the URL carries is
+    applied. Afterwards a rerun carries the browser's address as it was when the rerun was
+    asked for, which can lag behind the widgets: when a slider moves several times quickly,
+    the address may still hold a value this session wrote one or two runs ago. Such an echo
+    of our own writing is not a new link, so it never overrides a widget (the next
+    :func:`mirror` corrects the address); only a value this session never wrote is.
     """
     last: dict[str, str] = st.session_state.setdefault(_LAST, {})
     written: dict[str, list[str]] = st.session_state.setdefault(_WRITTEN, {})
