@@ -280,6 +280,16 @@ def test_tree_leaves_of_b_and_the_q_zero_tally():
     _stated("tree", 3, f"{pair.p[2]:.1f}")
 
 
+def test_tree_flow_from_one_surplus_token_to_one_deficit_token():
+    p, q = np.array([0.4, 0.1, 0.2, 0.3]), np.array([0.1, 0.3, 0.4, 0.2])
+    flows = rejection_flows(p, q)
+    _stated("tree", 1, "(0.4, 0.1, 0.2, 0.3)", "(0.1, 0.3, 0.4, 0.2)", where="question")
+    _stated("tree", 1, f"{flows[2, 3]:.2f}")
+    _stated(
+        "tree", 1, f"{flows[2].sum():.2f}", f"{flows[2, 0]:.2f}", f"{flows[:, 3].sum():.2f}", where="options"
+    )
+
+
 def test_tree_drafts_nodes_and_depth():
     target, draft = tree_demo.lesson_pair("story", "identical")
     wide = tree_demo.TreeDemo(target, draft, [0], (2, 2, 1), 7)
