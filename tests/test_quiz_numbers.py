@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from pages.common.i18n import LESSONS
+from specdec_core.candidates import candidate_acceptance
 from specdec_core.course import block as block_demo
 from specdec_core.course import cards, cost, pairs, sampling_lab
 from specdec_core.course import tree_drafts as tree_demo
@@ -331,6 +332,21 @@ def test_self_spec_calibrated_chain_commits_on_average():
     _stated("self_spec", 5, "0.9", "0.7", "0.4", where="question")
     _stated("self_spec", 5, f"{1 + chain.sum():.2f}")
     _stated("self_spec", 5, f"{1 + confidences.sum():.2f}", f"{1 + chain[-1]:.2f}", where="options")
+
+
+def test_tree_drafts_two_distinct_candidates():
+    p, q = np.array([0.6, 0.3, 0.1]), np.array([0.3, 0.1, 0.6])
+    _stated("tree_drafts", 2, "(0.6, 0.3, 0.1)", "(0.3, 0.1, 0.6)", where="question")
+    _stated("tree_drafts", 2, f"{candidate_acceptance(p, q, 2, replacement=False):.3f}")
+    with_replacement, one = candidate_acceptance(p, q, 2), candidate_acceptance(p, q, 1)
+    _stated(
+        "tree_drafts",
+        2,
+        f"{with_replacement:.3f}",
+        f"{one:.3f}",
+        f"{1 - (1 - one) ** 2:.3f}",
+        where="options",
+    )
 
 
 def test_the_heads_curves_fall_with_depth():
