@@ -63,8 +63,8 @@ def test_block_three_tokens_with_acceptance_by_position():
 
 
 def test_block_repetition_penalty_of_a_drafted_token():
-    _stated("block", 5, "1.3", "2.6", where="question")
-    _stated("block", 5, f"{2.6 / 1.3:.1f}")
+    _stated("block", 5, "1.3", "3.9", where="question")
+    _stated("block", 5, f"{3.9 / 1.3:.1f}")
 
 
 def test_block_identical_draft_commits_gamma_plus_one():
@@ -209,9 +209,9 @@ def test_overlap_residual_keep_rule_and_gaussians():
 
 
 def test_overlap_acceptance_and_resampling_from_p():
-    p, q = np.array([0.5, 0.5, 0.0]), np.array([0.4, 0.3, 0.3])
-    _stated("overlap", 1, "(0.5, 0.5, 0)", "(0.4, 0.3, 0.3)", where="question")
-    _stated("overlap", 1, f"{decompose(p, q).acceptance_rate:.1f}")
+    p, q = np.array([0.5, 0.5, 0.0]), np.array([0.45, 0.2, 0.35])
+    _stated("overlap", 1, "(0.5, 0.5, 0)", "(0.45, 0.2, 0.35)", where="question")
+    _stated("overlap", 1, f"{decompose(p, q).acceptance_rate:.2f}")
     law = emitted_law(P, Q, "resample_from_p")
     _stated("overlap", 3, "(0.1, 0.6, 0.3)", "(0.6, 0.2, 0.2)", where="question")
     _stated("overlap", 3, "(" + ", ".join(f"{x:.2f}" for x in law) + ")")
@@ -228,11 +228,11 @@ def test_overlap_q_zero_preset():
 
 def test_race_free_draft_on_chat_and_bf16_on_a_gpu():
     cpu = linear_verify_cost(0.075)
-    at4, at1 = speedup(0.25, 4, 0.0, cpu), speedup(0.25, 1, 0.0, cpu)
+    at4, at1 = speedup(0.3, 4, 0.0, cpu), speedup(0.3, 1, 0.0, cpu)
     assert at1 > at4 > 1
-    _stated("race", 0, "α = 0.25", "0.075", where="question")
+    _stated("race", 0, "α = 0.3", "0.075", where="question")
     _stated("race", 0, f"{at4:.2f}", f"{at1:.2f}")
-    _stated("race", 0, f"{expected_tokens(0.25, 4):.2f}", f"{expected_tokens(0.25, 1):.2f}", where="options")
+    _stated("race", 0, f"{expected_tokens(0.3, 4):.2f}", f"{expected_tokens(0.3, 1):.2f}", where="options")
     _stated("race", 1, "α = 0.99", "c = 0.1", "γ = 6", where="question")
     _stated("race", 1, f"{speedup(0.99, 6, 0.1):.2f}")
     _stated("race", 1, f"{expected_tokens(0.99, 6):.2f}", where="options")
