@@ -23,6 +23,7 @@ from specdec_core.engine.gamma import (
     GammaController,
     HeuristicGamma,
     TheoryGamma,
+    draft_cost_ratio,
     estimate_cost_ratio,
     make_controller,
 )
@@ -39,6 +40,7 @@ __all__ = [
     "TheoryGamma",
     "TopTokens",
     "autoregressive",
+    "draft_cost_ratio",
     "estimate_cost_ratio",
     "generate",
     "make_controller",

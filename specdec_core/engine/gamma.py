@@ -225,6 +225,21 @@ def estimate_cost_ratio(target: LanguageModel, draft: Draft) -> float:
     return step_bytes(draft, d_mod) / max(step_bytes(target, t_mod), 1.0)
 
 
+def draft_cost_ratio(target: LanguageModel, draft: Draft) -> float:
+    """One draft step in target steps, as the engine prices it: a draft's own ``cost_ratio``
+    wins, a lookup drafter costs 0, two models timed at load on this machine (``step_seconds``)
+    give the ratio of their measured steps, and anything else :func:`estimate_cost_ratio`."""
+    explicit = getattr(draft, "cost_ratio", None)
+    if explicit is not None:
+        return float(explicit)
+    if hasattr(draft, "propose"):
+        return 0.0
+    t, d = getattr(target, "step_seconds", None), getattr(draft, "step_seconds", None)
+    if isinstance(t, int | float) and isinstance(d, int | float) and t > 0 and d > 0:
+        return float(d) / float(t)
+    return estimate_cost_ratio(target, draft)
+
+
 def make_controller(
     gamma: int,
     adaptive: bool | str | GammaController,

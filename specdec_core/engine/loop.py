@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from specdec_core.engine.drafters import make_drafter
 from specdec_core.engine.events import RoundEvent
-from specdec_core.engine.gamma import GammaController, estimate_cost_ratio, make_controller
+from specdec_core.engine.gamma import GammaController, draft_cost_ratio, make_controller
 from specdec_core.engine.held import HeldSessions, check_held
 from specdec_core.engine.round_events import RoundClock, autoregressive_event, speculative_event
 from specdec_core.engine.rows import RunMaths, logit_rows, target_rows
@@ -109,7 +109,7 @@ def generate(
         shape = check_branching(tree)
         run = RunMaths(cfg, seed, top_n, reference)
         return tree_rounds(target, draft, prompt, run, shape, max_new_tokens, stop_at_eos, lock_timeout)
-    cost = estimate_cost_ratio(target, draft) if draft_cost is None else draft_cost
+    cost = draft_cost_ratio(target, draft) if draft_cost is None else draft_cost
     controller = make_controller(gamma, adaptive_gamma, gamma_bounds, cost)
     run = RunMaths(cfg, seed, top_n, reference)
     loop = _Loop(controller, max_new_tokens, stop_at_eos, lock_timeout, held, rule)

@@ -107,6 +107,11 @@ class CrossVocabularyDraft:
         return int(getattr(self.draft, "num_layers", 0) or 0)
 
     @property
+    def step_seconds(self) -> float | None:
+        """The draft model's decode step timed at load (the engine's measured cost reads it)."""
+        return getattr(self.draft, "step_seconds", None)
+
+    @property
     def confidence_floor(self) -> float:
         return float(getattr(self.draft, "confidence_floor", 0.0) or 0.0)
 

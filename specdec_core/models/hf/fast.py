@@ -19,6 +19,7 @@ from typing import Any
 import torch
 
 from specdec_core.models import memory
+from specdec_core.models.hf import kernel_choice
 from specdec_core.models.hf.kernels import RowLinear, row_kernel
 from specdec_core.models.hf.lean import LeanBody, fused_bytes, lean_eligible
 from specdec_core.models.hf.loading import _auto
@@ -34,6 +35,7 @@ PLAIN_HEAD_CLASSES = frozenset(
         "Phi3ForCausalLM",
         "Olmo2ForCausalLM",
         "SmolLM3ForCausalLM",
+        "Gemma3ForCausalLM",
     }
 )
 #: Config fields that scale or cap the logits in some families (Gemma, Cohere, Granite, …):
@@ -110,6 +112,25 @@ class FastForward:
         )
         params = inspect.signature(twin.model.forward).parameters
         self._cache_kw = "cache" if "cache" in params else "past_key_values"
+        #: the kernel chosen per weight shape and row count on this machine (measured on load,
+        #: taking ``calibration_s`` seconds; 0 when this machine's cache already knew them)
+        start = time.perf_counter()
+        self.kernels = kernel_choice.calibrate(self._weights())
+        self.calibration_s = time.perf_counter() - start
+
+    def _weights(self) -> list[tuple[torch.Tensor, tuple[int, ...]]]:
+        """Every weight the forward multiplies by, with the row counts it is asked for."""
+        head = self.head.weight
+        if self.lean is not None:
+            body = [w for layer in self.lean.layers for w in (layer[0], layer[1], layer[3], layer[4])]
+        else:
+            body = [
+                m.weight for m in self.module.modules() if isinstance(m, RowLinear) and m is not self.head
+            ]
+        return [
+            *((w, kernel_choice.BODY_ROWS) for w in body if w is not head),
+            (head, kernel_choice.HEAD_ROWS),
+        ]
 
     def new_cache(self) -> Any:
         """An empty cache for :meth:`body`."""

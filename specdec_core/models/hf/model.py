@@ -8,6 +8,7 @@ runs its own forward. Loading is in :mod:`.loading`.
 
 from __future__ import annotations
 
+import hashlib
 import inspect
 import os
 from collections.abc import Sequence
@@ -16,6 +17,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from specdec_core.models.hf import kernel_choice
 from specdec_core.models.hf.fast import FastForward, LogitRows, plain_head, tree_arguments
 from specdec_core.models.hf.lean import LeanCache
 from specdec_core.models.hf.loading import (
@@ -90,6 +92,29 @@ class HFCausalLM:
             FastForward(module) if use_fast and plain_head(module) is not None else None
         )
         configure_torch_threads()
+        #: one decode step's seconds on this machine (timed once per model and machine, at
+        #: load, kept in the kernel choice's cache): the engine prices a draft with it
+        self.step_seconds: float = kernel_choice.step_seconds(self._step_key(), self._time_step)
+
+    def _step_key(self) -> str:
+        """What a decode step's time depends on besides the machine: the model, its dtype, shapes
+        and forward (the fast, lean or own one)."""
+        shapes = ";".join("x".join(map(str, p.shape)) for p in self.module.parameters())
+        digest = hashlib.sha1(shapes.encode()).hexdigest()[:12]
+        forward = "own" if self.fast is None else ("lean" if self.fast.lean is not None else "fast")
+        return f"{self.name}|{_dtype_name(self.dtype)}|{self.device}|{forward}|{digest}"
+
+    def _time_step(self) -> float:
+        """Median seconds of a one-token decode step after a short prompt."""
+        ids = [i % self._vocab for i in range(1, 9)]
+        session = self.session(ids[:-1])
+        base = session.length
+
+        def step() -> None:
+            session.logits(ids[-1:], last_only=True)
+            session.truncate(base)
+
+        return kernel_choice.median_step(step)
 
     # -- the LanguageModel protocol --------------------------------------------------------
     @property

@@ -1,0 +1,132 @@
+"""How far a decode step is from the memory floor, for SmolLM2-135M and Gemma-3-270M.
+
+    .venv/bin/python -m bench.floor            # 31 tokens, 15 interleaved repeats
+    .venv/bin/python -m bench.floor --quick    # 15 tokens, 7 repeats, the same keys
+
+A decode step of a small model on a CPU is bound by memory: it reads every weight once, so
+weight bytes ÷ read bandwidth is a floor no kernel can beat. Printed in one run:
+
+* ``bandwidth_gbs``: 1 GiB ÷ the best of 5 ``torch.sum`` over a 1 GiB float32 tensor, at the
+  engine's thread count;
+* ``<model>_step_ms``: decode time per token through ``engine.autoregressive`` (greedy,
+  prefill excluded), the median over the run's tokens;
+* ``<model>_floor_ms``: the weight bytes one decode step reads ÷ ``bandwidth_gbs``;
+* ``<model>_floor_ratio``: step ÷ floor;
+* ``<model>_verify5_ratio``: one 5-token forward with all 5 logit rows ÷ a 1-row step
+  (medians of interleaved repeats);
+* ``<model>_calibration_s`` and ``<model>_kernels``: the seconds the kernel choice took at load
+  (0 once this machine's cache knows it) and the kernel chosen per weight and row count.
+
+The last line is one JSON object with every figure. Results go into bench/RESULTS.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+
+import specdec_core.models  # first: it sets OpenMP's passive wait before torch loads
+
+OMP_FIRST = specdec_core.models.__name__  # (an import block of its own, kept before torch's)
+
+import torch  # noqa: E402
+
+from bench.kernels import medians, step_and_verify  # noqa: E402
+from specdec_core.engine import autoregressive  # noqa: E402
+from specdec_core.models import load_bundled  # noqa: E402
+from specdec_core.models.bundled import load_gemma  # noqa: E402
+from specdec_core.models.hf import HFCausalLM, kernel_choice  # noqa: E402
+from specdec_core.sampling import SamplingConfig  # noqa: E402
+
+PROMPT = "Explain in three sentences why the sky is blue, for a curious child."
+
+
+def bandwidth_gbs(gib: int = 1, repeats: int = 5) -> float:
+    """Read bandwidth in GB/s: bytes ÷ the fastest ``torch.sum`` over `gib` GiB of float32."""
+    data = torch.ones(gib * 2**28, dtype=torch.float32)
+    best = float("inf")
+    for _ in range(repeats + 1):  # the first touches the pages
+        start = time.perf_counter()
+        torch.sum(data)
+        best = min(best, time.perf_counter() - start)
+    return data.numel() * 4 / best / 1e9
+
+
+def step_bytes(model: HFCausalLM) -> int:
+    """Bytes of weights one decode step reads: every parameter once (a tied embedding is the
+    head's weight), except an untied input embedding, of which a step reads one row."""
+    seen: dict[int, int] = {}
+    for p in model.module.parameters():
+        seen[p.data_ptr()] = p.numel() * p.element_size()
+    embed = model.module.get_input_embeddings().weight
+    head = model.module.get_output_embeddings()
+    if head is None or head.weight.data_ptr() != embed.data_ptr():
+        seen.pop(embed.data_ptr(), None)
+    return sum(seen.values())
+
+
+def decode_ms(model: HFCausalLM, ids: list[int], tokens: int) -> float:
+    """Median ms per generated token of greedy ``autoregressive``, prefill excluded."""
+    greedy = SamplingConfig(temperature=0)
+    events = list(autoregressive(model, ids, greedy, max_new_tokens=tokens, seed=0, stop_at_eos=False))
+    return statistics.median((e.total_s - e.prefill_s) * 1e3 for e in events)
+
+
+def figures(name: str, model: HFCausalLM, bandwidth: float, tokens: int, repeats: int) -> dict[str, object]:
+    ids = model.encode(PROMPT, chat=model.has_chat_template)
+    decode_ms(model, ids, 4)  # warm-up
+    step = decode_ms(model, ids, tokens)
+    floor = step_bytes(model) / (bandwidth * 1e9) * 1e3
+    got = medians({k: f for k, f in step_and_verify(model, ids).items() if k != "verify17"}, repeats)
+    fast = model.fast
+    return {
+        f"{name}_step_ms": round(step, 2),
+        f"{name}_floor_ms": round(floor, 2),
+        f"{name}_floor_ratio": round(step / floor, 3),
+        f"{name}_verify5_ratio": round(got["verify5"] / got["step"], 3),
+        f"{name}_calibration_s": round(fast.calibration_s, 2) if fast is not None else None,
+        f"{name}_kernels": {f"{w}/{d}": k for w, d, k in _kernels(model)},
+    }
+
+
+def _kernels(model: HFCausalLM) -> list[tuple[str, str, str]]:
+    fast = model.fast
+    if fast is None:
+        return []
+    out = []
+    for key, by_rows in sorted(fast.kernels.items()):
+        shape, dtype = key.split("/")
+        out.append((shape, dtype, kernel_choice.runs(by_rows)))
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="15 tokens and 7 repeats (the same keys)")
+    args = parser.parse_args()
+    tokens, repeats = (15, 7) if args.quick else (31, 15)
+    results: dict[str, object] = {"threads": torch.get_num_threads(), "machine": kernel_choice.machine_key()}
+    bandwidth = bandwidth_gbs()
+    results["bandwidth_gbs"] = round(bandwidth, 2)
+    print(f"read bandwidth {bandwidth:.1f} GB/s at {torch.get_num_threads()} threads", flush=True)
+    for name, load in (("smollm2", load_bundled), ("gemma", load_gemma)):
+        model = load()
+        got = figures(name, model, bandwidth, tokens, repeats)
+        results.update(got)
+        print(
+            f"{name}: step {got[f'{name}_step_ms']} ms, floor {got[f'{name}_floor_ms']} ms "
+            f"(×{got[f'{name}_floor_ratio']}), 5-row verification {got[f'{name}_verify5_ratio']} steps, "
+            f"kernel choice {got[f'{name}_calibration_s']} s",
+            flush=True,
+        )
+        for shape, dtype, choice in _kernels(model):
+            print(f"  {shape} {dtype}: {choice}")
+        del model
+    print(json.dumps(results))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
