@@ -13,6 +13,7 @@ from pages.common.i18n import strings
 from pages.common.models import access
 from pages.common.nav import PAGES
 from pages.common.page import start
+from pages.common.urlstate import choice_param, mirror, restore
 from specdec_core.live import access as rules
 from specdec_core.live import answers
 from specdec_core.viz.answers import answer_histogram
@@ -106,9 +107,13 @@ if kind == "success":
 elif kind == "error":
     note.error(message)
 
+# The page whose questions are shown comes from the link too (the teach page's route opens it so).
+PAGE_PARAMS = [choice_param("answers_page", next(iter(quizzes)), tuple(quizzes))]
+restore(PAGE_PARAMS)  # an unknown page in the link falls back to the first
 page_key = st.selectbox(
     s["page"], options=list(quizzes), format_func=lambda k: s[f"nav.{k}.title"], key="answers_page"
 )
+mirror(PAGE_PARAMS)
 answer_keys = {k: [int(q["answer"]) for q in items] for k, items in quizzes.items()}
 
 

@@ -1,52 +1,96 @@
-"""Teach it in 90 minutes: a timed route through the course, each step with what to show, a
-link that sets its page up through the page's URL state, and what to ask the room."""
+"""Teach it in 90 minutes: timed routes through the course — a 90-minute class in three
+sections, then a 45-minute lecture — each step with what to show, a link that sets its page up
+through the page's URL state, the handout to give out, and what to ask the room."""
 
 import streamlit as st
 
+from pages.common.i18n import strings
 from pages.common.nav import PAGES
 from pages.common.page import start
-from specdec_core.course.teach import schedule, talking_points
+from specdec_core.course.handouts import HANDOUTS
+from specdec_core.course.teach import CLASS, LECTURE, Route, Step, schedule, talking_points
 
 s, text = start("teach")
 nav = {p.key: p for p in PAGES}
-slots = schedule()
 points = talking_points()
+handout_names = strings("handouts")["names"]
 
 
 def _title(page: str) -> str:
     return s[f"nav.{page}.title"] if page in nav else page
 
 
+def _handout_link(key: str) -> None:
+    if "handouts" in nav:
+        st.page_link(
+            nav["handouts"].file,
+            label=s("handout", name=handout_names[key]),
+            icon=nav["handouts"].icon,
+            query_params={"handout": key, "lang": s.lang},
+        )
+
+
+def _links(step: Step) -> None:
+    page = nav.get(step.page)
+    if page is None:
+        st.info(s("no_link", page=step.page))
+    else:
+        st.page_link(
+            page.file,
+            label=s("open", page=_title(step.page)),
+            icon=page.icon,
+            query_params={**step.query, "lang": s.lang},
+        )
+    if step.handout is not None:
+        _handout_link(step.handout)
+
+
+def _table(route: Route) -> None:
+    slots = schedule(route)
+    st.caption(s("total", steps=len(slots), planned=route.planned, slack=route.slack, minutes=route.minutes))
+    rows = [
+        f"| {slot.start}–{slot.end} | {s[f'steps.{slot.step.key}.title']} | {_title(slot.step.page)} |"
+        for slot in slots
+    ]
+    header = f"| {s['table_minutes']} | {s['table_step']} | {s['table_page']} |\n|---|---|---|\n"
+    st.markdown(header + "\n".join(rows))
+
+
+def show_route(route: Route, lecture: bool = False) -> None:
+    """The route's table, then each section and its steps; a lecture step says what to keep."""
+    st.header(s[f"routes.{route.key}.title"])
+    st.markdown(s[f"routes.{route.key}.intro"])
+    _table(route)
+    slots = iter(schedule(route))
+    for section in route.sections:
+        st.subheader(s[f"sections.{section.key}.title"], divider="gray")
+        st.caption(s[f"sections.{section.key}.goal"])
+        for step in section.steps:
+            slot = next(slots)
+            values = points.get(step.key, {})
+            with st.container(border=True, key=f"teach_{route.key}_{step.key}"):
+                st.markdown(f"#### {s[f'steps.{step.key}.title']}")
+                st.caption(s("clock", start=slot.start, end=slot.end, minutes=step.minutes))
+                _links(step)
+                parts = ("plan", "ask") if lecture else ("show", "ask", "listen")
+                for part in parts:
+                    key = f"lecture.{step.key}" if part == "plan" else f"steps.{step.key}.{part}"
+                    st.markdown(s("part", label=s[part], text=s(key, **values)))
+    if lecture:
+        st.caption(s["lecture_listen"])
+
+
 text.show("intro")
 if "notation" in nav:
     st.page_link(nav["notation"].file, label=s["nav.notation.title"], icon=nav["notation"].icon)
 
-st.header(s["route_header"])
-st.caption(s("total", steps=len(slots), minutes=slots[-1].end))
-rows = [
-    f"| {slot.start}–{slot.end} | {s[f'steps.{slot.step.key}.title']} | {_title(slot.step.page)} |"
-    for slot in slots
-]
-header = f"| {s['table_minutes']} | {s['table_step']} | {s['table_page']} |\n|---|---|---|\n"
-st.markdown(header + "\n".join(rows))
+show_route(CLASS)
+show_route(LECTURE, lecture=True)
 
-for slot in slots:
-    step, values = slot.step, points.get(slot.step.key, {})
-    with st.container(border=True, key=f"teach_{step.key}"):
-        st.subheader(s[f"steps.{step.key}.title"])
-        st.caption(s("clock", start=slot.start, end=slot.end, minutes=step.minutes))
-        page = nav.get(step.page)
-        if page is None:
-            st.info(s("no_link", page=step.page))
-        else:
-            st.page_link(
-                page.file,
-                label=s("open", page=_title(step.page)),
-                icon=page.icon,
-                query_params={**step.query, "lang": s.lang},
-            )
-        for part in ("show", "ask", "listen"):
-            st.markdown(s("part", label=s[part], text=s(f"steps.{step.key}.{part}", **values)))
+st.header(s["handouts_header"])
+st.markdown(s["handouts_intro"])
+for key in HANDOUTS:
+    _handout_link(key)
 
 text.show("before")
 text.show("projector")

@@ -1,5 +1,7 @@
-"""The route of a 90-minute class through the course: each step's page, its minutes and the
-address that sets the page up (its URL-state keys and values, as the page itself writes them).
+"""The routes of a class through the course: a 90-minute class in three sections and a
+45-minute lecture, each step with its page, its minutes, the address that sets the page up
+(its URL-state keys and values, as the page itself writes them) and, where one fits, the
+printable handout to give out with it.
 
 What to show and what to ask lives with the words, in lessons/<lang>/teach.toml under
 ``[steps.<key>]``; this module holds the plan, so a test can open every link, and the numbers
@@ -9,67 +11,210 @@ those words quote, computed here from the same settings the links set.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
 
+from specdec_core.course.cost import cost_data
 from specdec_core.course.exercises import story_problem
 from specdec_core.course.sampling_lab import examples
 from specdec_core.sampling import SamplingConfig, apply
-from specdec_core.theory import expected_tokens, speedup
+from specdec_core.theory import best_gamma, expected_tokens, linear_verify_cost, round_costs, speedup
 
 CLASS_MINUTES = 90
+LECTURE_MINUTES = 45
+#: The least spare time a route leaves for questions and the unexpected, per class length.
+MIN_SLACK = {CLASS_MINUTES: 10, LECTURE_MINUTES: 5}
+#: The memory-bound motivation must be over by this minute of the 90-minute class.
+MOTIVATION_BY = 15
+#: The largest γ the cost page's slider offers (its best γ is searched up to here).
+COST_MAX_GAMMA = 16
 
 
 @dataclass(frozen=True)
 class Step:
-    """One stop of the route: ``key`` names its texts, ``page`` the course page it opens,
-    ``query`` the page's URL state that sets it up (empty: the page has no controls)."""
+    """One stop of a route: ``key`` names its texts, ``page`` the course page it opens,
+    ``query`` the page's URL state that sets it up (empty: the page has no such controls),
+    ``handout`` the printable sheet that goes with it (a key of course.handouts, or None)."""
 
     key: str
     page: str
     minutes: int
     query: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    handout: str | None = None
+
+
+@dataclass(frozen=True)
+class Section:
+    """Steps taught together; ``key`` names its title and goal in teach.toml (``[sections.<key>]``).
+    A section ends with the room's answers (the Class answers view) before the next one starts."""
+
+    key: str
+    steps: tuple[Step, ...]
+
+
+@dataclass(frozen=True)
+class Route:
+    """A whole class: ``key`` names its texts (``[routes.<key>]``), ``minutes`` its length."""
+
+    key: str
+    minutes: int
+    sections: tuple[Section, ...]
+
+    @property
+    def steps(self) -> tuple[Step, ...]:
+        return tuple(step for section in self.sections for step in section.steps)
+
+    @property
+    def planned(self) -> int:
+        """Minutes the steps take together."""
+        return sum(step.minutes for step in self.steps)
+
+    @property
+    def slack(self) -> int:
+        """Minutes the class has beyond its steps: for questions, a slow model, a late start."""
+        return self.minutes - self.planned
 
 
 def _q(**values: str) -> Mapping[str, str]:
     return MappingProxyType(values)
 
 
-ROUTE: tuple[Step, ...] = (
-    Step(
-        "greedy", "sampling_lab", 10, _q(preset="peaked", T="1", k="0", p="0.78", min_keep="1", order="tkp")
-    ),
-    Step("overlap", "overlap", 12, _q(ov_preset="abc", ov_T="1", ov_variant="resample_from_p")),
-    Step("tree", "tree", 8, _q(tree_preset="abc", tree_top_n="6", tree_seed="7")),
-    Step(
-        "block",
-        "block",
-        12,
-        _q(
-            block_chain="story", block_draft="good", block_k="4", block_seed="7", block_t="1", block_round="0"
-        ),
-    ),
-    Step("notation", "notation", 3),
-    Step("cost", "cost", 10, _q(cost_alpha="0.8", cost_gamma="4", cost_c="0.05", cost_verify="constant")),
-    Step(
-        "live",
-        "live",
-        10,
-        _q(live_target="bundled", live_draft="ngram", live_preset="copy", live_gamma="4", live_t="0"),
-    ),
-    Step("race", "race", 8, _q(race_target="bundled", race_preset="summarise", race_gamma="4", race_t="0")),
-    Step(
-        "tree_drafts",
-        "tree_drafts",
-        7,
-        _q(trd_chain="story", trd_draft="poor", trd_shape="2-2", trd_seed="7"),
-    ),
-    Step("self_spec", "self_spec", 5),
-    Step(
-        "exercises", "exercises", 5, _q(ex_seed="2026", ex_topics="decompose,tokens,block,story", ex_key="0")
+# The settings the links set, shared by the steps that open the same example.
+_COST = {"cost_alpha": "0.8", "cost_gamma": "4", "cost_c": "0.05"}
+_BLOCK = {
+    "block_chain": "story",
+    "block_draft": "good",
+    "block_k": "4",
+    "block_seed": "7",
+    "block_t": "1",
+}
+#: Rounds the proof step steps through, enough for the block page's histogram (it needs 30).
+PROOF_ROUNDS = 30
+
+MOTIVATION = Step("motivation", "cost", 5, _q(**_COST, cost_verify="constant"))
+NOTATION = Step("notation", "notation", 3)
+GREEDY = Step(
+    "greedy", "sampling_lab", 6, _q(preset="peaked", T="1", k="0", p="0.78", min_keep="1", order="tkp")
+)
+OVERLAP = Step("overlap", "overlap", 9, _q(ov_preset="abc", ov_T="1", ov_variant="resample_from_p"), "rule")
+TREE = Step("tree", "tree", 4, _q(tree_preset="abc", tree_top_n="6", tree_seed="7"))
+BLOCK = Step("block", "block", 6, _q(**_BLOCK, block_round="0"))
+PROOF = Step("proof", "block", 5, _q(**_BLOCK, block_round=str(PROOF_ROUNDS)), "proof")
+#: The notation page's worked example: verification priced by the linear model 1 + βγ through
+#: this machine's measured point (β = 0.075), not the memory-bound ideal of the motivation step.
+COST = Step(
+    "cost",
+    "cost",
+    6,
+    _q(**_COST, cost_verify="linear", cost_beta=f"{cost_data().measured_beta:g}"),
+    "speedup",
+)
+LIVE = Step(
+    "live",
+    "live",
+    5,
+    _q(live_target="bundled", live_draft="ngram", live_preset="copy", live_gamma="4", live_t="0"),
+)
+#: The three apprentices: the page's default drafts, and adaptive γ (the third's trick) on.
+RACE = Step(
+    "race",
+    "race",
+    5,
+    _q(race_target="bundled", race_preset="summarise", race_gamma="4", race_adaptive="1", race_t="0"),
+)
+TREE_DRAFTS = Step(
+    "tree_drafts", "tree_drafts", 3, _q(trd_chain="story", trd_draft="poor", trd_shape="2-2", trd_seed="7")
+)
+SELF_SPEC = Step("self_spec", "self_spec", 6)
+#: A sentence with Chinese in it: the families split it differently, and some pieces have no twin.
+TOKENIZERS = Step(
+    "tokenizers", "tokenizers", 3, _q(tok_text="Speculative decoding 投机解码 keeps p exactly.")
+)
+#: A small grid a CPU runs in minutes (run it once before class; the class's cache replays it),
+#: shown as the memory-bound projection the motivation step started from.
+COMPARE = Step(
+    "compare",
+    "compare",
+    4,
+    _q(
+        cmp_targets="bundled",
+        cmp_drafts="ngram,bf16,head",
+        cmp_cats="conversation,summarisation,copy",
+        cmp_n="1",
+        cmp_gamma="4",
+        cmp_adaptive="1",
+        cmp_temp="0",
+        cmp_max="32",
+        cmp_metric="projected",
+        cmp_c="0.05",
     ),
 )
+EXERCISES = Step(
+    "exercises", "exercises", 2, _q(ex_seed="2026", ex_topics="decompose,tokens,block,story", ex_key="0")
+)
+
+CLASS = Route(
+    "class",
+    CLASS_MINUTES,
+    (
+        Section(
+            "why",
+            (
+                MOTIVATION,
+                NOTATION,
+                GREEDY,
+                OVERLAP,
+                TREE,
+                Step("answers_why", "answers", 3, _q(answers_page="overlap")),
+            ),
+        ),
+        Section(
+            "rounds", (BLOCK, PROOF, COST, Step("answers_rounds", "answers", 3, _q(answers_page="cost")))
+        ),
+        Section(
+            "models",
+            (
+                LIVE,
+                RACE,
+                TREE_DRAFTS,
+                SELF_SPEC,
+                TOKENIZERS,
+                COMPARE,
+                EXERCISES,
+                Step("answers_models", "answers", 2, _q(answers_page="race")),
+            ),
+        ),
+    ),
+)
+
+#: One lecture: why it is fast, the rule, a round and its price, one real pair, one race, and
+#: the handouts to take home. It links neither the sampling lab nor the exercise sheet, so the
+#: class's links to those pages stay the only ones on the teach page.
+LECTURE = Route(
+    "lecture",
+    LECTURE_MINUTES,
+    (
+        Section(
+            "lecture",
+            (
+                replace(MOTIVATION, minutes=4),
+                replace(NOTATION, minutes=2),
+                replace(OVERLAP, minutes=8),
+                replace(BLOCK, minutes=6),
+                replace(COST, minutes=6),
+                replace(LIVE, minutes=5),
+                replace(RACE, minutes=4),
+                Step("handouts", "handouts", 2, _q(handout="rule")),
+                Step("answers_lecture", "answers", 3, _q(answers_page="cost")),
+            ),
+        ),
+    ),
+)
+
+ROUTES: tuple[Route, ...] = (CLASS, LECTURE)
+#: The 90-minute class's steps in order (the route most pages and tests mean).
+ROUTE: tuple[Step, ...] = CLASS.steps
 
 
 @dataclass(frozen=True)
@@ -79,17 +224,24 @@ class Slot:
     step: Step
     start: int
     end: int
+    section: str = ""
 
 
-def schedule(route: tuple[Step, ...] = ROUTE) -> list[Slot]:
+def schedule(route: Route | tuple[Step, ...] = CLASS) -> list[Slot]:
     """The route on the clock, each step starting where the last one ended."""
+    if isinstance(route, Route):
+        parts = [(section.key, step) for section in route.sections for step in section.steps]
+    else:
+        parts = [("", step) for step in route]
     slots: list[Slot] = []
     clock = 0
-    for step in route:
+    for section, step in parts:
         if step.minutes <= 0:
             raise ValueError(f"step {step.key!r} needs a positive number of minutes, got {step.minutes}.")
-        slots.append(Slot(step, clock, clock + step.minutes))
+        slots.append(Slot(step, clock, clock + step.minutes, section))
         clock += step.minutes
+    if isinstance(route, Route) and clock > route.minutes:
+        raise ValueError(f"route {route.key!r} plans {clock} minutes for a {route.minutes}-minute class.")
     return slots
 
 
@@ -97,44 +249,77 @@ def schedule(route: tuple[Step, ...] = ROUTE) -> list[Slot]:
 LOW_TEMPERATURE = 0.5
 
 
-def _step(key: str) -> Step:
-    return next(step for step in ROUTE if step.key == key)
-
-
 def _support_size(logits: list[float], temperature: float, top_p: float) -> int:
     return int(apply(logits, SamplingConfig(temperature=temperature, top_p=top_p)).support.size)
 
 
+def _cost_points() -> dict[str, Any]:
+    """The cost step's numbers: the notation page's example (verification 1 + βγ), doubled γ,
+    the best γ, and the memory-bound ideal (verification = 1 step) the motivation step shows."""
+    alpha, short, c = (
+        float(COST.query["cost_alpha"]),
+        int(COST.query["cost_gamma"]),
+        float(COST.query["cost_c"]),
+    )
+    beta = float(COST.query["cost_beta"])
+    verify = linear_verify_cost(beta)
+    long = 2 * short
+    best = best_gamma(alpha, c, verify, COST_MAX_GAMMA)
+    return {
+        "alpha": alpha,
+        "c": c,
+        "beta": beta,
+        "gamma_short": short,
+        "gamma_long": long,
+        "extra_steps": long - short,
+        "verify_short": verify(short),
+        "verify_long": verify(long),
+        "round_short": float(round_costs([short], c, verify)[0]),
+        "round_long": float(round_costs([long], c, verify)[0]),
+        "tokens_short": float(expected_tokens(alpha, short)),
+        "tokens_long": float(expected_tokens(alpha, long)),
+        "speedup_short": float(speedup(alpha, short, c, verify)),
+        "speedup_long": float(speedup(alpha, long, c, verify)),
+        "best": best,
+        "speedup_best": float(speedup(alpha, best, c, verify)),
+        "ideal_short": float(speedup(alpha, short, c)),
+        "ideal_long": float(speedup(alpha, long, c)),
+    }
+
+
 def talking_points() -> dict[str, dict[str, Any]]:
     """The numbers each step's words quote (``{name}`` in teach.toml), per step key."""
-    greedy = _step("greedy").query
+    greedy = GREEDY.query
     logits = examples()["presets"][greedy["preset"]]["logits"]
     top_p, t = float(greedy["p"]), float(greedy["T"])
-    cost = _step("cost").query
-    alpha, short, c = float(cost["cost_alpha"]), int(cost["cost_gamma"]), float(cost["cost_c"])
-    long = 2 * short
-    gamma = int(_step("block").query["block_k"])
+    motivation = MOTIVATION.query
+    alpha, gamma, c = (
+        float(motivation["cost_alpha"]),
+        int(motivation["cost_gamma"]),
+        float(motivation["cost_c"]),
+    )
+    block_gamma = int(BLOCK.query["block_k"])
     story = story_problem(0, 0)
     own, given = story.answer["own"], story.given
+    cost = _cost_points()
     return {
+        "motivation": {
+            "alpha": alpha,
+            "gamma": gamma,
+            "c": c,
+            "tokens": float(expected_tokens(alpha, gamma)),
+            "round": float(round_costs([gamma], c)[0]),
+            "speedup": float(speedup(alpha, gamma, c)),
+        },
         "greedy": {
             "top_p": top_p,
             "kept_t1": _support_size(logits, t, top_p),
             "low_t": LOW_TEMPERATURE,
             "kept_low_t": _support_size(logits, LOW_TEMPERATURE, top_p),
         },
-        "block": {"gamma": gamma, "most": gamma + 1},
-        "cost": {
-            "alpha": alpha,
-            "c": c,
-            "gamma_short": short,
-            "gamma_long": long,
-            "extra_steps": long - short,
-            "tokens_short": float(expected_tokens(alpha, short)),
-            "tokens_long": float(expected_tokens(alpha, long)),
-            "speedup_short": float(speedup(alpha, short, c)),
-            "speedup_long": float(speedup(alpha, long, c)),
-        },
+        "block": {"gamma": block_gamma, "most": block_gamma + 1},
+        "proof": {"rounds": PROOF_ROUNDS},
+        "cost": cost,
         "exercises": {
             "draft": given["draft_minutes"],
             "check": given["check_minutes"],
