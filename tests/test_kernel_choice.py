@@ -208,3 +208,17 @@ def test_greedy_output_of_the_bundled_model_is_the_same_whichever_kernel_wins(bu
         kernels.forget_choices()
         kernels._CHOICES.update(saved)
     assert np.isfinite(bundled_model.step_seconds)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_about_page_shows_this_machines_kernel_choice(lang, fresh_choices):
+    from support.apptest import open_page
+
+    at = open_page("about", lang=lang)
+    assert not at.exception and len(at.dataframe) == 0 and len(at.info) == 1  # nothing loaded yet
+    kernels.record((8, 4), torch.float32, {1: "linear", 2: "linear", 3: "packed"})
+    at = open_page("about", lang=lang)
+    assert not at.exception and len(at.dataframe) == 1
+    table = at.dataframe[0].value
+    assert list(table.iloc[0]) == ["8×4", "float32", "1–2: linear, 3: packed"]
+    assert kernel_choice.cpu_model() in at.caption[-1].value
