@@ -199,6 +199,21 @@ def test_notation_counts_and_the_greedy_position():
         assert f"{decompose(p, q).acceptance_rate:.2f}" in _item(lang, "notation", 2)["options"][0], lang
 
 
+def test_notation_a_papers_k_of_six_gives_seven_rows():
+    target = block_demo.target_chain("story")
+    round_ = block_demo.BlockDemo(target, block_demo.draft_chain(target, "good"), [0], 6, 7).step()
+    assert len(round_.q_rows) == 6
+    _stated("notation", 1, "K = 6", where="question")
+    _stated("notation", 1, f"{len(round_.p_rows)}")
+
+
+def test_self_spec_floor_stops_the_third_draft():
+    a, b, third, floor = 0.8, 0.5, 0.4, 0.2
+    assert keeps_draft(a * b, 1, floor) and not keeps_draft(a * b * third, 2, floor)
+    _stated("self_spec", 6, "0.8", "0.5", "0.4", "0.2", where="question")
+    _stated("self_spec", 6, f"{a * b * third:.2f}")
+
+
 def test_overlap_residual_keep_rule_and_gaussians():
     d = decompose(P, Q)
     assert d.rejection_mass == pytest.approx(0.5)
