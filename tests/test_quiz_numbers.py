@@ -110,8 +110,10 @@ def _cell(*runs: tuple[int, int, int]) -> compare.Cell:
 
 
 def test_compare_tau_pools_the_prompts():
-    pooled = _cell((30, 12, 0), (30, 6, 0)).projected(0.0)  # no draft forwards: tokens ÷ passes
-    assert pooled == pytest.approx(60 / 18)
+    cell = _cell((30, 12, 0), (30, 6, 0))
+    pooled = cell.tau  # the page's τ: all committed tokens ÷ all target passes
+    assert pooled == pytest.approx(60 / 18) == pytest.approx(cell.projected(0.0))
+    _stated("compare", 0, f"{sum(cell.taus) / 2:.2f}", where="options")  # the prompts' mean, a wrong option
     _stated("compare", 0, "30", "12", "6", where="question")
     _stated("compare", 0, f"{pooled:.2f}")
 
