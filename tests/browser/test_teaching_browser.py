@@ -20,17 +20,27 @@ def _settled(page: Page) -> None:
 
 
 def test_a_route_link_opens_its_page_set_up(page: Page, app_url: str):
+    """The cost step's link (the notation page's example, verification 1 + βγ) gives the
+    notation page's 2.24×; the motivation step's link to the same page, the memory-bound 2.80×."""
     page.goto(f"{app_url}/teach")
     _settled(page)
-    link = page.get_by_role("link", name="Open Cost and speedup, set up for this step")
-    link.scroll_into_view_if_needed()
-    link.click()
-    expect(page.get_by_test_id("stMain").locator("h1").first).to_have_text(
-        "Cost and speedup", timeout=TIMEOUT
-    )
-    _settled(page)
-    assert "cost_alpha=0.8" in page.url and "cost_c=0.05" in page.url
-    expect(page.get_by_test_id("stMetricValue").first).to_have_text("3.36", timeout=TIMEOUT)
+    main = page.get_by_test_id("stMain")
+    for verify, speedup in (("linear", "2.24×"), ("constant", "2.80×")):
+        link = main.locator(
+            f'[data-testid="stPageLink"] a[href^="cost?"][href*="cost_verify={verify}"]'
+        ).first
+        link.scroll_into_view_if_needed()
+        page.wait_for_timeout(300)
+        link.click()
+        expect(main.locator("h1").first).to_have_text("Cost and speedup", timeout=TIMEOUT)
+        _settled(page)
+        assert "cost_alpha=0.8" in page.url and "cost_c=0.05" in page.url
+        assert f"cost_verify={verify}" in page.url
+        values = page.get_by_test_id("stMetricValue")
+        expect(values.first).to_have_text("3.36", timeout=TIMEOUT)
+        expect(values.nth(2)).to_have_text(speedup, timeout=TIMEOUT)
+        page.goto(f"{app_url}/teach")
+        _settled(page)
 
 
 def test_an_exercise_sheet_prints_cleanly(page: Page, app_url: str, screenshot_dir):
