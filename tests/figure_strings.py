@@ -36,6 +36,7 @@ TABLES: dict[str, tuple[str, str]] = {
     "race": ("race", "fig"),
     "live.tree": ("live", "fig_tree"),
     "live.pieces": ("live", "pieces"),
+    "law_live": ("law_live", "fig"),
 }
 
 #: The token kinds the live page adds to its ``[fig]`` table (pages/live_parts/tokens.py).

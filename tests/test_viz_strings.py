@@ -15,6 +15,7 @@ from specdec_core.viz import (
     compare,
     cost,
     draft_pieces,
+    law_live,
     live,
     overlap,
     probability_tree,
@@ -53,6 +54,7 @@ USES: list[tuple[ModuleType, str, str]] = [
     *((race, name, "race") for name in race.KEYS),
     *((compare, name, "compare") for name in compare.KEYS),
     *((draft_pieces, name, "live.pieces") for name in draft_pieces.KEYS),
+    *((law_live, name, "law_live") for name in law_live.KEYS),
 ]
 #: Every figure module: each one lists the strings its builders read in KEYS.
 _ALL = [importlib.import_module(f"specdec_core.viz.{m.name}") for m in pkgutil.iter_modules(viz.__path__)]

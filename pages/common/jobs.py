@@ -28,6 +28,11 @@ from specdec_core.viz.escape import md, server_paths_hidden
 WAIT_LIMIT = 600.0  # seconds to wait for another session's generation, or for a stopped run
 
 
+class Refused(ValueError):
+    """A run its page refuses before it starts (settings out of bounds); the message is already
+    in the page's language and is shown as it is."""
+
+
 class Run(Protocol):
     """What a page's Start button runs; :meth:`Job.start` calls these in this order."""
 
@@ -141,6 +146,8 @@ class Job:
         s = strings("live")
         try:
             yield
+        except Refused as exc:
+            self._fail(str(exc))
         except PromptError as exc:
             params = {k: md(v) if isinstance(v, str) else v for k, v in exc.params.items()}
             self._fail(s(f"prompt_errors.{exc.code}", **params))

@@ -34,6 +34,7 @@ PAGES: tuple[PageInfo, ...] = (
     PageInfo("race", "live", ":material/sports_score:"),
     PageInfo("tokenizers", "live", ":material/translate:"),
     PageInfo("compare", "live", ":material/grid_on:"),
+    PageInfo("law_live", "live", ":material/fact_check:"),
     PageInfo("teach", "teaching", ":material/co_present:"),
     PageInfo("handouts", "teaching", ":material/print:"),
     PageInfo("exercises", "teaching", ":material/assignment:"),

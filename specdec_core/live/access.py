@@ -11,6 +11,8 @@ class"):
   model) ask for; without it those actions are hidden.
 - ``SPECDEC_MAX_MODELS`` — how many models stay loaded at most (least recently used go
   first); in either mode, default :data:`DEFAULT_MAX_MODELS`.
+- ``SPECDEC_MAX_GRID_RUNS`` / ``SPECDEC_MAX_LAW_SAMPLES`` — in classroom mode, the generations
+  one Compare grid may make and the samples per rule of the lab "Exact on a real model".
 
 Decisions here only compare strings the teacher typed at start: a learner's text is never
 looked up on disk, so no answer tells whether an arbitrary server path exists. Outside
@@ -47,6 +49,10 @@ DEFAULT_MAX_MODELS = 6
 #: Generations one comparison grid may make in classroom mode, unless the teacher sets another.
 DEFAULT_MAX_GRID_RUNS = 60
 MAX_GRID_RUNS_ENV = "SPECDEC_MAX_GRID_RUNS"
+#: Samples per rule the lab "Exact on a real model" may draw in classroom mode (unless the teacher
+#: sets another bound).
+DEFAULT_MAX_LAW_SAMPLES = 300
+MAX_LAW_SAMPLES_ENV = "SPECDEC_MAX_LAW_SAMPLES"
 _ON = {"1", "true", "yes", "on"}
 
 
@@ -54,13 +60,15 @@ _ON = {"1", "true", "yes", "on"}
 class Access:
     """The server's rules: `classroom` on or off, the `preload` targets (classroom only), the
     teacher's `passcode` ("" when none is set), `max_models` (None: no bound) and
-    `max_grid_runs`, the generations a comparison grid may make (None: no bound)."""
+    `max_grid_runs`, the generations a comparison grid may make, and `max_law_samples`, the
+    samples per rule of the law lab (None: no bound)."""
 
     classroom: bool = False
     preload: tuple[TargetSpec, ...] = ()
     passcode: str = ""
     max_models: int | None = DEFAULT_MAX_MODELS
     max_grid_runs: int | None = None
+    max_law_samples: int | None = None
 
     @property
     def sources(self) -> tuple[str, ...]:
@@ -113,12 +121,13 @@ def _max_models(raw: str | None) -> int | None:
         return DEFAULT_MAX_MODELS
 
 
-def _max_grid_runs(raw: str | None) -> int:
-    """``SPECDEC_MAX_GRID_RUNS``: a whole number ≥ 1; anything else keeps the default."""
+def _max_grid_runs(raw: str | None, default: int = DEFAULT_MAX_GRID_RUNS) -> int:
+    """``SPECDEC_MAX_GRID_RUNS`` (or another classroom bound): a whole number ≥ 1; anything
+    else keeps `default`."""
     try:
         return max(int((raw or "").strip()), 1)
     except ValueError:
-        return DEFAULT_MAX_GRID_RUNS
+        return default
 
 
 def from_env(env: Mapping[str, str] | None = None) -> Access:
@@ -132,6 +141,7 @@ def from_env(env: Mapping[str, str] | None = None) -> Access:
         passcode=env.get(PASSCODE_ENV, "") if on else "",
         max_models=_max_models(env.get(MAX_MODELS_ENV)),
         max_grid_runs=_max_grid_runs(env.get(MAX_GRID_RUNS_ENV)) if on else None,
+        max_law_samples=_max_grid_runs(env.get(MAX_LAW_SAMPLES_ENV), DEFAULT_MAX_LAW_SAMPLES) if on else None,
     )
 
 

@@ -1,0 +1,46 @@
+"""Exact on a real model: hundreds of short speculative runs on one prompt, their first two
+tokens counted against the target's own law, beside a broken rule's.
+
+Controls (law_live_parts/controls.py) → Draw builds a ``LawLabRun`` (law_live_parts/run.py)
+that the page's ``Job`` drives: the samples come from ``specdec_core.live.law``, the tables and
+tests from ``specdec_core.live.law_view``, the figures from ``specdec_core.viz.law_live``.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from pages.common.jobs import Job
+from pages.common.page import start
+from pages.common.quiz import quiz
+from pages.common.urlstate import mirror, restore
+from pages.law_live_parts.controls import PARAMS, controls, problem, settings
+from pages.law_live_parts.run import LawLabRun
+from pages.law_live_parts.view import show, shown_result
+
+s, text = start("law_live")
+rejected_keys = restore(PARAMS)
+if rejected_keys:
+    st.warning(s("url_rejected", keys=", ".join(rejected_keys)))
+job = Job("law")
+
+text.show("intro")
+controls()
+mirror(PARAMS)
+trouble = problem(settings())
+if trouble is not None:
+    st.error(trouble, icon=":material/error:")
+job.panel(s["run"], "law_run", ":material/play_arrow:", LawLabRun, PARAMS)
+
+kept = shown_result()
+if kept is not None:
+    kept_settings, snap = kept
+    if not snap.finished:
+        st.warning(s("stopped", done=snap.done, total=snap.total))
+    show(kept_settings, snap)
+else:
+    st.info(s["press_run"])
+text.show("why")
+text.show("reading")
+text.show("sources")
+quiz(s)

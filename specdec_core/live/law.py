@@ -1,0 +1,290 @@
+"""The lab "Exact on a real model": many short speculative runs on one prompt, counted against
+the target's own law.
+
+Under sampling two runs give two texts; what speculative decoding keeps is the *law* of the
+text. The lab draws N samples, each a ``generate`` run with γ drafts and γ + 1 new tokens (so
+the first round drafts γ tokens; the default γ = 2 drafts two) whose first two committed tokens
+(x₁, x₂) it counts, and the same number under a broken rule (``engine.rules``). The exact law
+comes from the target alone: one forward on the prompt gives p(x₁), one more per conditioning
+first token gives p(x₂ | x₁), both processed with the run's temperature, top-k and top-p.
+:mod:`.law_view` turns the counts into tables and a χ² test.
+
+Every run reuses the prompt's cache (``engine.HeldSessions``): the prompt is prefilled once.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from specdec_core.engine import generate
+from specdec_core.engine.held import HeldSessions
+from specdec_core.engine.processing import process_rows
+from specdec_core.engine.rules import BROKEN_RULES
+from specdec_core.live.model_choices import DraftSpec, TargetSpec
+from specdec_core.models import ModelBusyError
+from specdec_core.sampling import SamplingConfig
+
+#: Samples per rule: the default, the most the lab allows, and the classroom default cap.
+DEFAULT_SAMPLES = 300
+MAX_SAMPLES = 2000
+#: γ the lab offers (each sample drafts γ tokens in its first round).
+GAMMA_RANGE = (1, 4)
+DEFAULT_GAMMA = 2
+#: A cell (x₁, x₂) whose expected count is below this is pooled (the χ² rule of thumb).
+MIN_EXPECTED = 5.0
+#: The targets the lab offers.
+LAW_TARGETS: tuple[str, ...] = ("bundled", "gemma", "toy")
+#: How long one sample waits for a model another session is running before it retries.
+POLL_S = 0.5
+
+
+class LawError(ValueError):
+    """Settings the lab refuses; ``code`` names the case ("greedy", "top_k_one", "samples",
+    "cap", "gamma", "rule", "target") and ``params`` its numbers, for a translated message."""
+
+    def __init__(self, code: str, message: str, **params: Any) -> None:
+        super().__init__(message)
+        self.code = code
+        self.params = params
+
+
+@dataclass(frozen=True)
+class LawSettings:
+    """One lab run: the models, the prompt's handling, the sampling transforms, γ, N, the broken rule."""
+
+    target: TargetSpec
+    draft: DraftSpec
+    chat: bool = True
+    temperature: float = 1.0
+    top_k: int = 0
+    top_p: float = 1.0
+    gamma: int = DEFAULT_GAMMA
+    samples: int = DEFAULT_SAMPLES
+    broken: str = "accept_all"
+    seed: int = 0
+
+    @property
+    def max_new_tokens(self) -> int:
+        """γ + 1: the first round drafts γ tokens (``generate`` keeps room for its bonus token)."""
+        return self.gamma + 1
+
+    def sampling(self) -> SamplingConfig:
+        return SamplingConfig(temperature=self.temperature, top_k=self.top_k, top_p=self.top_p)
+
+
+def check_settings(s: LawSettings, cap: int | None = None) -> None:
+    """Raise :class:`LawError` for settings the lab cannot run; `cap` is the classroom's bound on N."""
+    if s.target.kind not in LAW_TARGETS:
+        raise LawError("target", f"the lab runs on {', '.join(LAW_TARGETS)}.", targets=", ".join(LAW_TARGETS))
+    if s.temperature <= 0:
+        raise LawError(
+            "greedy", "T = 0 is greedy decoding: every run gives the same text, there is no law to count."
+        )
+    if s.top_k == 1:
+        raise LawError("top_k_one", "top-k = 1 keeps one token: the run is greedy, there is no law to count.")
+    if s.broken not in BROKEN_RULES:
+        raise LawError("rule", f"the broken rule is one of {', '.join(BROKEN_RULES)}.")
+    lo, hi = GAMMA_RANGE
+    if not lo <= s.gamma <= hi:
+        raise LawError("gamma", f"γ must be from {lo} to {hi}.", low=lo, high=hi)
+    if not 1 <= s.samples <= MAX_SAMPLES:
+        raise LawError("samples", f"N must be from 1 to {MAX_SAMPLES}.", limit=MAX_SAMPLES, n=s.samples)
+    if cap is not None and s.samples > cap:
+        raise LawError("cap", f"in classroom mode N is at most {cap}.", limit=cap, n=s.samples)
+    s.sampling()  # validates the transforms
+
+
+def sample_seed(seed: int, rule_index: int, i: int) -> int:
+    """The seed of sample `i` of a rule: independent streams for every (seed, rule, sample)."""
+    return int(np.random.SeedSequence([seed, rule_index, i]).generate_state(1)[0])
+
+
+def eta_s(done: int, total: int, elapsed: float) -> float | None:
+    """Seconds left at the pace so far (None before the first sample)."""
+    if done <= 0 or elapsed <= 0:
+        return None
+    return elapsed / done * max(total - done, 0)
+
+
+@dataclass
+class Tally:
+    """Counted (x₁, x₂) pairs of one rule."""
+
+    pairs: Counter[tuple[int, int]] = field(default_factory=Counter)
+
+    @property
+    def n(self) -> int:
+        return sum(self.pairs.values())
+
+    def add(self, x1: int, x2: int) -> None:
+        self.pairs[(int(x1), int(x2))] += 1
+
+    def first(self) -> Counter[int]:
+        out: Counter[int] = Counter()
+        for (x1, _), c in self.pairs.items():
+            out[x1] += c
+        return out
+
+    def second(self, x1: int) -> Counter[int]:
+        return Counter({x2: c for (a, x2), c in self.pairs.items() if a == x1})
+
+
+class ExactLaw:
+    """p(x₁) and p(x₂ | x₁) from the target's own forwards on the held prompt, processed with
+    the run's transforms (float64). ``forwards`` counts them; ``seconds`` is their time."""
+
+    def __init__(
+        self, held: HeldSessions, cfg: SamplingConfig, wait: Callable[[], None] | None = None
+    ) -> None:
+        self.held = held
+        self.cfg = cfg
+        self.wait = wait
+        self._first: np.ndarray | None = None
+        self._second: dict[int, np.ndarray] = {}
+        self.forwards = 0
+        self.seconds = 0.0
+
+    def _rows(self, continuation: list[int]) -> np.ndarray:
+        start = time.perf_counter()
+        rows = _polite(lambda timeout: self.held.scores(continuation, timeout), self.wait)
+        self.forwards += 1
+        self.seconds += time.perf_counter() - start
+        return process_rows(rows, self.cfg)
+
+    @property
+    def first(self) -> np.ndarray:
+        if self._first is None:
+            self._first = self._rows([])[0]
+        return self._first
+
+    def second(self, x1: int) -> np.ndarray:
+        """p(· | x₁): one forward the first time a first token is asked for."""
+        x1 = int(x1)
+        if x1 not in self._second:
+            self._second[x1] = self._rows([x1])[1]
+        return self._second[x1]
+
+    def known(self, x1: int) -> bool:
+        return int(x1) in self._second
+
+    def likely_first(self, n: int) -> list[int]:
+        """First tokens whose expected count in `n` samples reaches :data:`MIN_EXPECTED`."""
+        return [int(x) for x in np.flatnonzero(self.first * n >= MIN_EXPECTED)]
+
+
+def _polite(call: Callable[[float], Any], wait: Callable[[], None] | None) -> Any:
+    """`call(lock_timeout)`, retried while another session holds the models; `wait()` between
+    tries (a UI's notice and Stop check). Without `wait` it waits for the lock outright."""
+    if wait is None:
+        return call(None)  # type: ignore[arg-type]
+    while True:
+        try:
+            return call(POLL_S)
+        except ModelBusyError:
+            wait()
+
+
+def draw_pair(
+    held: HeldSessions,
+    cfg: SamplingConfig,
+    gamma: int,
+    seed: int,
+    rule: str = "exact",
+    lock_timeout: float | None = None,
+) -> tuple[int, int]:
+    """One sample: a ``generate`` run on the held sessions (γ drafts, γ + 1 new tokens, EOS not
+    special), stopped once two tokens are committed; its first two tokens."""
+    got: list[int] = []
+    run = generate(
+        held.target,
+        held.source,  # type: ignore[arg-type]
+        held.prompt,
+        cfg,
+        gamma,
+        gamma + 1,
+        seed,
+        draft_cost=1.0,  # γ is fixed: no cost estimate needed
+        top_n=0,
+        stop_at_eos=False,
+        lock_timeout=lock_timeout,
+        sessions=held,
+        rule=rule,
+    )
+    try:
+        for event in run:
+            got.extend(event.committed)
+            if len(got) >= 2:
+                break
+    finally:
+        run.close()  # type: ignore[attr-defined]
+    return got[0], got[1]
+
+
+class LawLab:
+    """One lab run: the held sessions, the exact law, and a tally per rule ("exact" and the
+    broken one). :meth:`draw` adds one sample of a rule; ``seconds[rule]`` sums the time of
+    that rule's samples and of the law forwards they needed (the exact rule's include the
+    prefill and the law of the first token, :meth:`prime`)."""
+
+    def __init__(
+        self,
+        target: Any,
+        draft: Any,
+        prompt_ids: list[int],
+        settings: LawSettings,
+        wait: Callable[[], None] | None = None,
+    ) -> None:
+        self.settings = settings
+        self.prompt = [int(t) for t in prompt_ids]
+        self.held = HeldSessions(target, draft, self.prompt)
+        self.cfg = settings.sampling()
+        self.wait = wait
+        self.law = ExactLaw(self.held, self.cfg, wait)
+        self.rules: tuple[str, str] = ("exact", settings.broken)
+        self.tallies = {rule: Tally() for rule in self.rules}
+        self.seconds = dict.fromkeys(self.rules, 0.0)
+
+    def prime(self) -> None:
+        """The law of the first token, and of the second after each first token likely enough
+        to get a cell of its own in N samples (timed with the exact rule)."""
+        start = time.perf_counter()
+        for x1 in self.law.likely_first(self.settings.samples):
+            self.law.second(x1)
+        self.seconds["exact"] += time.perf_counter() - start
+
+    def draw(self, rule: str) -> tuple[int, int]:
+        """One sample under `rule`, counted; the law after a first token not seen before is
+        computed now, so a snapshot never runs the model."""
+        start = time.perf_counter()
+        i = self.tallies[rule].n
+        seed = sample_seed(self.settings.seed, self.rules.index(rule), i)
+        pair = _polite(
+            lambda timeout: draw_pair(self.held, self.cfg, self.settings.gamma, seed, rule, timeout),
+            self.wait,
+        )
+        self.tallies[rule].add(*pair)
+        self.law.second(pair[0])
+        self.seconds[rule] += time.perf_counter() - start
+        return pair
+
+    def order(self) -> Iterator[str]:
+        """The rule of each next sample: exact and broken in turn, N of each."""
+        n = self.settings.samples
+        while any(self.tallies[r].n < n for r in self.rules):
+            for rule in self.rules:
+                if self.tallies[rule].n < n:
+                    yield rule
+
+    @property
+    def done(self) -> int:
+        return sum(t.n for t in self.tallies.values())
+
+    @property
+    def total(self) -> int:
+        return self.settings.samples * len(self.rules)

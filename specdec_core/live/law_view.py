@@ -1,0 +1,210 @@
+"""What the lab "Exact on a real model" shows, as plain data: share tables and one χ² test per rule.
+
+* :func:`joint_test` — Pearson's χ² of the counted (x₁, x₂) pairs against p(x₁) p(x₂ | x₁):
+  one cell per pair expected at least :data:`~specdec_core.live.law.MIN_EXPECTED` times, the
+  rest pooled into one cell (``stats.chisquare``'s rule), and a pair the law forbids (p = 0)
+  kept as its own cell, which makes the p-value 0. Beside it the total variation distance
+  over the same cells, and the noise band: the 95th percentile of that distance for N draws
+  from the exact law itself.
+* :func:`share_table` — the first token's exact law beside each rule's counted shares (the
+  most likely tokens and "the rest"), or the second token's after a given first token.
+* :func:`snapshot` — all of it for a :class:`~specdec_core.live.law.LawLab` at one moment:
+  computed from the counts and the laws already known, never running a model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from specdec_core.live.law import MIN_EXPECTED, ExactLaw, LawLab, Tally, eta_s
+from specdec_core.stats import chisquare, total_variation, tv_noise_band
+
+#: Samples a first token needs before the second token's shares after it are shown.
+MIN_CONDITIONAL = 30
+#: Tokens listed by name in a share table (the rest are summed).
+TOP_TOKENS = 8
+#: Simulated samples behind the noise band, and its level.
+NOISE_DRAWS = 2000
+NOISE_LEVEL = 0.95
+#: χ² p-values: at or above FITS the counts fit the law; below FAILS they do not.
+FITS = 0.01
+FAILS = 1e-3
+
+
+@dataclass(frozen=True)
+class JointTest:
+    """χ² of `n` pairs over `cells` cells (``dof`` = cells − 1), TV over the same cells, and the
+    95th percentile of TV for n exact draws (``tv_noise``)."""
+
+    n: int
+    cells: int
+    statistic: float
+    dof: int
+    p_value: float
+    tv: float
+    tv_noise: float
+
+    @property
+    def verdict(self) -> str:
+        """ "fits", "unclear" or "fails" by the p-value (:data:`FITS`, :data:`FAILS`)."""
+        if self.p_value >= FITS:
+            return "fits"
+        return "fails" if self.p_value < FAILS else "unclear"
+
+
+def joint_cells(tally: Tally, law: ExactLaw) -> tuple[np.ndarray, np.ndarray]:
+    """(observed counts, exact probabilities) per cell; the last cell pools the rest.
+
+    Needs p(· | x₁) for every counted first token and for every first token expected
+    :data:`MIN_EXPECTED` times (``LawLab`` computes them as samples arrive)."""
+    n = tally.n
+    p1 = law.first
+    firsts = tally.first()
+    rows = sorted(set(firsts) | set(law.likely_first(n)))
+    obs: list[float] = []
+    probs: list[float] = []
+    for x1 in rows:
+        seen = tally.second(x1)
+        if p1[x1] <= 0:  # a first token the law forbids: one impossible cell
+            obs.append(float(firsts[x1]))
+            probs.append(0.0)
+            continue
+        joint = p1[x1] * law.second(x1)
+        cells = set(np.flatnonzero(joint * n >= MIN_EXPECTED).tolist())
+        cells |= {x2 for x2 in seen if joint[x2] <= 0}  # pairs the law forbids, if seen
+        for x2 in sorted(cells):
+            obs.append(float(seen.get(x2, 0)))
+            probs.append(float(joint[x2]))
+    rest_p = max(0.0, 1.0 - float(np.sum(probs)))
+    rest_obs = float(n) - float(np.sum(obs))
+    return np.array([*obs, rest_obs]), np.array([*probs, rest_p])
+
+
+def joint_test(tally: Tally, law: ExactLaw, seed: int = 0) -> JointTest | None:
+    """The χ² test of one rule's pairs, its TV and noise band; None before the first sample."""
+    n = tally.n
+    if n == 0:
+        return None
+    obs, probs = joint_cells(tally, law)
+    probs = probs / probs.sum()  # the pooled cell absorbs rounding: the law sums to 1 exactly
+    chi = chisquare(obs, probs, MIN_EXPECTED)
+    shares = obs / n
+    tv = total_variation(shares, probs)
+    noise = tv_noise_band(probs, n, np.random.default_rng(seed), NOISE_DRAWS, NOISE_LEVEL)
+    return JointTest(n, int(obs.size), chi.statistic, chi.dof, chi.p_value, tv, noise)
+
+
+@dataclass(frozen=True)
+class ShareTable:
+    """Exact probabilities beside counted shares, token by token, the last entry "the rest".
+
+    ``given`` is the first token the table conditions on (None: the first token's table);
+    ``shares[rule]`` is None when that rule has fewer than :data:`MIN_CONDITIONAL` samples
+    with ``given`` first; ``counts[rule]`` is how many it has."""
+
+    given: int | None
+    given_text: str
+    tokens: list[int]
+    texts: list[str]
+    exact: list[float]
+    shares: dict[str, list[float] | None]
+    counts: dict[str, int]
+
+
+def share_table(
+    lab: LawLab, text_of: Callable[[int], str], given: int | None = None, top: int = TOP_TOKENS
+) -> ShareTable:
+    """The `top` most likely tokens (and the rest) of the first token's law, or of the second's
+    after `given`, with each rule's counted shares."""
+    law = lab.law.first if given is None else lab.law.second(given)
+    order = np.argsort(-law, kind="stable")[:top]
+    tokens = [int(t) for t in order if law[t] > 0]
+    exact = [float(law[t]) for t in tokens]
+    exact.append(max(0.0, 1.0 - float(np.sum(exact))))
+    shares: dict[str, list[float] | None] = {}
+    counts: dict[str, int] = {}
+    for rule, tally in lab.tallies.items():
+        seen = tally.first() if given is None else tally.second(given)
+        m = sum(seen.values())
+        counts[rule] = m
+        need = 1 if given is None else MIN_CONDITIONAL
+        if m < need:
+            shares[rule] = None
+            continue
+        listed = [seen.get(t, 0) / m for t in tokens]
+        shares[rule] = [*listed, max(0.0, 1.0 - float(np.sum(listed)))]
+    return ShareTable(
+        given=given,
+        given_text="" if given is None else text_of(given),
+        tokens=tokens,
+        texts=[text_of(t) for t in tokens],
+        exact=exact,
+        shares=shares,
+        counts=counts,
+    )
+
+
+@dataclass(frozen=True)
+class LawSnapshot:
+    """The lab at one moment: samples done of each rule out of ``planned``, the first token's
+    table, the second token's after the two most likely first tokens, and each rule's test."""
+
+    rules: tuple[str, str]
+    planned: int
+    counts: dict[str, int]
+    first: ShareTable
+    second: list[ShareTable]
+    tests: dict[str, JointTest | None]
+    seconds: dict[str, float]
+    law_forwards: int
+    finished: bool
+
+    @property
+    def done(self) -> int:
+        return sum(self.counts.values())
+
+    @property
+    def total(self) -> int:
+        return self.planned * len(self.rules)
+
+    def eta_s(self) -> float | None:
+        return eta_s(self.done, self.total, sum(self.seconds.values()))
+
+    @property
+    def takeaway(self) -> str:
+        """Which conclusion the counts support: "shown" (speculative fits, broken fails),
+        "exact_only" (the broken rule not caught yet: more samples), "unlucky" (the
+        speculative counts look off: a 1-in-100 event, or something wrong), or "early"."""
+        exact, broken = self.tests.get(self.rules[0]), self.tests.get(self.rules[1])
+        if exact is None or broken is None:
+            return "early"
+        if exact.verdict == "fails":
+            return "unlucky"
+        if broken.verdict == "fails":
+            return "shown" if exact.verdict == "fits" else "exact_only"
+        return "exact_only"
+
+
+def snapshot(lab: LawLab, text_of: Callable[[int], str], finished: bool = False) -> LawSnapshot:
+    """The lab's tables and tests now (no model runs: every law needed is known)."""
+    law = lab.law.first
+    likely = [int(t) for t in np.argsort(-law, kind="stable")[:2] if law[t] > 0]
+    second = [share_table(lab, text_of, x1) for x1 in likely if lab.law.known(x1)]
+    tests = {
+        rule: joint_test(tally, lab.law, lab.settings.seed + i)
+        for i, (rule, tally) in enumerate(lab.tallies.items())
+    }
+    return LawSnapshot(
+        rules=lab.rules,
+        planned=lab.settings.samples,
+        counts={rule: t.n for rule, t in lab.tallies.items()},
+        first=share_table(lab, text_of),
+        second=second,
+        tests=tests,
+        seconds=dict(lab.seconds),
+        law_forwards=lab.law.forwards,
+        finished=finished,
+    )

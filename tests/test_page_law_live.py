@@ -1,0 +1,139 @@
+"""The lab "Exact on a real model" under AppTest, on the toy Markov pair (instant, exact).
+
+Each scenario opens a fresh AppTest with its state set before the first run. A press on Draw
+runs the real engine on the toy models through the page's job; Stop is a press the run sees
+between samples (pages/common/stop.py), here made by a patched check after some samples.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import streamlit as st
+
+from specdec_core.live.model_choices import toy_target
+from specdec_core.sampling import SamplingConfig, apply
+from specdec_core.viz.law_live import share_bars
+from support.apptest import open_page, rerun
+
+TOY = {"law_target": "toy", "law_draft": "toy_draft", "law_n": 150}
+RESULT = "_law_result"
+
+
+def _draw(at):
+    at.button(key="law_run").click()
+    return rerun(at)
+
+
+@pytest.mark.parametrize(("lang", "title"), [("en", "Exact on a real model"), ("zh", "在真实模型上检验无损")])
+def test_the_page_opens_with_its_defaults_and_loads_no_model(lang, title):
+    at = open_page("law_live", lang)
+    assert at.title[0].value == title
+    assert at.selectbox(key="law_target").value == "bundled"
+    assert at.selectbox(key="law_draft").value == "head"
+    assert at.selectbox(key="law_preset").value == "copy"
+    assert at.slider(key="law_t").value == 1.0
+    assert at.number_input(key="law_n").value == 300
+    assert at.selectbox(key="law_broken").value == "accept_all"
+    assert at.number_input(key="law_seed").value == 0
+    assert not at.error and RESULT not in at.session_state
+    assert at.info, "before a run the page says what Draw does"
+
+
+def test_a_toy_run_shows_the_exact_law_beside_the_counts():
+    at = _draw(open_page("law_live", state={**TOY, "law_t": 0.9}))
+    assert not at.error
+    _, snap = at.session_state[RESULT]
+    assert snap.finished and snap.counts == {"exact": 150, "accept_all": 150}
+    # the first token's law is the target's own row after the prompt's last word, processed
+    target = toy_target()
+    ids = target.encode(at.text_area(key="law_prompt").value)
+    law = apply(target.next_logits(ids[-1]), SamplingConfig(temperature=0.9)).probs
+    np.testing.assert_allclose(snap.first.exact[:-1], law[snap.first.tokens], atol=1e-12)
+    assert sum(snap.first.exact) == pytest.approx(1.0)
+    for rule in snap.rules:
+        assert sum(snap.first.shares[rule]) == pytest.approx(1.0)
+    exact, broken = snap.tests["exact"], snap.tests["accept_all"]
+    assert exact.n == broken.n == 150
+    assert exact.p_value > 1e-3 > broken.p_value  # fixed seeds: a fixed outcome
+    assert broken.tv > broken.tv_noise
+    assert any("Same law, different texts" in m.value for m in at.success)
+    assert len(at.get("plotly_chart")) >= 3  # first token, a second token, the TV bars
+    assert at.dataframe[0].value.shape[0] == 2
+    # the charts are built from the snapshot alone, labels escaped
+    fig = share_bars([*snap.first.texts, "rest"], snap.first.exact, None, snap.first.shares["accept_all"],
+                     {"exact": "e", "counted": "c", "broken": "b", "rest": "<r>", "xaxis": "x", "yaxis": "y",
+                      "hover": "%{y}"})  # fmt: skip
+    assert fig.layout.xaxis.ticktext[-1] == "&lt;r&gt;" and len(fig.data) == 2
+
+
+def test_a_different_rule_and_seed_change_the_counts_not_the_law():
+    a = _draw(open_page("law_live", state={**TOY, "law_n": 60}))
+    b = _draw(
+        open_page("law_live", state={**TOY, "law_n": 60, "law_seed": 5, "law_broken": "resample_from_p"})
+    )
+    (_, sa), (_, sb) = a.session_state[RESULT], b.session_state[RESULT]
+    assert sa.first.exact == sb.first.exact
+    assert sb.rules == ("exact", "resample_from_p")
+    assert sa.first.shares["exact"] != sb.first.shares["exact"]
+
+
+def test_stop_keeps_the_counts_so_far(monkeypatch):
+    import pages.law_live_parts.run as run
+
+    calls = {"n": 0}
+
+    def stop_after_some() -> None:
+        calls["n"] += 1
+        if calls["n"] == 41:  # a press arrives after 40 samples
+            st.rerun()
+
+    monkeypatch.setattr(run, "stop_if_pressed", stop_after_some)
+    at = _draw(open_page("law_live", state=TOY))
+    _, snap = at.session_state[RESULT]
+    assert not snap.finished and snap.done == 40
+    assert snap.counts == {"exact": 20, "accept_all": 20}
+    assert snap.tests["exact"].n == 20 and snap.first.shares["exact"] is not None
+    assert any("Stopped after 40 of 300 samples" in w.value for w in at.warning)
+    assert at.button(key="law_stop").disabled, "the page is back to idle"
+
+
+@pytest.mark.parametrize(
+    ("state", "message"),
+    [
+        ({**TOY, "law_t": 0.0}, "T = 0 is greedy decoding"),
+        ({**TOY, "law_topk": 1}, "top-k = 1 keeps a single token"),
+        ({**TOY, "law_prompt": "   "}, "The prompt is empty"),
+        ({**TOY, "law_prompt": "the zebra"}, "cannot be encoded"),
+    ],
+)
+def test_bad_input_gets_a_message_and_no_run(state, message):
+    at = _draw(open_page("law_live", state=state))
+    assert any(message in e.value for e in at.error), [e.value for e in at.error]
+    assert RESULT not in at.session_state
+    assert at.button(key="law_stop").disabled
+
+
+def test_a_classroom_caps_the_samples(monkeypatch):
+    monkeypatch.setenv("SPECDEC_CLASSROOM", "1")
+    monkeypatch.setenv("SPECDEC_PRELOAD", "toy")
+    monkeypatch.setenv("SPECDEC_MAX_LAW_SAMPLES", "50")
+    at = open_page("law_live", state={**TOY, "law_n": 60})
+    assert any("N is at most 50; you asked for 60" in e.value for e in at.error)
+    _draw(at)
+    assert RESULT not in at.session_state
+    monkeypatch.delenv("SPECDEC_MAX_LAW_SAMPLES")
+    at = open_page("law_live", state={**TOY, "law_n": 301})
+    assert any("N is at most 300" in e.value for e in at.error), "the default cap is 300"
+
+
+def test_a_draft_that_does_not_fit_is_named_and_replaced():
+    at = open_page("law_live", state={"law_target": "toy", "law_draft": "head"})
+    assert any("does not fit the target" in w.value for w in at.warning)
+    assert at.selectbox(key="law_draft").value == "toy_draft"
+
+
+def test_a_link_beyond_the_largest_n_is_refused():
+    at = open_page("law_live", query={"law_n": "5000"})
+    assert any("law_n" in w.value for w in at.warning)
+    assert at.number_input(key="law_n").value == 300
