@@ -2,6 +2,7 @@
 
     .venv/bin/python -m bench.compare --quick    # 2 targets, 4 drafts, 6 categories
     .venv/bin/python -m bench.compare            # the same on every category, 2 prompts each
+    .venv/bin/python -m bench.compare --prompts FILE   # the file's prompts in place of the shipped
 
 (from the repository root; figures go to bench/RESULTS.md.) Greedy decoding, γ adaptive,
 32 new tokens. For every cell it prints τ (tokens per target pass), the measured acceptance
@@ -19,7 +20,8 @@ import argparse
 import json
 import time
 
-from specdec_core.live.compare import CATEGORIES, GridSpec, cells, ranking, summary
+from bench import prompts as prompt_sets
+from specdec_core.live.compare import CATEGORIES, MAX_PER_CATEGORY, GridSpec, cells, ranking, summary
 from specdec_core.live.compare_run import GridModels, GridRun
 from specdec_core.live.settings import DecodeSettings
 from specdec_core.live.shelf import ModelShelf
@@ -35,13 +37,22 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="Spec-Bench's six categories, one prompt each")
     parser.add_argument("--tokens", type=int, default=32, help="new tokens per run (default 32)")
+    prompt_sets.add_argument(parser)
     args = parser.parse_args(argv)
+    categories = QUICK_CATEGORIES if args.quick else CATEGORIES
+    per_category = 1 if args.quick else 2
+    own: dict[str, list[str]] = {}
+    if args.prompts:  # the file's prompts in place of a category's; its new categories added
+        own = prompt_sets.load(args.prompts)
+        categories = (*categories, *(c for c in own if c not in categories))
+        per_category = min(MAX_PER_CATEGORY, *(len(own[c]) for c in categories if c in own))
     spec = GridSpec(
         targets=TARGETS,
         drafts=DRAFTS,
-        categories=QUICK_CATEGORIES if args.quick else CATEGORIES,
-        per_category=1 if args.quick else 2,
+        categories=categories,
+        per_category=per_category,
         settings=DecodeSettings(gamma=4, adaptive=True, max_new_tokens=args.tokens),
+        own_prompts=tuple((c, tuple(p)) for c, p in own.items()),
     )
     started = time.perf_counter()
     run = GridRun(spec, GridModels(ModelShelf()))

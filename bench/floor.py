@@ -102,10 +102,10 @@ def _kernels(model: HFCausalLM) -> list[tuple[str, str, str]]:
     return out
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="15 tokens and 7 repeats (the same keys)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     tokens, repeats = (15, 7) if args.quick else (31, 15)
     results: dict[str, object] = {"threads": torch.get_num_threads(), "machine": kernel_choice.machine_key()}
     bandwidth = bandwidth_gbs()

@@ -2,6 +2,7 @@
 
     .venv/bin/python -m bench.speedup            # full run
     .venv/bin/python -m bench.speedup --quick    # fewer tokens and repeats, the same keys
+    .venv/bin/python -m bench.speedup --prompts FILE   # the file's copy / chat prompts instead
 
 (from the repository root; figures go to bench/RESULTS.md.)
 
@@ -60,10 +61,12 @@ import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 
 import torch
 
+from bench import prompts as prompt_sets
 from specdec_core import theory
 from specdec_core.engine import RoundEvent, autoregressive, generate, summarize
 from specdec_core.models import NGramDraft, load_bundled, precision_copy
@@ -75,6 +78,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 GREEDY = SamplingConfig(temperature=0)
+#: The shipped prompts (``--prompts FILE`` replaces a category's list; each contender's time is
+#: then summed over the list's prompts).
 PARAGRAPH = (
     "The lighthouse keeper climbed the spiral stairs every evening at dusk, carrying a small brass "
     "lantern and a notebook full of weather observations. For thirty years he had recorded the "
@@ -84,8 +89,8 @@ PARAGRAPH = (
     "notebook was not finished."
 )
 PROMPTS = {
-    "copy": "Repeat the following paragraph exactly, word for word:\n\n" + PARAGRAPH,
-    "chat": "Write a short story about a robot who learns to paint.",
+    "copy": ["Repeat the following paragraph exactly, word for word:\n\n" + PARAGRAPH],
+    "chat": ["Write a short story about a robot who learns to paint."],
 }
 GAMMA_NGRAM = 10  # transformers' own prompt-lookup examples use 10
 GAMMA_BF16 = 4
@@ -135,19 +140,24 @@ def ours(events_fn: Callable[[], object]) -> Callable:
     return run
 
 
-def hf_generate(module: torch.nn.Module, ids: list[int], n: int, **kwargs: object) -> Callable:
-    """A contender running transformers' generate (its max_time stops a hopeless run)."""
-    inp = torch.tensor([ids])
-    mask = torch.ones_like(inp)
+def hf_generate(module: torch.nn.Module, prompts: list[list[int]], n: int, **kwargs: object) -> Callable:
+    """A contender running transformers' generate on each prompt in turn (its max_time stops a
+    hopeless run)."""
 
     def run(deadline: float | None) -> tuple[list[int], None, bool]:
-        limit = {} if deadline is None else {"max_time": max(deadline - time.perf_counter(), 0.01)}
-        with torch.inference_mode():
-            out = module.generate(
-                inp, attention_mask=mask, do_sample=False, max_new_tokens=n, pad_token_id=2, **kwargs, **limit
-            )
-        done = deadline is None or time.perf_counter() <= deadline
-        return out[0, len(ids) :].tolist(), None, done
+        tokens: list[int] = []
+        for ids in prompts:
+            inp = torch.tensor([ids])
+            limit = {} if deadline is None else {"max_time": max(deadline - time.perf_counter(), 0.01)}
+            with torch.inference_mode():
+                out = module.generate(
+                    inp, attention_mask=torch.ones_like(inp), do_sample=False, max_new_tokens=n,
+                    pad_token_id=2, **kwargs, **limit,
+                )  # fmt: skip
+            tokens += out[0, len(ids) :].tolist()
+            if deadline is not None and time.perf_counter() > deadline:
+                return tokens, None, False
+        return tokens, None, True
 
     return run
 
@@ -244,7 +254,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, help="interleaved repeats per case (default 3, quick 2)")
     parser.add_argument("--no-cold", action="store_true", help="skip the cold-load child process")
     parser.add_argument("--threads", type=int, help="torch threads (default: torch's own choice)")
+    prompt_sets.add_argument(parser)
     args = parser.parse_args(argv)
+    texts = prompt_sets.merged(PROMPTS, args.prompts)
     n = args.tokens or (64 if args.quick else 128)
     repeats = args.repeats or (2 if args.quick else 3)
     started = time.perf_counter()
@@ -267,7 +279,7 @@ def main(argv: list[str] | None = None) -> int:
     gen_cfg.num_assistant_tokens_schedule = "constant"
     gen_cfg.assistant_confidence_threshold = 0.0  # exactly γ drafts per round, like ours
 
-    ids = {k: target.encode(v, chat=True) for k, v in PROMPTS.items()}
+    ids = {k: [target.encode(t, chat=True) for t in texts[k]] for k in ("copy", "chat")}
     ngram = NGramDraft.for_model(target)
     ngram_hf_like = NGramDraft.for_model(target, max_ngram=2, min_ngram=1)  # transformers' n-gram sizes
     head = HeadDraft(target) if DEFAULT_WEIGHTS.is_file() else None  # the shipped trained head (assets/head/)
@@ -287,15 +299,22 @@ def main(argv: list[str] | None = None) -> int:
             Contender(f"Medusa heads, tree {shape_name(TREE_MEDUSA)}", tree(prompt, medusa, TREE_MEDUSA)),
         ]
 
+    def each(prompt: str, run: Callable[[list[int]], object]) -> Callable:
+        """One contender: `run` on every prompt of the category in turn."""
+        return ours(lambda: chain.from_iterable(run(i) for i in ids[prompt]))
+
     def spec(prompt: str, draft: object, gamma: int, adaptive: bool | str) -> Callable:
-        return ours(lambda: generate(target, draft, ids[prompt], GREEDY, gamma, n, 0, adaptive))
+        return each(prompt, lambda i: generate(target, draft, i, GREEDY, gamma, n, 0, adaptive))
 
     def tree(prompt: str, draft: object, shape: tuple[int, ...]) -> Callable:
-        return ours(lambda: generate(target, draft, ids[prompt], GREEDY, max_new_tokens=n, tree=shape))
+        return each(prompt, lambda i: generate(target, draft, i, GREEDY, max_new_tokens=n, tree=shape))
+
+    def alone(prompt: str) -> Callable:
+        return each(prompt, lambda i: autoregressive(target, i, GREEDY, n))
 
     cases = {
         "copy": [
-            Contender("target only (ours)", ours(lambda: autoregressive(target, ids["copy"], GREEDY, n))),
+            Contender("target only (ours)", alone("copy")),
             Contender("n-gram, adaptive γ", spec("copy", ngram, GAMMA_NGRAM, True)),
             Contender("n-gram, heuristic γ", spec("copy", ngram, GAMMA_NGRAM, "heuristic")),
             *head_cases("copy"),
@@ -307,7 +326,7 @@ def main(argv: list[str] | None = None) -> int:
             *(Contender(f"n-gram, tree {shape_name(t)}", tree("copy", ngram, t)) for t in TREES_NGRAM),
         ],
         "chat": [
-            Contender("target only (ours)", ours(lambda: autoregressive(target, ids["chat"], GREEDY, n))),
+            Contender("target only (ours)", alone("chat")),
             Contender("n-gram, adaptive γ", spec("chat", ngram, GAMMA_NGRAM, True)),
             Contender("bf16 copy, adaptive γ", spec("chat", bf16, GAMMA_BF16, True)),
             *head_cases("chat"),
@@ -384,7 +403,7 @@ def main(argv: list[str] | None = None) -> int:
           + ", ".join(f"{k} {v * 1000:.0f} ms" for k, v in verify.items())
           + f"; target decode step {unit * 1000:.0f} ms")  # fmt: skip
     print(f"trees (copy, n-gram): best chain {ngram_chain.name}, best tree {ngram_tree.name}")
-    costs = forward_costs(target, ids["chat"], (1, 5, 9, 13, 17, 25))
+    costs = forward_costs(target, ids["chat"][0], (1, 5, 9, 13, 17, 25))
     print("target forward (body + first head block) by tokens scored: "
           + ", ".join(f"{k}: {v * 1000:.1f} ms ({v / costs[1]:.2f}×)" for k, v in costs.items()))  # fmt: skip
     head_run = chat.get("trained head, adaptive γ")

@@ -104,6 +104,13 @@ class GridSpec:
     per_category: int = 1
     settings: DecodeSettings = field(default_factory=lambda: DecodeSettings(max_new_tokens=32))
     custom_source: str = ""
+    #: (category, prompts) pairs used in place of a category's shipped prompts (or as a new one)
+    own_prompts: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+    def prompts_of(self, category: str) -> tuple[str, ...]:
+        """The prompts this grid runs for `category`: its own where it brought some, else the shipped."""
+        own = dict(self.own_prompts)
+        return own[category] if category in own else prompts(category)
 
     def check(self) -> None:
         """GridError for an empty selection, an unknown category or a prompt count out of range."""
@@ -111,7 +118,8 @@ class GridSpec:
             if not chosen:
                 raise GridError(f"choose at least one {name}.", f"no_{name}")
         for c in self.categories:
-            prompts(c)
+            if not 1 <= self.per_category <= len(self.prompts_of(c)):
+                raise GridError(f"category {c!r} has only {len(self.prompts_of(c))} prompts.", "per_category")
         if not 1 <= self.per_category <= MAX_PER_CATEGORY:
             raise GridError(f"prompts per category must be 1 to {MAX_PER_CATEGORY}.", "per_category")
         if "custom" in self.targets and not self.custom_source.strip():

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from specdec_core.live.classroom import request_key
-from specdec_core.live.compare import BASELINE, GridSpec, Measured, prompts
+from specdec_core.live.compare import BASELINE, GridSpec, Measured
 from specdec_core.live.model_choices import (
     ChoiceError,
     DraftSpec,
@@ -131,7 +131,7 @@ class GridRun:
             target = self.models.target(t)
             for c in self.spec.categories:
                 for i in range(self.spec.per_category):
-                    text = prompts(c)[i]
+                    text = self.spec.prompts_of(c)[i]
                     ids = encode(target, text)
                     for d in (BASELINE, *self.spec.drafts):
                         done += 1
