@@ -1,0 +1,102 @@
+"""The lab "Exact on a real model" from the command line: its default run, timed.
+
+    .venv/bin/python -m bench.law_live --quick    # N = 300 per rule, the lab's default
+    .venv/bin/python -m bench.law_live            # N = 1,000 per rule
+
+(from the repository root; figures go to bench/RESULTS.md.) The lab's defaults: the bundled
+SmolLM2-135M-Instruct as target, the shipped trained head as draft, the copy preset (English,
+chat template), T = 1, γ = 2 (3 new tokens a sample), seed 0, broken rule "keep every draft
+token". N speculative samples run first, then N under the broken rule, each counted and tested
+with the lab's own code (``specdec_core.live.law``, ``law_view``).
+
+``samples_per_s`` is exact samples ÷ the exact run's wall time, which includes the prompt's
+prefill, every forward of the exact law it needed and its χ² test. The last line is one JSON
+object: ``samples``, ``broken_samples``, ``samples_per_s``, ``chi2_p_exact``, ``chi2_p_broken``,
+``tv_exact``, ``tv_noise`` (the noise band of the exact run's TV), ``tv_broken``,
+``law_forwards``, ``exact_wall_s``, ``draft``, ``broken_rule``, ``target``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+from specdec_core.engine.rules import BROKEN_RULES
+from specdec_core.live.law import LawLab, LawSettings
+from specdec_core.live.law_view import joint_test
+from specdec_core.live.model_choices import DraftSpec, TargetSpec, load_draft, load_target
+from specdec_core.live.presets import preset_prompt
+from specdec_core.live.runs import encode_prompt
+
+#: Draft per target when none is named: the lab's default, and the toy pair's own.
+DEFAULT_DRAFT = {"bundled": "head", "toy": "toy_draft"}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="N = 300 per rule (the lab's default)")
+    parser.add_argument("--samples", type=int, default=None, help="N per rule (overrides --quick)")
+    parser.add_argument("--target", choices=tuple(DEFAULT_DRAFT), default="bundled")
+    parser.add_argument("--draft", default=None, help="a draft kind of the live pages (default: the lab's)")
+    parser.add_argument("--broken", choices=BROKEN_RULES, default="accept_all")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    n = args.samples or (300 if args.quick else 1000)
+    draft_kind = args.draft or DEFAULT_DRAFT[args.target]
+    settings = LawSettings(
+        TargetSpec(args.target), DraftSpec(draft_kind), samples=n, broken=args.broken, seed=args.seed
+    )
+    loading = time.perf_counter()
+    target = load_target(settings.target)
+    draft = load_draft(target, settings.draft)
+    text = preset_prompt("copy", "en", toy=args.target == "toy")
+    ids = encode_prompt(target, text, args.target != "toy", settings.max_new_tokens)
+    print(f"models ready in {time.perf_counter() - loading:.1f} s; prompt {len(ids)} tokens", flush=True)
+
+    lab = LawLab(target, draft, ids, settings)
+    started = time.perf_counter()
+    lab.prime()
+    for i in range(n):
+        lab.draw("exact")
+        if (i + 1) % 100 == 0:
+            print(f"exact {i + 1}/{n}  {(i + 1) / (time.perf_counter() - started):.2f} samples/s", flush=True)
+    exact = joint_test(lab.tallies["exact"], lab.law, args.seed)
+    exact_wall = time.perf_counter() - started
+    exact_forwards = lab.law.forwards
+    for i in range(n):
+        lab.draw(args.broken)
+        if (i + 1) % 100 == 0:
+            print(f"{args.broken} {i + 1}/{n}", flush=True)
+    broken = joint_test(lab.tallies[args.broken], lab.law, args.seed + 1)
+    assert exact is not None and broken is not None
+
+    print(f"\n{'rule':<18} {'N':>6} {'cells':>6} {'chi2':>9} {'p':>10} {'TV':>7} {'noise':>7}")
+    for name, t in (("exact", exact), (args.broken, broken)):
+        figures = f"{t.statistic:>9.1f} {t.p_value:>10.3g} {t.tv:>7.3f} {t.tv_noise:>7.3f}"
+        print(f"{name:<18} {t.n:>6} {t.cells:>6} {figures}")
+    print(f"exact run: {exact_wall:.1f} s, {n / exact_wall:.2f} samples/s, {exact_forwards} law forwards")
+    print(
+        json.dumps(
+            {
+                "target": args.target,
+                "draft": draft_kind,
+                "broken_rule": args.broken,
+                "samples": exact.n,
+                "broken_samples": broken.n,
+                "samples_per_s": round(n / exact_wall, 3),
+                "chi2_p_exact": exact.p_value,
+                "chi2_p_broken": broken.p_value,
+                "tv_exact": round(exact.tv, 4),
+                "tv_noise": round(exact.tv_noise, 4),
+                "tv_broken": round(broken.tv, 4),
+                "law_forwards": exact_forwards,
+                "exact_wall_s": round(exact_wall, 2),
+            }
+        )
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
