@@ -133,16 +133,32 @@ def test_a_models_step_is_timed_once_and_prices_its_draft(fresh_choices, tiny, m
     from specdec_core.models import LayerSkipDraft, NGramDraft
 
     timed = []
-    real = HFCausalLM._time_step
-    monkeypatch.setattr(HFCausalLM, "_time_step", lambda self: timed.append(self.name) or real(self))
+    real = HFCausalLM._time_costs
+    monkeypatch.setattr(HFCausalLM, "_time_costs", lambda self: timed.append(self.name) or real(self))
     target = HFCausalLM(tiny.module, tiny.tokenizer, name="tiny target")
     again = HFCausalLM(tiny.module, tiny.tokenizer, name="tiny target")
     assert timed == ["tiny target"] and again.step_seconds == target.step_seconds > 0
+    assert again.verify_steps == target.verify_steps and set(target.verify_steps) == {1, 2, 4, 8, 16}
     draft = LayerSkipDraft(target, 2)
     assert draft_cost_ratio(target, draft) == pytest.approx(draft.step_seconds / target.step_seconds)
     draft.step_seconds = None  # not timed: the weight-bytes estimate
     assert draft_cost_ratio(target, draft) == estimate_cost_ratio(target, draft)
     assert draft_cost_ratio(target, NGramDraft.for_model(target)) == 0.0
+
+
+def test_rounds_are_priced_with_the_targets_measured_verification(tiny, monkeypatch):
+    from specdec_core.engine import gamma
+
+    monkeypatch.setattr(tiny, "verify_steps", {1: 1.1, 4: 1.4, 8: 2.2})
+    cost = gamma.target_verify_cost(tiny)
+    assert [cost(g) for g in (0, 1, 2, 4, 6, 8, 10)] == pytest.approx([1.0, 1.1, 1.2, 1.4, 1.8, 2.2, 2.6])
+    seen = []
+    real = gamma.make_controller
+    monkeypatch.setattr("specdec_core.engine.loop.make_controller", lambda *a: seen.append(a[-1]) or real(*a))
+    list(generate(tiny, tiny, tiny.encode("the quick"), GREEDY, 2, 4, 0, True))
+    assert seen[0](6) == pytest.approx(1.8)  # the controller got the measured table
+    monkeypatch.setattr(tiny, "verify_steps", {})
+    assert gamma.target_verify_cost(tiny) is gamma.default_verify_cost  # not timed: the default
 
 
 def test_a_run_keeps_one_draft_cost_from_start_to_end(tiny):

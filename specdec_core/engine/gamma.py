@@ -14,6 +14,7 @@ changes speed, never what is generated: the output law is the target's for every
 
 from __future__ import annotations
 
+import functools
 import itertools
 from typing import Any, Protocol, runtime_checkable
 
@@ -179,15 +180,31 @@ class TheoryGamma:
 def default_verify_cost(gamma: int) -> float:
     """Target steps of a verification forward of γ+1 tokens (1 for γ = 0, a plain step):
     ``VERIFY_STEPS`` interpolated (see there)."""
+    return interpolated_verify_cost(VERIFY_STEPS, gamma)
+
+
+def interpolated_verify_cost(steps: dict[int, float], gamma: int) -> float:
+    """Target steps of a verification of γ+1 tokens from `steps` (γ → steps, at least two γ):
+    1 for γ = 0, linear between the listed γ, extended at the last segment's slope."""
     if gamma <= 0:
         return 1.0
-    known = sorted(VERIFY_STEPS)
+    known = sorted(steps)
     if gamma <= known[0]:
-        return VERIFY_STEPS[known[0]]
+        return steps[known[0]]
     segments = list(itertools.pairwise(known))
     low, high = next(((a, b) for a, b in segments if gamma <= b), segments[-1])
-    slope = (VERIFY_STEPS[high] - VERIFY_STEPS[low]) / (high - low)
-    return VERIFY_STEPS[low] + slope * (gamma - low)
+    slope = (steps[high] - steps[low]) / (high - low)
+    return steps[low] + slope * (gamma - low)
+
+
+def target_verify_cost(target: LanguageModel) -> theory.VerifyCost:
+    """The verification cost the engine prices rounds with: the target's own, timed at load on
+    this machine (``verify_steps``: γ → target steps), else :func:`default_verify_cost`."""
+    steps = getattr(target, "verify_steps", None)
+    if isinstance(steps, dict) and len(steps) >= 2:
+        table = {int(g): float(v) for g, v in steps.items()}
+        return functools.partial(interpolated_verify_cost, table)
+    return default_verify_cost
 
 
 #: Cost ratio assumed for a draft model whose cost cannot be estimated (e.g. a toy chain).
@@ -245,6 +262,7 @@ def make_controller(
     adaptive: bool | str | GammaController,
     bounds: tuple[int, int] = (1, 16),
     cost_ratio: float = 1.0,
+    verify_cost: theory.VerifyCost | None = None,
 ) -> GammaController:
     """Build the controller a run asks for.
 
@@ -257,7 +275,7 @@ def make_controller(
     if adaptive is False:
         return FixedGamma(gamma)
     if adaptive is True or adaptive == "theory":
-        return TheoryGamma(gamma, cost_ratio, 0, bounds[1])
+        return TheoryGamma(gamma, cost_ratio, 0, bounds[1], verify_cost)
     if adaptive == "heuristic":
         return HeuristicGamma(gamma, *bounds)
     raise ValueError(

@@ -25,7 +25,12 @@ from dataclasses import dataclass
 
 from specdec_core.engine.drafters import make_drafter
 from specdec_core.engine.events import RoundEvent
-from specdec_core.engine.gamma import GammaController, draft_cost_ratio, make_controller
+from specdec_core.engine.gamma import (
+    GammaController,
+    draft_cost_ratio,
+    make_controller,
+    target_verify_cost,
+)
 from specdec_core.engine.held import HeldSessions, check_held
 from specdec_core.engine.round_events import RoundClock, autoregressive_event, speculative_event
 from specdec_core.engine.rows import RunMaths, logit_rows, target_rows
@@ -110,7 +115,7 @@ def generate(
         run = RunMaths(cfg, seed, top_n, reference)
         return tree_rounds(target, draft, prompt, run, shape, max_new_tokens, stop_at_eos, lock_timeout)
     cost = draft_cost_ratio(target, draft) if draft_cost is None else draft_cost
-    controller = make_controller(gamma, adaptive_gamma, gamma_bounds, cost)
+    controller = make_controller(gamma, adaptive_gamma, gamma_bounds, cost, target_verify_cost(target))
     run = RunMaths(cfg, seed, top_n, reference)
     loop = _Loop(controller, max_new_tokens, stop_at_eos, lock_timeout, held, rule)
     return _speculative(target, draft, prompt, run, loop)

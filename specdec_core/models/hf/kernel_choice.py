@@ -12,9 +12,10 @@ keeps Gemma-3-270M's 672 MB head to a few seconds.
 
 The choice is saved under a key of the machine (CPU model, torch version, threads, OpenMP
 wait policy: :func:`machine_key`) in the user's cache folder, one entry per weight shape and
-dtype (two models with the same shapes share it), so it is measured once per key. The
-model's decode step time (:func:`step_seconds`) is kept there too: the engine prices a draft
-with it (``engine.gamma.draft_cost_ratio``).
+dtype (two models with the same shapes share it), so it is measured once per key. Each
+model's step costs (:func:`step_costs`: a decode step's seconds and a verification of γ + 1
+tokens in steps) are kept there too: the engine prices a draft and a round with them
+(``engine.gamma.draft_cost_ratio``, ``engine.gamma.target_verify_cost``).
 """
 
 from __future__ import annotations
@@ -190,31 +191,58 @@ def calibrate(weights: Iterable[tuple[torch.Tensor, Sequence[int]]]) -> dict[str
     return chosen
 
 
-def step_seconds(key: str, time_step: Callable[[], float]) -> float:
-    """A model's decode step in seconds: saved under `key` for this machine, else `time_step()`
-    (measured once and saved)."""
+def step_costs(key: str, time_costs: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """A model's step costs on this machine (``{"step_s": s, "verify_steps": {γ: steps}}``): saved
+    under `key` for this machine key, else `time_costs()` (measured once and saved)."""
+    with _LOCK:
+        saved = _load()["steps"].get(key)
+    if _valid_costs(saved):
+        return {
+            "step_s": float(saved["step_s"]),
+            "verify_steps": {int(g): float(v) for g, v in saved["verify_steps"].items()},
+        }
+    costs = time_costs()
     with _LOCK:
         data = _load()
-        saved = data["steps"].get(key)
-        if isinstance(saved, int | float) and saved > 0:
-            return float(saved)
-    seconds = float(time_step())
-    with _LOCK:
-        data = _load()
-        data["steps"][key] = seconds
+        data["steps"][key] = {
+            "step_s": costs["step_s"],
+            "verify_steps": {str(g): v for g, v in costs["verify_steps"].items()},
+        }
         _save(data)
-    return seconds
+    return costs
 
 
-def median_step(step: Callable[[], object], repeats: int = 7) -> float:
-    """Median seconds of `step` over `repeats` calls after one warm-up."""
-    step()
-    times = []
+def _valid_costs(saved: object) -> bool:
+    if not isinstance(saved, dict) or not isinstance(saved.get("verify_steps"), dict):
+        return False
+    step = saved.get("step_s")
+    return isinstance(step, int | float) and step > 0
+
+
+#: γ of the verification forwards timed at load (γ + 1 rows each); others are interpolated.
+VERIFY_GAMMAS: tuple[int, ...] = (1, 2, 4, 8, 16)
+
+
+def time_costs(
+    step: Callable[[], object], verify: Callable[[int], object], repeats: int = 5
+) -> dict[str, Any]:
+    """Median seconds of `step()` (one decode step) and, for each γ of :data:`VERIFY_GAMMAS`, of
+    `verify(γ + 1)` (a forward of γ + 1 tokens, every logit row computed) in steps; all run
+    interleaved after one warm-up each, so a burst of load hits them alike."""
+    calls = {0: step, **{g: (lambda g=g: verify(g + 1)) for g in VERIFY_GAMMAS}}
+    times: dict[int, list[float]] = {g: [] for g in calls}
+    for f in calls.values():
+        f()
     for _ in range(repeats):
-        start = time.perf_counter()
-        step()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        for g, f in calls.items():
+            start = time.perf_counter()
+            f()
+            times[g].append(time.perf_counter() - start)
+    step_s = statistics.median(times[0])
+    return {
+        "step_s": step_s,
+        "verify_steps": {g: round(statistics.median(times[g]) / step_s, 4) for g in VERIFY_GAMMAS},
+    }
 
 
 def summary() -> list[dict[str, str]]:

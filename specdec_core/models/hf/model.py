@@ -92,29 +92,36 @@ class HFCausalLM:
             FastForward(module) if use_fast and plain_head(module) is not None else None
         )
         configure_torch_threads()
-        #: one decode step's seconds on this machine (timed once per model and machine, at
-        #: load, kept in the kernel choice's cache): the engine prices a draft with it
-        self.step_seconds: float = kernel_choice.step_seconds(self._step_key(), self._time_step)
+        # a decode step's seconds and a verification of γ + 1 tokens in steps, on this machine
+        # (timed once per model and machine, at load, kept with the kernel choice): the engine
+        # prices a draft and a round with them
+        costs = kernel_choice.step_costs(self._step_key(), self._time_costs)
+        self.step_seconds: float = costs["step_s"]
+        self.verify_steps: dict[int, float] = costs["verify_steps"]
 
     def _step_key(self) -> str:
-        """What a decode step's time depends on besides the machine: the model, its dtype, shapes
-        and forward (the fast, lean or own one)."""
+        """What a step's time depends on besides the machine: the model, its dtype, shapes and
+        forward (the fast, lean or own one)."""
         shapes = ";".join("x".join(map(str, p.shape)) for p in self.module.parameters())
         digest = hashlib.sha1(shapes.encode()).hexdigest()[:12]
         forward = "own" if self.fast is None else ("lean" if self.fast.lean is not None else "fast")
         return f"{self.name}|{_dtype_name(self.dtype)}|{self.device}|{forward}|{digest}"
 
-    def _time_step(self) -> float:
-        """Median seconds of a one-token decode step after a short prompt."""
-        ids = [i % self._vocab for i in range(1, 9)]
-        session = self.session(ids[:-1])
+    def _time_costs(self) -> dict[str, Any]:
+        """A one-token decode step and verification forwards after a short prompt, timed."""
+        ids = [i % self._vocab for i in range(1, 40)]
+        session = self.session(ids[:8])
         base = session.length
 
         def step() -> None:
-            session.logits(ids[-1:], last_only=True)
+            session.logits(ids[8:9], last_only=True)
             session.truncate(base)
 
-        return kernel_choice.median_step(step)
+        def verify(rows: int) -> None:
+            session.lazy_logits(ids[8 : 8 + rows]).all()
+            session.truncate(base)
+
+        return kernel_choice.time_costs(step, verify)
 
     # -- the LanguageModel protocol --------------------------------------------------------
     @property
