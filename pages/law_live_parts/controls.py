@@ -57,6 +57,9 @@ def fit_models() -> None:
     gets a message naming what was chosen instead."""
     ss, s, live = st.session_state, strings("law_live"), strings("live")
     offered = tuple(k for k in access().targets if k in LAW_TARGETS)
+    if not offered:  # a classroom whose teacher offers only custom models
+        st.error(s["problems.target"], icon=":material/error:")
+        st.stop()
     if ss["law_target"] not in offered:
         st.warning(s("target_unfit", target=md(ss["law_target"])))
         ss["law_target"] = offered[0]

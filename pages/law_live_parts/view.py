@@ -3,6 +3,8 @@ view while counts arrive and after the run (keys carry a suffix, so each repaint
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 import streamlit as st
 
@@ -48,7 +50,7 @@ def _tests(snap: LawSnapshot, s: Strings, key: str) -> None:
                 s["col.rule"]: s[f"rules.{rule}"],
                 s["col.n"]: test.n,
                 s["col.cells"]: test.cells,
-                s["col.chi2"]: f"{test.statistic:.1f}",
+                s["col.chi2"]: f"{test.statistic:.1f}" if math.isfinite(test.statistic) else "∞",
                 s["col.dof"]: test.dof,
                 s["col.p"]: f"{test.p_value:.3g}",
                 s["col.tv"]: f"{test.tv:.3f}",

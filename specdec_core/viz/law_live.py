@@ -111,7 +111,7 @@ def tv_bars(
             y=band.tolist(),
             name=t["noise"],
             mode="markers",
-            marker={"symbol": "line-ew-open", "size": 46, "line": {"width": 3, "color": palette.INK}},
+            marker={"symbol": "line-ew-open", "size": 64, "color": palette.INK, "line": {"width": 3}},
             hovertemplate=t["hover_noise"],
         ),
     ]
