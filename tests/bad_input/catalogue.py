@@ -327,6 +327,40 @@ MODEL_CASES = [
     race("no-drafts", "other", extra=("Choose at least one draft",), race_target="toy", race_drafts=[]),
 ]
 
+LAW_TOY = {"law_target": "toy", "law_draft": "toy_draft", "law_n": 20}
+
+
+def law(name: str, key: str, lang: str = "en", **state: Any) -> Case:
+    """A lab ("Exact on a real model") run on the toy pair that must be refused with its message."""
+    return Case(
+        f"law-{name}", "law_live", "error", "law_live", key, state={**LAW_TOY, **state}, act="law", lang=lang
+    )
+
+
+LAW_CASES = [
+    law("greedy", "problems.greedy", law_t=0.0),
+    law("top-k-one", "problems.top_k_one", "zh", law_topk=1),
+    Case(
+        "law-prompt-empty",
+        "law_live",
+        "error",
+        "live",
+        "prompt_errors.empty",
+        state={**LAW_TOY, "law_prompt": "  "},
+        act="law",
+    ),
+    Case(
+        "law-draft-unfit",
+        "law_live",
+        "warning",
+        "law_live",
+        "draft_unfit",
+        state={**LAW_TOY, "law_draft": "head"},
+    ),
+    url("law_live", "law_n", "5000"),
+    url("law_live", "law_t", "-1", "zh"),
+]
+
 CASES: list[Case] = [
     *URL_CASES,
     *LANG_CASES,
@@ -336,4 +370,5 @@ CASES: list[Case] = [
     *PROMPT_CASES,
     *TRACE_CASES,
     *MODEL_CASES,
+    *LAW_CASES,
 ]

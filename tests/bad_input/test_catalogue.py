@@ -76,7 +76,7 @@ def run_case(case: Case, sources: dict[str, str]):
     state = {k: _fill(v, sources) for k, v in case.state.items()}
     at = open_page(case.page, case.lang, query=case.query, state=state)
     if case.act:
-        at.button(key={"generate": "live_generate", "race": "race_run"}[case.act]).click()
+        at.button(key={"generate": "live_generate", "race": "race_run", "law": "law_run"}[case.act]).click()
         at.run()
         assert not at.exception, [e.value for e in at.exception]
     return at
