@@ -137,6 +137,13 @@ def test_time_left_and_takeaways():
     assert replace(snap, tests={"exact": fits, "accept_all": fits}).takeaway == "exact_only"
     assert replace(snap, tests={"exact": fails, "accept_all": fails}).takeaway == "unlucky"
     assert replace(snap, tests={"exact": None, "accept_all": None}).takeaway == "early"
+    pooled = JointTest(10, 1, 0.0, 1, 1.0, 0.0, 0.0)  # every pair in the one pooled cell
+    assert pooled.verdict == "unclear"
+    assert replace(snap, tests={"exact": pooled, "accept_all": fails}).takeaway == "early"
+    assert replace(snap, tests={"exact": fits, "accept_all": pooled}).takeaway == "early"
+    impossible = JointTest(10, 1, math.inf, 1, 0.0, 0.4, 0.0)  # one cell, but a forbidden pair seen
+    assert impossible.verdict == "fails"
+    assert replace(snap, tests={"exact": fits, "accept_all": impossible}).takeaway == "shown"
 
 
 # -- the quiz's numbers -------------------------------------------------------------------------

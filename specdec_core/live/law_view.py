@@ -49,7 +49,10 @@ class JointTest:
 
     @property
     def verdict(self) -> str:
-        """ "fits", "unclear" or "fails" by the p-value (:data:`FITS`, :data:`FAILS`)."""
+        """The reading of the p-value: "fits" (≥ :data:`FITS`), "fails" (< :data:`FAILS`) or
+        "unclear"; "unclear" too while every pair is pooled into one cell (nothing to compare)."""
+        if self.cells < 2 and self.p_value > 0:
+            return "unclear"
         if self.p_value >= FITS:
             return "fits"
         return "fails" if self.p_value < FAILS else "unclear"
@@ -177,9 +180,12 @@ class LawSnapshot:
     def takeaway(self) -> str:
         """Which conclusion the counts support: "shown" (speculative fits, broken fails),
         "exact_only" (the broken rule not caught yet: more samples), "unlucky" (the
-        speculative counts look off: a 1-in-100 event, or something wrong), or "early"."""
+        speculative counts look off: a 1-in-100 event, or something wrong), or "early" (a rule
+        without samples, or with all its pairs in one pooled cell)."""
         exact, broken = self.tests.get(self.rules[0]), self.tests.get(self.rules[1])
         if exact is None or broken is None:
+            return "early"
+        if exact.cells < 2 or (broken.cells < 2 and broken.p_value > 0):
             return "early"
         if exact.verdict == "fails":
             return "unlucky"
