@@ -15,7 +15,9 @@ weight bytes ÷ read bandwidth is a floor no kernel can beat. Printed in one run
 * ``<model>_verify5_ratio``: one 5-token forward with all 5 logit rows ÷ a 1-row step
   (medians of interleaved repeats);
 * ``<model>_calibration_s`` and ``<model>_kernels``: the seconds the kernel choice took at load
-  (0 once this machine's cache knows it) and the kernel chosen per weight and row count.
+  (0 once this machine's cache knows it) and the kernel chosen per weight and row count;
+  ``smollm2_bf16_kernels`` and ``smollm2_bf16_step_ms`` the same choice and the step timed at
+  load for SmolLM2's bfloat16 copy (a draft).
 
 The last line is one JSON object with every figure. Results go into bench/RESULTS.md.
 """
@@ -35,7 +37,7 @@ import torch  # noqa: E402
 
 from bench.kernels import medians, step_and_verify  # noqa: E402
 from specdec_core.engine import autoregressive  # noqa: E402
-from specdec_core.models import load_bundled  # noqa: E402
+from specdec_core.models import load_bundled, precision_copy  # noqa: E402
 from specdec_core.models.bundled import load_gemma  # noqa: E402
 from specdec_core.models.hf import HFCausalLM, kernel_choice  # noqa: E402
 from specdec_core.sampling import SamplingConfig  # noqa: E402
@@ -123,6 +125,14 @@ def main(argv: list[str] | None = None) -> int:
         )
         for shape, dtype, choice in _kernels(model):
             print(f"  {shape} {dtype}: {choice}")
+        if name == "smollm2":  # the bf16 copy, a draft: its bfloat16 kernels are chosen at its load
+            copy = precision_copy(model, "bfloat16")
+            results["smollm2_bf16_kernels"] = {f"{w}/{d}": k for w, d, k in _kernels(copy)}
+            results["smollm2_bf16_step_ms"] = round(copy.step_seconds * 1e3, 2)
+            print(f"smollm2 bf16 copy: step {results['smollm2_bf16_step_ms']} ms (timed at load)")
+            for shape, dtype, choice in _kernels(copy):
+                print(f"  {shape} {dtype}: {choice}")
+            del copy
         del model
     print(json.dumps(results))
     return 0

@@ -179,17 +179,18 @@ def test_a_learner_runs_smollm2_drafting_for_gemma_on_the_live_page():
 
 @pytest.mark.slow
 def test_gemma_runs_the_fast_forward_with_its_own_logits_and_greedy_tokens(gemma):
-    """Gemma's body is transformers' own, its head the kernel chosen on this machine, rows read
-    on demand: the logits are its own forward's to float rounding, its greedy text the same."""
+    """Gemma runs the lean Gemma 3 body, its head the kernel chosen on this machine, rows read on
+    demand: the logits are transformers' own forward's to float rounding, its greedy text the same."""
     import numpy as np
 
     from specdec_core.engine import autoregressive
     from specdec_core.models.hf import HFCausalLM
+    from specdec_core.models.hf.lean_gemma import GemmaLeanBody
     from specdec_core.sampling import SamplingConfig
     from support.greedy_check import assert_same_greedy_output
 
     own = HFCausalLM(gemma.module, gemma.tokenizer, name="Gemma-3-270M (own forward)", fast=False)
-    assert gemma.fast is not None and gemma.fast.lean is None and own.fast is None
+    assert isinstance(gemma.fast.lean, GemmaLeanBody) and own.fast is None
     greedy = SamplingConfig(temperature=0)
     for text in ("The capital of France is", "def add(a, b):\n    return", "Once upon a time, a fox"):
         ids = gemma.encode(text)

@@ -5,7 +5,8 @@ a session runs the transformer body and the head itself, on a twin of the module
 linear layers are :class:`~specdec_core.models.hf.kernels.RowLinear` (weights shared, the
 module itself untouched). :class:`LogitRows` holds the body's output and computes head rows
 only when verification reads them. For Llama, Qwen2 and Mistral models on CPU the body is
-:class:`~specdec_core.models.hf.lean.LeanBody` (the same layers with fewer operations).
+:class:`~specdec_core.models.hf.lean.LeanBody` (the same layers with fewer operations), and for
+Gemma 3 :class:`~specdec_core.models.hf.lean_gemma.GemmaLeanBody`.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from specdec_core.models import memory
 from specdec_core.models.hf import kernel_choice
 from specdec_core.models.hf.kernels import RowLinear, row_kernel
 from specdec_core.models.hf.lean import LeanBody, fused_bytes, lean_eligible
+from specdec_core.models.hf.lean_gemma import GemmaLeanBody, fused_bytes_gemma, gemma_lean_eligible
 from specdec_core.models.hf.loading import _auto
 
 # -- the fast head ---------------------------------------------------------------------------------
@@ -96,14 +98,18 @@ class FastForward:
     ``body(ids, cache)`` gives the final hidden states; ``head(hidden)`` their logits;
     ``new_cache()`` the cache a session passes to ``body``. The body is
     :class:`~specdec_core.models.hf.lean.LeanBody` where it is eligible (Llama, Qwen2, Mistral
-    on CPU; `lean` False turns it off), else transformers' own body on the ``RowLinear`` twin.
+    on CPU) or :class:`~specdec_core.models.hf.lean_gemma.GemmaLeanBody` (Gemma 3 on CPU); `lean`
+    False turns them off; else transformers' own body on the ``RowLinear`` twin.
     """
 
     def __init__(self, module: torch.nn.Module, lean: bool = True) -> None:
         twin = with_row_linears(module)
         self.module = twin
-        lean = lean and lean_eligible(module) and memory.room_for(fused_bytes(module))
-        self.lean = LeanBody(module, row_kernel) if lean else None
+        self.lean: LeanBody | GemmaLeanBody | None = None
+        if lean and lean_eligible(module) and memory.room_for(fused_bytes(module)):
+            self.lean = LeanBody(module, row_kernel)
+        elif lean and gemma_lean_eligible(module) and memory.room_for(fused_bytes_gemma(module)):
+            self.lean = GemmaLeanBody(module, row_kernel)
         self.head: torch.nn.Module = twin.lm_head
         weight = twin.lm_head.weight
         #: rows per head call in ``LogitRows`` (float32 CPU: the most ``RowLinear`` speeds up)
@@ -122,7 +128,7 @@ class FastForward:
         """Every weight the forward multiplies by, with the row counts it is asked for."""
         head = self.head.weight
         if self.lean is not None:
-            body = [w for layer in self.lean.layers for w in (layer[0], layer[1], layer[3], layer[4])]
+            body = self.lean.weights()
         else:
             body = [
                 m.weight for m in self.module.modules() if isinstance(m, RowLinear) and m is not self.head
@@ -136,7 +142,10 @@ class FastForward:
         """An empty cache for :meth:`body`."""
         if self.lean is not None:
             return self.lean.new_cache()
-        return _auto().DynamicCache(config=self.module.config)
+        # Every layer keeps its whole history (the sliding window is the attention mask's
+        # job), so a rejected draft can always be rolled back: a sliding layer built from the
+        # config cannot be cropped once the window is full.
+        return _auto().DynamicCache()
 
     def body(
         self,

@@ -219,6 +219,10 @@ class LeanBody:
     def new_cache(self) -> LeanCache:
         return LeanCache(len(self.layers), self.kv_heads, self.head_dim)
 
+    def weights(self) -> list[torch.Tensor]:
+        """The matrices a forward pass multiplies by (for the kernel choice)."""
+        return [w for qkv, gate_up, _bias, out, down in self.layers for w in (qkv, gate_up, out, down)]
+
     def _rotary(self, start: int, end: int) -> torch.Tensor:
         """The rotary embedding of positions start … end−1 as unit complex numbers (n, 1, d/2)."""
         if end > self._turns.shape[0]:

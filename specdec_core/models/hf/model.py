@@ -225,7 +225,9 @@ class HFSession:
     def __init__(self, model: HFCausalLM) -> None:
         self.model = model
         fast = model.fast
-        self._cache = fast.new_cache() if fast is not None else _auto().DynamicCache(config=model.config)
+        self._cache = (
+            fast.new_cache() if fast is not None else _auto().DynamicCache()
+        )  # full history: see fast.new_cache
         self._ids: list[int] = []
         self._tree: TreeSegment | None = None
         #: final hidden states of the fed tokens (a trained draft head reads them: ``features``)
