@@ -15,7 +15,8 @@ weight bytes ÷ read bandwidth is a floor no kernel can beat. Printed in one run
 * ``<model>_verify5_ratio``: one 5-token forward with all 5 logit rows ÷ a 1-row step
   (medians of interleaved repeats);
 * ``<model>_calibration_s`` and ``<model>_kernels``: the seconds the kernel choice took at load
-  (0 once this machine's cache knows it) and the kernel chosen per weight and row count;
+  (the bench removes this machine's cached choice first, so it is measured afresh) and the
+  kernel chosen per weight and row count;
   ``smollm2_bf16_kernels`` and ``smollm2_bf16_step_ms`` the same choice and the step timed at
   load for SmolLM2's bfloat16 copy (a draft).
 
@@ -109,6 +110,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="15 tokens and 7 repeats (the same keys)")
     args = parser.parse_args(argv)
     tokens, repeats = (15, 7) if args.quick else (31, 15)
+    # measured afresh, so the choice and its cost are this run's (and a stale one is replaced)
+    kernel_choice.cache_file().unlink(missing_ok=True)
     results: dict[str, object] = {"threads": torch.get_num_threads(), "machine": kernel_choice.machine_key()}
     bandwidth = bandwidth_gbs()
     results["bandwidth_gbs"] = round(bandwidth, 2)
