@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
-import time
 from collections.abc import Callable
 
 import specdec_core.models  # first: it sets OpenMP's passive wait before torch loads
@@ -30,21 +28,9 @@ import torch.nn.functional as F  # noqa: E402
 
 from specdec_core.models import load_bundled, precision_copy  # noqa: E402
 from specdec_core.models.hf import FastForward, HFCausalLM, row_linear  # noqa: E402
+from specdec_core.models.hf.kernel_choice import medians  # noqa: E402
 
 PROMPT = "Explain in three sentences why the sky is blue, for a curious child."
-
-
-def medians(contenders: dict[str, Callable[[], object]], repeats: int) -> dict[str, float]:
-    """Median seconds of each callable, run interleaved (A B C, A B C, …) after one warm-up."""
-    times: dict[str, list[float]] = {name: [] for name in contenders}
-    for f in contenders.values():
-        f()
-    for _ in range(repeats):
-        for name, f in contenders.items():
-            start = time.perf_counter()
-            f()
-            times[name].append(time.perf_counter() - start)
-    return {name: statistics.median(t) for name, t in times.items()}
 
 
 def on_transformers_body(model: HFCausalLM) -> HFCausalLM:

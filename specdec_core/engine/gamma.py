@@ -217,6 +217,14 @@ UNKNOWN_COST_RATIO = 0.25
 LAYER_OVERHEAD_BYTES = 7 * 2**20
 
 
+def _declared_cost(draft: Draft) -> float | None:
+    """A draft's own ``cost_ratio``, 0 for a lookup drafter (``propose``), else None."""
+    explicit = getattr(draft, "cost_ratio", None)
+    if explicit is not None:
+        return float(explicit)
+    return 0.0 if hasattr(draft, "propose") else None
+
+
 def estimate_cost_ratio(target: LanguageModel, draft: Draft) -> float:
     """One draft step in target steps, from what each model must do per token.
 
@@ -226,11 +234,9 @@ def estimate_cost_ratio(target: LanguageModel, draft: Draft) -> float:
     layers ≈ 0.37); a model's own ``cost_ratio`` attribute wins; otherwise
     ``UNKNOWN_COST_RATIO``.
     """
-    explicit = getattr(draft, "cost_ratio", None)
-    if explicit is not None:
-        return float(explicit)
-    if hasattr(draft, "propose"):
-        return 0.0
+    declared = _declared_cost(draft)
+    if declared is not None:
+        return declared
     t_mod, d_mod = getattr(target, "module", None), getattr(draft, "module", None)
     if t_mod is None or d_mod is None:
         return UNKNOWN_COST_RATIO
@@ -246,11 +252,9 @@ def draft_cost_ratio(target: LanguageModel, draft: Draft) -> float:
     """One draft step in target steps, as the engine prices it: a draft's own ``cost_ratio``
     wins, a lookup drafter costs 0, two models timed at load on this machine (``step_seconds``)
     give the ratio of their measured steps, and anything else :func:`estimate_cost_ratio`."""
-    explicit = getattr(draft, "cost_ratio", None)
-    if explicit is not None:
-        return float(explicit)
-    if hasattr(draft, "propose"):
-        return 0.0
+    declared = _declared_cost(draft)
+    if declared is not None:
+        return declared
     t, d = getattr(target, "step_seconds", None), getattr(draft, "step_seconds", None)
     if isinstance(t, int | float) and isinstance(d, int | float) and t > 0 and d > 0:
         return float(d) / float(t)

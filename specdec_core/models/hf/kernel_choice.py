@@ -223,26 +223,27 @@ def _valid_costs(saved: object) -> bool:
 VERIFY_GAMMAS: tuple[int, ...] = (1, 2, 4, 8, 16)
 
 
+def medians(calls: dict[Any, Callable[[], object]], repeats: int) -> dict[Any, float]:
+    """Median seconds of each call, run interleaved (A B C, A B C, …) after one warm-up each, so
+    a burst of load hits them alike."""
+    times: dict[Any, list[float]] = {name: [] for name in calls}
+    for f in calls.values():
+        f()
+    for _ in range(repeats):
+        for name, f in calls.items():
+            start = time.perf_counter()
+            f()
+            times[name].append(time.perf_counter() - start)
+    return {name: statistics.median(t) for name, t in times.items()}
+
+
 def time_costs(
     step: Callable[[], object], verify: Callable[[int], object], repeats: int = 5
 ) -> dict[str, Any]:
     """Median seconds of `step()` (one decode step) and, for each γ of :data:`VERIFY_GAMMAS`, of
-    `verify(γ + 1)` (a forward of γ + 1 tokens, every logit row computed) in steps; all run
-    interleaved after one warm-up each, so a burst of load hits them alike."""
-    calls = {0: step, **{g: (lambda g=g: verify(g + 1)) for g in VERIFY_GAMMAS}}
-    times: dict[int, list[float]] = {g: [] for g in calls}
-    for f in calls.values():
-        f()
-    for _ in range(repeats):
-        for g, f in calls.items():
-            start = time.perf_counter()
-            f()
-            times[g].append(time.perf_counter() - start)
-    step_s = statistics.median(times[0])
-    return {
-        "step_s": step_s,
-        "verify_steps": {g: round(statistics.median(times[g]) / step_s, 4) for g in VERIFY_GAMMAS},
-    }
+    `verify(γ + 1)` (a forward of γ + 1 tokens, every logit row computed) in steps (:func:`medians`)."""
+    got = medians({0: step, **{g: (lambda g=g: verify(g + 1)) for g in VERIFY_GAMMAS}}, repeats)
+    return {"step_s": got[0], "verify_steps": {g: round(got[g] / got[0], 4) for g in VERIFY_GAMMAS}}
 
 
 def summary() -> list[dict[str, str]]:
