@@ -223,7 +223,7 @@ def test_the_layer_skip_depth_is_written_ell_not_k(lang):
     assert "\\ell" in _md(lang, "race") and all("ℓ" in t for t in texts[1:])
 
 
-# ------------------------------------------- item 9: constant v (2.80) against measured v (2.24)
+# ------------------------------------------- item 9: constant v (2.80) against measured v (2.10)
 @pytest.mark.parametrize("lang", LANGS)
 def test_notation_and_cost_say_why_the_same_draft_gives_two_speedups(lang):
     verify_cost = linear_verify_cost(cost_data().measured_beta)

@@ -11,6 +11,7 @@ import pytest
 
 from pages.common.i18n import LESSONS
 from pages.common.nav import PAGES, SECTIONS
+from specdec_core.course.cost import cost_data
 from specdec_core.theory import expected_tokens, linear_verify_cost, measured_alpha, speedup
 from specdec_core.verify import decompose
 from support.apptest import open_page
@@ -65,7 +66,7 @@ def test_the_worked_example_is_the_maths(lang):
     )
     assert "$r = ({:g}, {:g}, {:g})$".format(*d.residual) in text
     tokens = expected_tokens(0.8, 4)
-    verify = linear_verify_cost(0.075)
+    verify = linear_verify_cost(cost_data().measured_beta)
     assert f"= {tokens:.4f}$" in text and f"= {speedup(0.8, 4, 0.05, verify):.2f}$" in text
     assert f"{4 * 0.05 + verify(4):.1f}" in text
     # the counted run: 12 rounds, 2 without a rejection, 30 drafts accepted

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from specdec_core.course.cards import CARD_FILE, MEDUSA_CARD_FILE, head_card, medusa_card
+from specdec_core.course.cost import cost_data
 from specdec_core.course.self_spec import (
     CALIBRATION_FILE,
     EARLY_EXIT_FILE,
@@ -74,7 +75,7 @@ def test_early_exit_data_is_the_measurement_and_rises_to_the_full_model():
 def test_draft_rows_carry_the_theorys_best_gamma_and_speedup():
     rows = {r.key: r for r in draft_rows()}
     assert "head" in rows and "medusa" in rows and "bf16" in rows
-    verify = linear_verify_cost(0.075)
+    verify = linear_verify_cost(cost_data().measured_beta)
     for r in rows.values():
         assert r.gamma == best_gamma(r.alpha, r.cost, verify, 12)
         assert r.predicted == pytest.approx(float(speedup(r.alpha, r.gamma, r.cost, verify)))

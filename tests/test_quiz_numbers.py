@@ -126,9 +126,13 @@ def test_compare_projections():
 
 def test_cost_expected_tokens_and_speedup():
     _stated("cost", 0, f"{expected_tokens(0.7, 3):.2f}")
-    now = cost.cost_summary(0.7, 3, 0.1, linear_verify_cost(0.075), 16)
-    _stated("cost", 5, "0.70", "γ = 3", "0.10", "0.075", where="question")
+    beta = cost.cost_data().measured_beta  # this CPU's, as the page's preset
+    now = cost.cost_summary(0.7, 3, 0.05, linear_verify_cost(beta), 16)
+    _stated("cost", 5, "0.70", "γ = 3", "c = 0.05", f"β = {beta:g}", where="question")
     _stated("cost", 5, f"{now.speedup:.2f}×")
+    ideal, no_draft = speedup(0.7, 3, 0.05), expected_tokens(0.7, 3) / (1 + 3 * beta)
+    _stated("cost", 5, f"{ideal:.2f}×", f"{no_draft:.2f}×", where="options")  # the wrong prices
+    assert len({f"{x:.2f}" for x in (now.speedup, ideal, no_draft)}) == 3
 
 
 def test_cost_best_gamma_of_a_barely_paying_draft():
@@ -244,12 +248,13 @@ def test_overlap_q_zero_preset():
 
 
 def test_race_free_draft_on_chat_and_bf16_on_a_gpu():
-    cpu = linear_verify_cost(0.075)
-    at4, at1 = speedup(0.3, 4, 0.0, cpu), speedup(0.3, 1, 0.0, cpu)
+    beta = cost.cost_data().measured_beta
+    cpu = linear_verify_cost(beta)
+    at4, at1 = speedup(0.35, 4, 0.0, cpu), speedup(0.35, 1, 0.0, cpu)
     assert at1 > at4 > 1
-    _stated("race", 0, "α = 0.3", "0.075", where="question")
+    _stated("race", 0, "α = 0.35", f"1 + {beta:g}γ", where="question")
     _stated("race", 0, f"{at4:.2f}", f"{at1:.2f}")
-    _stated("race", 0, f"{expected_tokens(0.3, 4):.2f}", f"{expected_tokens(0.3, 1):.2f}", where="options")
+    _stated("race", 0, f"{expected_tokens(0.35, 4):.2f}", f"{expected_tokens(0.35, 1):.2f}", where="options")
     _stated("race", 1, "α = 0.99", "c = 0.1", "γ = 6", where="question")
     _stated("race", 1, f"{speedup(0.99, 6, 0.1):.2f}")
     _stated("race", 1, f"{expected_tokens(0.99, 6):.2f}", where="options")

@@ -102,7 +102,8 @@ TREE = Step("tree", "tree", 4, _q(tree_preset="abc", tree_top_n="6", tree_seed="
 BLOCK = Step("block", "block", 6, _q(**_BLOCK, block_round="0"))
 PROOF = Step("proof", "block", 5, _q(**_BLOCK, block_round=str(PROOF_ROUNDS)), "proof")
 #: The notation page's worked example: verification priced by the linear model 1 + βγ through
-#: this machine's measured point (β = 0.075), not the memory-bound ideal of the motivation step.
+#: this machine's measured point (β from assets/presets/cost.json), not the memory-bound ideal
+#: of the motivation step.
 COST = Step(
     "cost",
     "cost",
