@@ -14,6 +14,10 @@ weight bytes ÷ read bandwidth is a floor no kernel can beat. Printed in one run
 * ``<model>_floor_ratio``: step ÷ floor;
 * ``<model>_verify5_ratio``: one 5-token forward with all 5 logit rows ÷ a 1-row step
   (medians of interleaved repeats);
+* ``<model>_step_ms_spin`` and ``<model>_floor_ratio_spin``: the same step in a child process
+  whose OpenMP threads spin briefly (``GOMP_SPINCOUNT`` = :data:`SPIN`) instead of sleeping
+  between parallel regions as the app's do (``specdec_core.models.omp``: sleeping threads
+  leave shared cores to the browser and the server, and pay a wake-up per region);
 * ``<model>_calibration_s`` and ``<model>_kernels``: the seconds the kernel choice took at load
   (the bench removes this machine's cached choice first, so it is measured afresh) and the
   kernel chosen per weight and row count;
@@ -27,8 +31,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import specdec_core.models  # first: it sets OpenMP's passive wait before torch loads
 
@@ -44,6 +52,32 @@ from specdec_core.models.hf import HFCausalLM, kernel_choice  # noqa: E402
 from specdec_core.sampling import SamplingConfig  # noqa: E402
 
 PROMPT = "Explain in three sentences why the sky is blue, for a curious child."
+#: libgomp's spin count for the spinning child (bounded: an idle pool still goes to sleep).
+SPIN = "30000"
+_CHILD = (
+    "import sys, torch\n"  # torch first: the environment, not the app, sets the OpenMP wait
+    "from bench.floor import PROMPT, decode_ms\n"
+    "from specdec_core.models import load_bundled\n"
+    "from specdec_core.models.bundled import load_gemma\n"
+    "model = load_gemma() if sys.argv[1] == 'gemma' else load_bundled()\n"
+    "ids = model.encode(PROMPT, chat=model.has_chat_template)\n"
+    "decode_ms(model, ids, 4)\n"
+    "print(decode_ms(model, ids, int(sys.argv[2])))\n"
+)
+
+
+def spinning_step_ms(name: str, tokens: int) -> float:
+    """`name`'s decode step (ms) in a child process whose OpenMP threads spin briefly."""
+    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"} | {"GOMP_SPINCOUNT": SPIN}
+    out = subprocess.run(
+        [sys.executable, "-c", _CHILD, name, str(tokens)],
+        cwd=Path(__file__).resolve().parents[1],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return float(out.stdout.strip().splitlines()[-1])
 
 
 def bandwidth_gbs(gib: int = 1, repeats: int = 5) -> float:
@@ -119,11 +153,15 @@ def main(argv: list[str] | None = None) -> int:
     for name, load in (("smollm2", load_bundled), ("gemma", load_gemma)):
         model = load()
         got = figures(name, model, bandwidth, tokens, repeats)
+        spin = spinning_step_ms(name, tokens)
+        got[f"{name}_step_ms_spin"] = round(spin, 2)
+        got[f"{name}_floor_ratio_spin"] = round(spin / got[f"{name}_floor_ms"], 3)
         results.update(got)
         print(
             f"{name}: step {got[f'{name}_step_ms']} ms, floor {got[f'{name}_floor_ms']} ms "
             f"(×{got[f'{name}_floor_ratio']}), 5-row verification {got[f'{name}_verify5_ratio']} steps, "
-            f"kernel choice {got[f'{name}_calibration_s']} s",
+            f"kernel choice {got[f'{name}_calibration_s']} s; with spinning OpenMP threads "
+            f"{spin:.1f} ms (×{got[f'{name}_floor_ratio_spin']})",
             flush=True,
         )
         for shape, dtype, choice in _kernels(model):

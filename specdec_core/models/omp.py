@@ -8,7 +8,12 @@ that the thread doing the work, the browser or the web server needs, and every r
 waits for a thread that was pushed off its core. With passive waiting the threads sleep
 instead. libgomp reads ``OMP_WAIT_POLICY`` once, when it is loaded (with torch), so
 :func:`prefer_passive_wait` must run before the first ``import torch``:
-``specdec_core.models`` calls it on import. An ``OMP_WAIT_POLICY`` already set is kept.
+``specdec_core.models`` calls it on import.
+
+Sleeping costs a wake-up per parallel region, so on cores nobody else needs, spinning is
+faster (``bench.floor`` times both, side by side, on the machine it runs on). A machine that
+serves only the app can ask for a short spin: an ``OMP_WAIT_POLICY`` or a ``GOMP_SPINCOUNT``
+already set is kept (README: "A server for a class").
 """
 
 from __future__ import annotations
@@ -17,11 +22,13 @@ import os
 import sys
 
 WAIT_ENV = "OMP_WAIT_POLICY"
+#: libgomp's spin count before a waiting thread sleeps (its own knob beside the policy).
+SPIN_ENV = "GOMP_SPINCOUNT"
 
 
 def prefer_passive_wait() -> str | None:
-    """Set ``OMP_WAIT_POLICY=PASSIVE`` unless it is set or torch is loaded; the policy in force
-    for this process's OpenMP pool (None when torch was loaded first without one)."""
-    if WAIT_ENV not in os.environ and "torch" not in sys.modules:
+    """Set ``OMP_WAIT_POLICY=PASSIVE`` unless it or ``GOMP_SPINCOUNT`` is set or torch is loaded;
+    the policy in force for this process's OpenMP pool (None when none was set)."""
+    if WAIT_ENV not in os.environ and SPIN_ENV not in os.environ and "torch" not in sys.modules:
         os.environ[WAIT_ENV] = "PASSIVE"
     return os.environ.get(WAIT_ENV)
