@@ -86,12 +86,12 @@ class HFCausalLM:
         params = inspect.signature(module.forward).parameters
         self._cache_kw = "cache" if "cache" in params else "past_key_values"
         self._keep_kw = "logits_to_keep" in params
+        configure_torch_threads()  # first: the kernel choice is timed at the engine's thread count
         #: body + head with faster linears (None: the model's own forward runs)
         use_fast = fast_enabled() if fast is None else bool(fast)
         self.fast: FastForward | None = (
             FastForward(module) if use_fast and plain_head(module) is not None else None
         )
-        configure_torch_threads()
         # a decode step's seconds and a verification of γ + 1 tokens in steps, on this machine
         # (timed once per model and machine, at load, kept with the kernel choice): the engine
         # prices a draft and a round with them
