@@ -23,6 +23,7 @@ from specdec_core.live.law import (
 )
 from specdec_core.live.law_view import JointTest, joint_cells, joint_test, snapshot
 from specdec_core.live.model_choices import DraftSpec, TargetSpec, toy_draft, toy_target
+from specdec_core.models import ModelBusyError
 from specdec_core.sampling import SamplingConfig, apply
 from specdec_core.stats import total_variation, tv_noise_band
 from specdec_core.variants import emitted_law
@@ -74,9 +75,10 @@ def test_the_same_settings_give_the_same_counts_and_each_sample_its_own_seed():
 class _Law:
     """An exact law given by hand: p(x₁) and p(x₂ | x₁) over three tokens."""
 
-    def __init__(self) -> None:
-        self.first = np.array([0.5, 0.5, 0.0])
-        self.rows = {0: np.array([0.9, 0.1, 0.0]), 1: np.array([0.5, 0.5, 0.0]), 2: np.full(3, 1 / 3)}
+    def __init__(self, first: tuple[float, ...] = (0.5, 0.5, 0.0), rows: dict | None = None) -> None:
+        self.first = np.array(first)
+        rows = rows or {0: (0.9, 0.1, 0.0), 1: (0.5, 0.5, 0.0), 2: (1 / 3, 1 / 3, 1 / 3)}
+        self.rows = {x1: np.array(row) for x1, row in rows.items()}
 
     def second(self, x1: int) -> np.ndarray:
         return self.rows[int(x1)]
@@ -100,6 +102,48 @@ def test_cells_expected_under_five_are_pooled_and_forbidden_pairs_kept_apart():
     assert joint_test(tally, _Law()).p_value == 0.0
 
 
+def _tally(pairs: dict[tuple[int, int], int]) -> Tally:
+    tally = Tally()
+    for pair, count in pairs.items():
+        for _ in range(count):
+            tally.add(*pair)
+    return tally
+
+
+def test_a_law_the_cells_cover_whole_gets_no_pooled_cell():
+    # one possible pair: one cell, nothing to compare, so no verdict either way
+    one = _Law((1.0, 0.0, 0.0), {0: (1.0, 0.0, 0.0)})
+    obs, probs = joint_cells(_tally({(0, 0): 20}), one)
+    assert obs.tolist() == [20] and probs.tolist() == [1.0]
+    test = joint_test(_tally({(0, 0): 20}), one)
+    assert test.cells == 1 and test.verdict == "unclear"
+    # four pairs whose products sum to 1 − 1.1e-16: four cells, the rounding makes no fifth
+    four = _Law((0.3, 0.7, 0.0), {0: (0.5, 0.5, 0.0), 1: (0.5, 0.5, 0.0)})
+    obs, probs = joint_cells(_tally({(0, 0): 14, (0, 1): 16, (1, 0): 36, (1, 1): 34}), four)
+    assert obs.tolist() == [14, 16, 36, 34] and probs.tolist() == pytest.approx([0.15, 0.15, 0.35, 0.35])
+    test = joint_test(_tally({(0, 0): 14, (0, 1): 16, (1, 0): 36, (1, 1): 34}), four)
+    assert test.cells == 4 and test.dof == 3
+
+
+def test_a_stop_during_the_laws_forward_leaves_the_pair_uncounted():
+    class Stopped(Exception):
+        pass
+
+    def stop() -> None:
+        raise Stopped
+
+    target = toy_target()
+    lab = LawLab(target, toy_draft(), target.encode("the cat sat on the"), TOY, wait=stop)
+
+    def busy(continuation, timeout=None):
+        raise ModelBusyError("another session holds the target")
+
+    lab.held.scores = busy  # the law forward after the first sample waits, and Stop is pressed
+    with pytest.raises(Stopped):
+        lab.draw("exact")
+    assert lab.done == 0 and not lab.tallies["exact"].pairs
+
+
 @pytest.mark.parametrize(
     ("settings", "code"),
     [
@@ -110,6 +154,8 @@ def test_cells_expected_under_five_are_pooled_and_forbidden_pairs_kept_apart():
         (LawSettings(TargetSpec("toy"), DraftSpec("toy_draft"), gamma=5), "gamma"),
         (LawSettings(TargetSpec("toy"), DraftSpec("toy_draft"), broken="exact"), "rule"),
         (LawSettings(TargetSpec("custom", "x"), DraftSpec("ngram")), "target"),
+        (LawSettings(TargetSpec("toy"), DraftSpec("head")), "draft"),
+        (LawSettings(TargetSpec("bundled"), DraftSpec("custom", source="x")), "draft"),
     ],
 )
 def test_settings_the_lab_refuses(settings, code):
@@ -125,16 +171,22 @@ def test_the_classroom_cap_bounds_n():
     assert err.value.code == "cap" and err.value.params == {"limit": 300, "n": 301}
 
 
-def test_time_left_and_takeaways():
+def test_time_left_rate_and_takeaways():
     assert eta_s(0, 10, 3.0) is None and eta_s(5, 10, 3.0) == pytest.approx(3.0)
     fits = JointTest(10, 3, 1.0, 2, 0.5, 0.1, 0.2)
     fails = JointTest(10, 3, 90.0, 2, 1e-9, 0.5, 0.2)
+    unclear = JointTest(10, 3, 11.0, 2, 0.004, 0.3, 0.2)
     lab = _run(_lab(LawSettings(TargetSpec("toy"), DraftSpec("toy_draft"), samples=5))[0])
     snap = snapshot(lab, toy_target().token_text)
     from dataclasses import replace
 
+    assert snap.rate == pytest.approx(5 / lab.seconds["exact"])
+    assert replace(snap, seconds={"exact": 0.0, "accept_all": 1.0}).rate is None
     assert replace(snap, tests={"exact": fits, "accept_all": fails}).takeaway == "shown"
     assert replace(snap, tests={"exact": fits, "accept_all": fits}).takeaway == "exact_only"
+    assert unclear.verdict == "unclear"
+    assert replace(snap, tests={"exact": unclear, "accept_all": fails}).takeaway == "borderline"
+    assert replace(snap, tests={"exact": unclear, "accept_all": fits}).takeaway == "borderline"
     assert replace(snap, tests={"exact": fails, "accept_all": fails}).takeaway == "unlucky"
     assert replace(snap, tests={"exact": None, "accept_all": None}).takeaway == "early"
     pooled = JointTest(10, 1, 0.0, 1, 1.0, 0.0, 0.0)  # every pair in the one pooled cell
@@ -159,11 +211,14 @@ def test_every_question_is_marked_and_two_are_transfer_questions():
 
 def test_the_noise_band_question():
     """A gap of 0.05 between two outcomes at 0.5: the band is 1.96·√(0.25/N), 0.05 at N ≈ 385."""
-    q = _quiz("en")[1]
     n = math.ceil((1.96 * 0.5 / 0.05) ** 2)
-    assert n == 385 and q["options"][q["answer"]] == "about 385"
-    assert math.ceil((1.96 * 0.5 / 0.025) ** 2) == 1537  # "about 1,540": half the gap
-    assert 1.96 * 0.5 / math.sqrt(100) == pytest.approx(0.098)
+    half_gap = round(math.ceil((1.96 * 0.5 / 0.025) ** 2), -1)  # halving the gap quadruples N
+    band_at_100 = 1.96 * 0.5 / math.sqrt(100)
+    for lang, about in (("en", "about {:,}"), ("zh", "约 {:,}")):
+        q = _quiz(lang)[1]
+        assert q["options"][q["answer"]] == about.format(n), lang
+        assert about.format(half_gap) in q["options"] and about.format(100) in q["options"], lang
+        assert f"≈ {band_at_100:.3f}" in q["feedback"][q["options"].index(about.format(100))], lang
     rng = np.random.default_rng(0)
     half = np.array([0.5, 0.5])
     assert tv_noise_band(half, 385, rng, 20_000) == pytest.approx(0.05, abs=0.004)

@@ -7,13 +7,15 @@ between samples (pages/common/stop.py), here made by a patched check after some 
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 import streamlit as st
 
 from specdec_core.live.model_choices import toy_target
 from specdec_core.sampling import SamplingConfig, apply
-from specdec_core.viz.law_live import share_bars
+from specdec_core.viz.law_live import share_bars, tv_bars
 from support.apptest import open_page, rerun
 
 TOY = {"law_target": "toy", "law_draft": "toy_draft", "law_n": 150}
@@ -58,13 +60,21 @@ def test_a_toy_run_shows_the_exact_law_beside_the_counts():
     assert exact.p_value > 1e-3 > broken.p_value  # fixed seeds: a fixed outcome
     assert broken.tv > broken.tv_noise
     assert any("Same law, different texts" in m.value for m in at.success)
-    assert len(at.get("plotly_chart")) >= 3  # first token, a second token, the TV bars
+    charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    assert len(charts) >= 3  # first token, a second token, the TV bars
+    assert charts[0]["layout"]["xaxis"]["ticktext"][-1] == "the rest"  # law_live.toml [fig] rest
     assert at.dataframe[0].value.shape[0] == 2
     # the charts are built from the snapshot alone, labels escaped
-    fig = share_bars([*snap.first.texts, "rest"], snap.first.exact, None, snap.first.shares["accept_all"],
+    fig = share_bars(snap.first.texts, snap.first.exact, None, snap.first.shares["accept_all"],
                      {"exact": "e", "counted": "c", "broken": "b", "rest": "<r>", "xaxis": "x", "yaxis": "y",
                       "hover": "%{y}"})  # fmt: skip
     assert fig.layout.xaxis.ticktext[-1] == "&lt;r&gt;" and len(fig.data) == 2
+
+
+def test_a_distance_rounded_above_one_is_drawn_at_one():
+    text = {"tv": "tv", "noise": "n", "tv_yaxis": "y", "hover_tv": "%{y}", "hover_noise": "%{y}"}
+    fig = tv_bars(["a", "b"], [1.0 + 1e-12, 0.3], [0.2, 1.0 + 1e-12], text)
+    assert list(fig.data[0].y) == [1.0, 0.3] and list(fig.data[1].y) == [0.2, 1.0]
 
 
 def test_a_different_rule_and_seed_change_the_counts_not_the_law():

@@ -15,7 +15,6 @@ from pages.common.model_form import chat_on, depth_input, follow_preset, set_pro
 from pages.common.models import access, loaded_models_panel
 from pages.common.urlstate import Param, bool_param, choice_param, float_param, int_param
 from specdec_core.engine.rules import BROKEN_RULES
-from specdec_core.live.access import drafts
 from specdec_core.live.law import (
     DEFAULT_GAMMA,
     DEFAULT_SAMPLES,
@@ -25,6 +24,7 @@ from specdec_core.live.law import (
     LawError,
     LawSettings,
     check_settings,
+    law_drafts,
 )
 from specdec_core.live.limits import MAX_PROMPT_CHARS
 from specdec_core.live.model_choices import DRAFTS, PLAIN_TARGETS, TOY_WORDS, DraftSpec
@@ -47,11 +47,6 @@ PARAMS: list[Param] = [
 ]
 
 
-def draft_choices(target_kind: str) -> tuple[str, ...]:
-    """The drafts offered with a target: those that fit it, a custom one left out."""
-    return tuple(k for k in drafts(access(), target_kind) if k != "custom")
-
-
 def fit_models() -> None:
     """A target the lab offers and a draft that fits it; a link or state that asked for another
     gets a message naming what was chosen instead."""
@@ -64,7 +59,7 @@ def fit_models() -> None:
         st.warning(s("target_unfit", target=md(ss["law_target"])))
         ss["law_target"] = offered[0]
         set_prompt("law")
-    options = draft_choices(ss["law_target"])
+    options = law_drafts(ss["law_target"])
     if ss["law_draft"] not in options:
         st.warning(
             s(
@@ -78,7 +73,7 @@ def fit_models() -> None:
 
 
 def _target_changed() -> None:
-    options = draft_choices(st.session_state["law_target"])
+    options = law_drafts(st.session_state["law_target"])
     if st.session_state["law_draft"] not in options:
         st.session_state["law_draft"] = options[0]
     set_prompt("law")
@@ -103,7 +98,7 @@ def controls() -> None:
         )
         draft = c2.selectbox(
             live["draft"],
-            draft_choices(target),
+            law_drafts(target),
             format_func=lambda k: live[f"drafts.{k}"],
             key="law_draft",
             help=s["draft_help"],
@@ -167,13 +162,12 @@ def problem(spec: LawSettings) -> str | None:
     try:
         check_settings(spec, access().max_law_samples)
     except LawError as exc:
-        return strings("law_live")(f"problems.{exc.code}", **exc.params)
-    if spec.draft.kind not in draft_choices(spec.target.kind):
-        live = strings("live")
-        return strings("law_live")(
-            "draft_unfit",
-            draft=live[f"drafts.{spec.draft.kind}"],
-            target=live[f"targets.{spec.target.kind}"],
-            chosen=live[f"drafts.{draft_choices(spec.target.kind)[0]}"],
-        )
+        params = exc.params
+        if exc.code == "draft":  # model kinds, shown by their names
+            live = strings("live")
+            params = {
+                "draft": live[f"drafts.{spec.draft.kind}"],
+                "target": live[f"targets.{spec.target.kind}"],
+            }
+        return strings("law_live")(f"problems.{exc.code}", **params)
     return None

@@ -25,7 +25,7 @@ def _fig_text(s: Strings, broken: str) -> dict[str, str]:
 def _chart(table: ShareTable, rules: tuple[str, str], s: Strings, key: str) -> None:
     exact, broken = rules
     fig = share_bars(
-        [*table.texts, s["rest"]],
+        table.texts,
         table.exact,
         table.shares.get(exact),
         table.shares.get(broken),
@@ -63,8 +63,8 @@ def _tests(snap: LawSnapshot, s: Strings, key: str) -> None:
     st.dataframe(pd.DataFrame(rows), hide_index=True, key=f"{key}_table")
     fig = tv_bars(
         [s[f"rules.{rule}"] for rule, _ in shown],
-        [min(t.tv, 1.0) for _, t in shown],
-        [min(t.tv_noise, 1.0) for _, t in shown],
+        [t.tv for _, t in shown],
+        [t.tv_noise for _, t in shown],
         s["fig"],
     )
     st.plotly_chart(fig, key=f"{key}_tv", config={"displayModeBar": False})
@@ -79,7 +79,14 @@ def _takeaway(snap: LawSnapshot, s: Strings) -> None:
         "rule": s[f"rules.{snap.rules[1]}"],
     }
     message = s(f"takeaway.{kind}", **params)
-    {"shown": st.success, "exact_only": st.info, "unlucky": st.warning, "early": st.caption}[kind](message)
+    show_as = {
+        "shown": st.success,
+        "exact_only": st.info,
+        "borderline": st.info,
+        "unlucky": st.warning,
+        "early": st.caption,
+    }
+    show_as[kind](message)
 
 
 def show(settings: LawSettings, snap: LawSnapshot, key: str = "law") -> None:
@@ -114,9 +121,8 @@ def show(settings: LawSettings, snap: LawSnapshot, key: str = "law") -> None:
     _tests(snap, s, key)
     st.caption(s["tests_note"])
     notes = [s("law_note", forwards=snap.law_forwards)]
-    spent = snap.seconds.get(snap.rules[0], 0.0)
-    if spent > 0 and snap.counts.get(snap.rules[0]):
-        notes.append(s("speed", rate=snap.counts[snap.rules[0]] / spent))
+    if snap.rate is not None:
+        notes.append(s("speed", rate=snap.rate))
     st.caption(" ".join(notes))
 
 

@@ -26,7 +26,7 @@ from specdec_core.engine import generate
 from specdec_core.engine.held import HeldSessions
 from specdec_core.engine.processing import process_rows
 from specdec_core.engine.rules import BROKEN_RULES
-from specdec_core.live.model_choices import DraftSpec, TargetSpec
+from specdec_core.live.model_choices import DraftSpec, TargetSpec, drafts_for
 from specdec_core.models import ModelBusyError
 from specdec_core.sampling import SamplingConfig
 
@@ -46,7 +46,8 @@ POLL_S = 0.5
 
 class LawError(ValueError):
     """Settings the lab refuses; ``code`` names the case ("greedy", "top_k_one", "samples",
-    "cap", "gamma", "rule", "target") and ``params`` its numbers, for a translated message."""
+    "cap", "gamma", "rule", "target", "draft") and ``params`` its numbers or model kinds, for a
+    translated message."""
 
     def __init__(self, code: str, message: str, **params: Any) -> None:
         super().__init__(message)
@@ -78,10 +79,22 @@ class LawSettings:
         return SamplingConfig(temperature=self.temperature, top_k=self.top_k, top_p=self.top_p)
 
 
+def law_drafts(target_kind: str) -> tuple[str, ...]:
+    """The drafts the lab offers with a target: those that fit it, a custom one left out."""
+    return tuple(k for k in drafts_for(target_kind) if k != "custom")
+
+
 def check_settings(s: LawSettings, cap: int | None = None) -> None:
     """Raise :class:`LawError` for settings the lab cannot run; `cap` is the classroom's bound on N."""
     if s.target.kind not in LAW_TARGETS:
         raise LawError("target", f"the lab runs on {', '.join(LAW_TARGETS)}.", targets=", ".join(LAW_TARGETS))
+    if s.draft.kind not in law_drafts(s.target.kind):
+        raise LawError(
+            "draft",
+            f"the draft {s.draft.kind} does not fit the target {s.target.kind}.",
+            draft=s.draft.kind,
+            target=s.target.kind,
+        )
     if s.temperature <= 0:
         raise LawError(
             "greedy", "T = 0 is greedy decoding: every run gives the same text, there is no law to count."
@@ -137,7 +150,7 @@ class Tally:
 
 class ExactLaw:
     """p(x₁) and p(x₂ | x₁) from the target's own forwards on the held prompt, processed with
-    the run's transforms (float64). ``forwards`` counts them; ``seconds`` is their time."""
+    the run's transforms (float64). ``forwards`` counts them."""
 
     def __init__(
         self, held: HeldSessions, cfg: SamplingConfig, wait: Callable[[], None] | None = None
@@ -148,13 +161,10 @@ class ExactLaw:
         self._first: np.ndarray | None = None
         self._second: dict[int, np.ndarray] = {}
         self.forwards = 0
-        self.seconds = 0.0
 
     def _rows(self, continuation: list[int]) -> np.ndarray:
-        start = time.perf_counter()
         rows = _polite(lambda timeout: self.held.scores(continuation, timeout), self.wait)
         self.forwards += 1
-        self.seconds += time.perf_counter() - start
         return process_rows(rows, self.cfg)
 
     @property
@@ -260,7 +270,8 @@ class LawLab:
 
     def draw(self, rule: str) -> tuple[int, int]:
         """One sample under `rule`, counted; the law after a first token not seen before is
-        computed now, so a snapshot never runs the model."""
+        computed before the pair is counted, so a snapshot never runs the model (a Stop while
+        that forward waits leaves the pair uncounted)."""
         start = time.perf_counter()
         i = self.tallies[rule].n
         seed = sample_seed(self.settings.seed, self.rules.index(rule), i)
@@ -268,8 +279,8 @@ class LawLab:
             lambda timeout: draw_pair(self.held, self.cfg, self.settings.gamma, seed, rule, timeout),
             self.wait,
         )
-        self.tallies[rule].add(*pair)
         self.law.second(pair[0])
+        self.tallies[rule].add(*pair)
         self.seconds[rule] += time.perf_counter() - start
         return pair
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from specdec_core.live.law import MIN_EXPECTED, ExactLaw, LawLab, Tally, eta_s
+from specdec_core.live.law import MIN_EXPECTED, ExactLaw, LawLab, Tally
 from specdec_core.stats import chisquare, total_variation, tv_noise_band
 
 #: Samples a first token needs before the second token's shares after it are shown.
@@ -59,7 +59,9 @@ class JointTest:
 
 
 def joint_cells(tally: Tally, law: ExactLaw) -> tuple[np.ndarray, np.ndarray]:
-    """(observed counts, exact probabilities) per cell; the last cell pools the rest.
+    """(observed counts, exact probabilities) per cell; the last cell pools the rest, and is
+    left out when the other cells hold the law's whole support (a cell of probability 0 would
+    count as a cell the χ² test does not have).
 
     Needs p(· | x₁) for every counted first token and for every first token expected
     :data:`MIN_EXPECTED` times (``LawLab`` computes them as samples arrive)."""
@@ -69,6 +71,7 @@ def joint_cells(tally: Tally, law: ExactLaw) -> tuple[np.ndarray, np.ndarray]:
     rows = sorted(set(firsts) | set(law.likely_first(n)))
     obs: list[float] = []
     probs: list[float] = []
+    rest_p = float(np.delete(p1, rows).sum())  # the mass outside the cells, summed (exactly 0 if none)
     for x1 in rows:
         seen = tally.second(x1)
         if p1[x1] <= 0:  # a first token the law forbids: one impossible cell
@@ -81,8 +84,10 @@ def joint_cells(tally: Tally, law: ExactLaw) -> tuple[np.ndarray, np.ndarray]:
         for x2 in sorted(cells):
             obs.append(float(seen.get(x2, 0)))
             probs.append(float(joint[x2]))
-    rest_p = max(0.0, 1.0 - float(np.sum(probs)))
+        rest_p += float(np.delete(joint, sorted(cells)).sum())
     rest_obs = float(n) - float(np.sum(obs))
+    if rest_p == 0 and rest_obs == 0:
+        return np.array(obs), np.array(probs)
     return np.array([*obs, rest_obs]), np.array([*probs, rest_p])
 
 
@@ -92,7 +97,7 @@ def joint_test(tally: Tally, law: ExactLaw, seed: int = 0) -> JointTest | None:
     if n == 0:
         return None
     obs, probs = joint_cells(tally, law)
-    probs = probs / probs.sum()  # the pooled cell absorbs rounding: the law sums to 1 exactly
+    probs = probs / probs.sum()  # the cells sum to 1 up to rounding: exactly, for the test
     chi = chisquare(obs, probs, MIN_EXPECTED)
     shares = obs / n
     tv = total_variation(shares, probs)
@@ -173,15 +178,22 @@ class LawSnapshot:
     def total(self) -> int:
         return self.planned * len(self.rules)
 
-    def eta_s(self) -> float | None:
-        return eta_s(self.done, self.total, sum(self.seconds.values()))
+    @property
+    def rate(self) -> float | None:
+        """Speculative samples per second, the prefill and the law forwards included (None
+        before the first one)."""
+        exact = self.rules[0]
+        spent, done = self.seconds.get(exact, 0.0), self.counts.get(exact, 0)
+        return done / spent if spent > 0 and done > 0 else None
 
     @property
     def takeaway(self) -> str:
         """Which conclusion the counts support: "shown" (speculative fits, broken fails),
-        "exact_only" (the broken rule not caught yet: more samples), "unlucky" (the
-        speculative counts look off: a 1-in-100 event, or something wrong), or "early" (a rule
-        without samples, or with all its pairs in one pooled cell)."""
+        "exact_only" (speculative fits, the broken rule not caught yet: more samples),
+        "borderline" (the speculative p-value between :data:`FAILS` and :data:`FITS`: more
+        samples or another seed), "unlucky" (the speculative counts look off: a 1-in-100
+        event, or something wrong), or "early" (a rule without samples, or with all its pairs
+        in one pooled cell)."""
         exact, broken = self.tests.get(self.rules[0]), self.tests.get(self.rules[1])
         if exact is None or broken is None:
             return "early"
@@ -189,9 +201,9 @@ class LawSnapshot:
             return "early"
         if exact.verdict == "fails":
             return "unlucky"
-        if broken.verdict == "fails":
-            return "shown" if exact.verdict == "fits" else "exact_only"
-        return "exact_only"
+        if exact.verdict == "unclear":
+            return "borderline"
+        return "shown" if broken.verdict == "fails" else "exact_only"
 
 
 def snapshot(lab: LawLab, text_of: Callable[[int], str], finished: bool = False) -> LawSnapshot:

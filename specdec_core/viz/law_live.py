@@ -30,7 +30,8 @@ KEYS: dict[str, tuple[str, ...]] = {
 
 
 def _values(name: str, values: Sequence[float] | None, size: int) -> np.ndarray | None:
-    """float64 copy of `values` (one per bar, finite, in [0, 1]); None stays None."""
+    """float64 copy of `values` (one per bar, finite, in [0, 1]; rounding above 1 is clipped
+    to 1); None stays None."""
     if values is None:
         return None
     arr = np.asarray(values, dtype=np.float64)
@@ -38,7 +39,7 @@ def _values(name: str, values: Sequence[float] | None, size: int) -> np.ndarray 
         raise ValueError(f"{name} needs {size} values, got shape {arr.shape}.")
     if not np.all(np.isfinite(arr)) or np.any(arr < 0) or np.any(arr > 1 + 1e-9):
         raise ValueError(f"{name} must hold finite shares between 0 and 1.")
-    return arr
+    return np.minimum(arr, 1.0)
 
 
 @figure_cache
@@ -51,16 +52,17 @@ def share_bars(
     height: int = 360,
 ) -> go.Figure:
     """Grouped bars per token: the exact probability, the speculative run's counted share and
-    the broken rule's (a series left out while it is None). `labels` are raw token texts; a
-    last bar for "the rest" is labelled by the caller's ``rest`` string (it is in `labels`)."""
+    the broken rule's (a series left out while it is None). `labels` are raw token texts, one
+    per bar but the last: that bar is "the rest", labelled by ``text["rest"]``, so each series
+    has one value more than `labels`."""
     t = pick(text, KEYS, "share_bars")
-    n = len(labels)
+    n = len(labels) + 1
     series = [
         (t["exact"], _values("exact", exact, n), palette.TARGET),
         (t["counted"], _values("counted", counted, n), palette.ACCEPTED),
         (t["broken"], _values("broken", broken, n), palette.REJECTED),
     ]
-    shown = [html.escape(short_label(str(x), 12)) for x in labels[:-1]] + [html.escape(t["rest"])]
+    shown = [html.escape(short_label(str(x), 12)) for x in labels] + [html.escape(t["rest"])]
     data = []
     for name, values, colour in series:
         if values is None:
