@@ -225,23 +225,18 @@ class Slot:
     step: Step
     start: int
     end: int
-    section: str = ""
 
 
-def schedule(route: Route | tuple[Step, ...] = CLASS) -> list[Slot]:
+def schedule(route: Route = CLASS) -> list[Slot]:
     """The route on the clock, each step starting where the last one ended."""
-    if isinstance(route, Route):
-        parts = [(section.key, step) for section in route.sections for step in section.steps]
-    else:
-        parts = [("", step) for step in route]
     slots: list[Slot] = []
     clock = 0
-    for section, step in parts:
+    for step in route.steps:
         if step.minutes <= 0:
             raise ValueError(f"step {step.key!r} needs a positive number of minutes, got {step.minutes}.")
-        slots.append(Slot(step, clock, clock + step.minutes, section))
+        slots.append(Slot(step, clock, clock + step.minutes))
         clock += step.minutes
-    if isinstance(route, Route) and clock > route.minutes:
+    if clock > route.minutes:
         raise ValueError(f"route {route.key!r} plans {clock} minutes for a {route.minutes}-minute class.")
     return slots
 
