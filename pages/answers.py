@@ -13,6 +13,7 @@ from pages.common.i18n import strings
 from pages.common.models import access
 from pages.common.nav import PAGES
 from pages.common.page import start
+from pages.common.quiz import questions
 from pages.common.urlstate import choice_param, mirror, restore
 from specdec_core.live import access as rules
 from specdec_core.live import answers
@@ -56,9 +57,9 @@ def _quiz_pages() -> dict[str, list[dict]]:
     """Every page with check-yourself questions, in course order: its questions (session language)."""
     out = {}
     for page in PAGES:
-        table = strings(page.key).tables[0]
-        if table.get("quiz"):
-            out[page.key] = table["quiz"]
+        page_strings = strings(page.key)
+        if page_strings.tables[0].get("quiz"):
+            out[page.key] = questions(page_strings)
     return out
 
 

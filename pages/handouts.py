@@ -16,6 +16,7 @@ from pages.common.page import ASSETS, start
 from pages.common.urlstate import choice_param, mirror, restore
 from specdec_core.course.handouts import HANDOUTS, rule_sheet, speedup_sheet
 from specdec_core.viz import overlap as overlap_viz
+from specdec_core.viz.escape import md
 
 PARAMS = [choice_param("handout", HANDOUTS[0], HANDOUTS)]
 #: The rule sheet's figures, in pixels: side by side they fit the width a printed page has
@@ -40,7 +41,7 @@ def _f(value: float) -> str:
 
 
 def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    """A Markdown table (cells are numbers or labels from the TOML)."""
+    """A Markdown table (cells are numbers, labels from the TOML or escaped token text)."""
     lines = ["| " + " | ".join(header) + " |", "|" + "---:|" * len(header)]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
     return "\n".join(lines)
@@ -86,7 +87,7 @@ def rule() -> None:
     ]
     rows = [
         [
-            token,
+            md(token),
             _f(p),
             _f(q),
             _f(o),
