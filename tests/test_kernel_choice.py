@@ -186,7 +186,8 @@ def test_greedy_output_is_the_same_whichever_kernel_wins(name, tiny, tiny_hf_fol
     saved = dict(kernels._CHOICES)
     try:
         for shape, dtype, by_rows in kernels.all_recorded():
-            kernels.record(shape, dtype, {r: name for r in by_rows})
+            if dtype == torch.float32:  # the float32 candidates (other models' bf16 stay)
+                kernels.record(shape, dtype, {r: name for r in by_rows})
         got = [t for e in autoregressive(tiny, ids, GREEDY, 20) for t in e.committed]
         from specdec_core.models import LayerSkipDraft
 
@@ -221,7 +222,8 @@ def test_greedy_output_of_the_bundled_model_is_the_same_whichever_kernel_wins(bu
     try:
         for name in ("linear", "packed", "thin"):
             for shape, dtype, by_rows in kernels.all_recorded():
-                kernels.record(shape, dtype, {r: name for r in by_rows})
+                if dtype == torch.float32:  # the float32 candidates (other models' bf16 stay)
+                    kernels.record(shape, dtype, {r: name for r in by_rows})
             got = [t for e in autoregressive(bundled_model, ids, GREEDY, 16) for t in e.committed]
             assert assert_same_greedy_output(reference, ids, want, got) >= 8, name
     finally:

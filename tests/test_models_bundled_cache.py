@@ -83,7 +83,9 @@ def test_a_crash_while_saving_leaves_no_cache_at_all(fake_wheel, monkeypatch):
     with pytest.raises(RuntimeError, match="power cut"):
         bundled.prepare_bundled_cache()
     assert not bundled.is_prepared()
-    assert [p.name for p in fake_wheel["cache"].iterdir() if not p.name.endswith(".lock")] == []
+    # no model cache is left; the kernel choice (kernels/, timed as the model loaded) is not one
+    left = [p.name for p in fake_wheel["cache"].iterdir() if not p.name.endswith(".lock")]
+    assert [name for name in left if name != "kernels"] == []
 
 
 def test_an_unwritable_cache_still_loads_the_model(fake_wheel, monkeypatch, tmp_path):
