@@ -190,7 +190,52 @@ class LeanCache:
         self.length = len(positions)
 
 
-class LeanBody:
+class LeanPass:
+    """What the lean bodies share: a forward pass of `ids` on one kernel choice, and the cache.
+
+    A subclass sets ``kernel`` (``kernels.row_kernel``), ``dtype``, ``layers``, ``kv_heads`` and
+    ``head_dim`` and implements ``_run(ids, cache, linear, positions, mask)``.
+    """
+
+    kernel: Callable[[int, torch.dtype], Kernel]
+    dtype: torch.dtype
+    layers: list
+    kv_heads: int
+    head_dim: int
+
+    def new_cache(self) -> LeanCache:
+        return LeanCache(len(self.layers), self.kv_heads, self.head_dim)
+
+    @torch.inference_mode()
+    def __call__(
+        self,
+        input_ids: torch.Tensor,
+        cache: LeanCache,
+        positions: torch.Tensor | None = None,
+        mask: torch.Tensor | None = None,
+    ) -> torch.Tensor:
+        """Final hidden states (n, hidden) of the tokens `input_ids` (1, n); `cache` is updated.
+
+        A tree forward passes each token's `positions` (prefix length + depth) and its
+        boolean `mask` (n, cache length after the call) over the cache; by default
+        positions follow the cache and the mask is causal.
+        """
+        ids = input_ids.reshape(-1)
+        with self.kernel(int(ids.shape[0]), self.dtype) as linear:
+            return self._run(ids, cache, linear, positions, mask)
+
+    def _run(
+        self,
+        ids: torch.Tensor,
+        cache: LeanCache,
+        linear: Callable,
+        positions: torch.Tensor | None = None,
+        tree_mask: torch.Tensor | None = None,
+    ) -> torch.Tensor:
+        raise NotImplementedError
+
+
+class LeanBody(LeanPass):
     """The body of an eligible model (:func:`lean_eligible`); weights shared or fused once.
 
     `kernel(rows, dtype)` is the caller's choice of matrix product ``f(x, w) = x @ wᵀ`` for a
@@ -216,9 +261,6 @@ class LeanBody:
         self.inv_freq = 1.0 / (_rope_theta(config) ** (torch.arange(0, d, 2, dtype=torch.float) / d))
         self._turns = torch.zeros(0, d // 2, dtype=torch.complex64)
 
-    def new_cache(self) -> LeanCache:
-        return LeanCache(len(self.layers), self.kv_heads, self.head_dim)
-
     def weights(self) -> list[torch.Tensor]:
         """The matrices a forward pass multiplies by (for the kernel choice)."""
         return [w for qkv, gate_up, _bias, out, down in self.layers for w in (qkv, gate_up, out, down)]
@@ -237,24 +279,6 @@ class LeanBody:
         For bfloat16 `x` torch sums in float32 and rounds once, as transformers' norm does.
         """
         return F.rms_norm(x, (x.shape[-1],), None, self.eps)
-
-    @torch.inference_mode()
-    def __call__(
-        self,
-        input_ids: torch.Tensor,
-        cache: LeanCache,
-        positions: torch.Tensor | None = None,
-        mask: torch.Tensor | None = None,
-    ) -> torch.Tensor:
-        """Final hidden states (n, hidden) of the tokens `input_ids` (1, n); `cache` is updated.
-
-        A tree forward passes each token's `positions` (prefix length + depth) and its
-        boolean `mask` (n, cache length after the call) over the cache; by default
-        positions follow the cache and the mask is causal.
-        """
-        ids = input_ids.reshape(-1)
-        with self.kernel(int(ids.shape[0]), self.dtype) as linear:
-            return self._run(ids, cache, linear, positions, mask)
 
     def _run(
         self,

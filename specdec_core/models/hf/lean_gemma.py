@@ -25,7 +25,7 @@ import torch
 import torch.nn.functional as F
 
 from specdec_core.models.hf.derived import DerivedCache
-from specdec_core.models.hf.lean import Kernel, LeanCache
+from specdec_core.models.hf.lean import Kernel, LeanCache, LeanPass
 
 _FUSED = DerivedCache()
 LAYER_CLASS = "Gemma3DecoderLayer"
@@ -105,7 +105,7 @@ def _fuse(layer: torch.nn.Module, head_dim: int) -> tuple[torch.Tensor, ...]:
     return qkv.to(dtype).contiguous(), gate_up.to(dtype).contiguous(), q_norm, k_norm
 
 
-class GemmaLeanBody:
+class GemmaLeanBody(LeanPass):
     """The body of an eligible Gemma 3 model (:func:`gemma_lean_eligible`); weights shared or fused
     once. `kernel(rows, dtype)` gives the matrix product for a forward pass (``kernels.row_kernel``)."""
 
@@ -146,9 +146,6 @@ class GemmaLeanBody:
         """The matrices a forward pass multiplies by (for the kernel choice)."""
         return [w for layer in self.layers for w in layer[:4]]
 
-    def new_cache(self) -> LeanCache:
-        return LeanCache(len(self.layers), self.kv_heads, self.head_dim)
-
     def _rotary(self, kind: str, positions: torch.Tensor) -> torch.Tensor:
         """Unit complex numbers (n, 1, d/2) rotating q and k at `positions` for a layer of `kind`."""
         top = int(positions.max()) + 1
@@ -161,20 +158,6 @@ class GemmaLeanBody:
     def _rms(self, x: torch.Tensor, weight: torch.Tensor | None = None) -> torch.Tensor:
         """Gemma's RMS norm in float32 (times `weight`, its 1 + w, when given)."""
         return F.rms_norm(x.float(), (x.shape[-1],), weight, self.eps)
-
-    @torch.inference_mode()
-    def __call__(
-        self,
-        input_ids: torch.Tensor,
-        cache: LeanCache,
-        positions: torch.Tensor | None = None,
-        mask: torch.Tensor | None = None,
-    ) -> torch.Tensor:
-        """Final hidden states (n, hidden) of `input_ids` (1, n); `cache` is updated. A tree
-        forward passes each token's `positions` and its boolean `mask` (n, cache length after)."""
-        ids = input_ids.reshape(-1)
-        with self.kernel(int(ids.shape[0]), self.dtype) as linear:
-            return self._run(ids, cache, linear, positions, mask)
 
     def _masks(
         self, start: int, n: int, positions: torch.Tensor, tree_mask: torch.Tensor | None
