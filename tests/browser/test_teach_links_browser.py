@@ -79,7 +79,8 @@ def test_the_sampling_lab_link_sets_top_p_on_every_click(page: Page, app_url: st
     _address_holds(page, query)
     _settled(page)
     expect(kept).to_have_text(re.compile(r"^\d+$"), timeout=TIMEOUT)  # drawn, not mid-rerun
-    tokens = kept.inner_text()
+    tokens = (kept.text_content() or "").strip()  # the DOM's text: inner_text is "" while not laid out
+    assert tokens.isdigit()
 
     slider.focus()
     slider.press("End")  # top-p to 1.0: every token sampleable again
