@@ -224,16 +224,6 @@ class LeanPass:
         with self.kernel(int(ids.shape[0]), self.dtype) as linear:
             return self._run(ids, cache, linear, positions, mask)
 
-    def _run(
-        self,
-        ids: torch.Tensor,
-        cache: LeanCache,
-        linear: Callable,
-        positions: torch.Tensor | None = None,
-        tree_mask: torch.Tensor | None = None,
-    ) -> torch.Tensor:
-        raise NotImplementedError
-
 
 class LeanBody(LeanPass):
     """The body of an eligible model (:func:`lean_eligible`); weights shared or fused once.
