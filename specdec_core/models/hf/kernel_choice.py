@@ -34,6 +34,7 @@ from typing import Any
 import torch
 
 from specdec_core.models.hf import kernels
+from specdec_core.models.user_cache import cache_root
 
 #: Rows of the body's forward passes: a decode step (1), each verification block γ + 1 up to 9,
 #: and the live pages' tree forwards (nodes + 1 for the shapes of ``live.settings.TREE_SHAPES``).
@@ -75,20 +76,18 @@ def machine_key() -> dict[str, Any]:
 
 
 def cache_file() -> Path:
-    """This machine key's file in ``$SPECDEC_CACHE_DIR`` (default ``~/.cache/specdec-studio``)."""
-    root = os.environ.get("SPECDEC_CACHE_DIR")
-    folder = (Path(root).expanduser() if root else Path.home() / ".cache" / "specdec-studio") / "kernels"
+    """This machine key's file in the user cache folder (``user_cache.cache_root``)."""
     digest = hashlib.sha1(json.dumps(machine_key(), sort_keys=True).encode()).hexdigest()[:16]
-    return folder / f"{digest}.json"
+    return cache_root() / "kernels" / f"{digest}.json"
 
 
 def _load() -> dict[str, Any]:
     try:
         data = json.loads(cache_file().read_text())
     except (OSError, ValueError):
-        return {"machine": machine_key(), "kernels": {}, "steps": {}}
+        data = None
     if not isinstance(data, dict) or data.get("machine") != machine_key():
-        return {"machine": machine_key(), "kernels": {}, "steps": {}}
+        data = {"machine": machine_key()}
     data.setdefault("kernels", {})
     data.setdefault("steps", {})
     return data
