@@ -13,21 +13,20 @@ from specdec_core.live.classroom import Classroom
 from specdec_core.live.compare import (
     BASELINE,
     CATEGORIES,
-    CSV_COLUMNS,
     Cell,
     GridError,
+    GridResult,
     GridSpec,
     Measured,
     cells,
-    cells_csv,
     grid_from_json,
     grid_json,
     projected_speedup,
     prompts,
     ranking,
-    summary,
 )
 from specdec_core.live.compare_run import GridRun, draft_spec, encode
+from specdec_core.live.compare_tables import CSV_COLUMNS, cells_csv, summary
 from specdec_core.live.model_choices import ChoiceError
 from specdec_core.live.settings import DecodeSettings
 from specdec_core.models import HFCausalLM, NGramDraft
@@ -171,9 +170,11 @@ def test_a_draft_that_does_not_fit_is_skipped_with_its_reason(models):
 
 def test_a_saved_grid_loads_back_the_same(finished):
     grid, run, _ = finished
-    text = grid_json(grid, run.measured, complete=True)
-    spec2, runs2, complete = grid_from_json(text)
-    assert spec2 == grid and runs2 == run.measured and complete
+    result = GridResult(grid, tuple(run.measured), True, {("tiny", "medusa"): "no head"}, {"machine": "x"})
+    loaded = grid_from_json(grid_json(result))
+    assert loaded == result
+    relabelled = grid_from_json(grid_json(result, label={"date": "2026-12-05"}))
+    assert relabelled.label == {"date": "2026-12-05"}
     for bad in ("{}", "not json", json.dumps({"format": "specdec-studio/compare-grid", "spec": {}})):
         with pytest.raises(GridError) as err:
             grid_from_json(bad)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from specdec_core.live.compare import GridSpec, grid_from_json, grid_json
+from specdec_core.live.compare import GridResult, GridSpec, grid_from_json, grid_json
 from specdec_core.live.compare_run import GridRun
 from specdec_core.live.settings import DecodeSettings
 from support.apptest import open_page, rerun
@@ -48,7 +48,7 @@ def saved(tiny_hf_folders):
     )
     run = GridRun(spec, TinyModels(tiny_hf_folders))
     list(run)
-    return grid_json(spec, run.measured, complete=True)
+    return grid_json(GridResult(spec, tuple(run.measured), complete=True))
 
 
 def test_a_saved_grid_shows_its_heatmap_winners_and_table_without_models(saved):

@@ -26,6 +26,7 @@ from specdec_core.engine.gamma import (
     draft_cost_ratio,
     estimate_cost_ratio,
     make_controller,
+    measured_cost_ratio,
 )
 from specdec_core.engine.loop import autoregressive, generate
 from specdec_core.engine.processing import process_rows, verify_greedy
@@ -44,6 +45,7 @@ __all__ = [
     "estimate_cost_ratio",
     "generate",
     "make_controller",
+    "measured_cost_ratio",
     "process_rows",
     "summarize",
     "verify_greedy",

@@ -255,10 +255,20 @@ def draft_cost_ratio(target: LanguageModel, draft: Draft) -> float:
     declared = _declared_cost(draft)
     if declared is not None:
         return declared
+    measured = measured_cost_ratio(target, draft)
+    return measured if measured is not None else estimate_cost_ratio(target, draft)
+
+
+def measured_cost_ratio(target: LanguageModel, draft: Draft) -> float | None:
+    """One draft step in target steps as timed on this machine: a lookup drafter's 0, or the
+    ratio of the two models' decode steps timed at load (``step_seconds``); None when either
+    model was not timed."""
+    if hasattr(draft, "propose"):
+        return 0.0
     t, d = getattr(target, "step_seconds", None), getattr(draft, "step_seconds", None)
     if isinstance(t, int | float) and isinstance(d, int | float) and t > 0 and d > 0:
         return float(d) / float(t)
-    return estimate_cost_ratio(target, draft)
+    return None
 
 
 def make_controller(

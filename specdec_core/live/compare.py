@@ -16,8 +16,6 @@ Prompts come from assets/compare/prompts.toml, five or more per category.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import tomllib
 from collections.abc import Iterable, Sequence
@@ -106,22 +104,32 @@ class GridSpec:
     custom_source: str = ""
     #: (category, prompts) pairs used in place of a category's shipped prompts (or as a new one)
     own_prompts: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    #: (category, ((question id, its file's category), …)) for prompts taken from a Spec-Bench
+    #: question file, one pair per prompt of :attr:`own_prompts`, in the same order
+    questions: tuple[tuple[str, tuple[tuple[int | str, str], ...]], ...] = ()
 
     def prompts_of(self, category: str) -> tuple[str, ...]:
         """The prompts this grid runs for `category`: its own where it brought some, else the shipped."""
         own = dict(self.own_prompts)
         return own[category] if category in own else prompts(category)
 
+    def question_of(self, category: str, index: int) -> tuple[int | str, str] | None:
+        """(question id, the question file's category) of a prompt taken from a Spec-Bench
+        question file; None for a shipped or hand-written prompt."""
+        ids = dict(self.questions).get(category, ())
+        return ids[index] if index < len(ids) else None
+
     def check(self) -> None:
         """GridError for an empty selection, an unknown category or a prompt count out of range."""
         for name, chosen in (("target", self.targets), ("draft", self.drafts), ("category", self.categories)):
             if not chosen:
                 raise GridError(f"choose at least one {name}.", f"no_{name}")
+        own = dict(self.own_prompts)
         for c in self.categories:
             if not 1 <= self.per_category <= len(self.prompts_of(c)):
                 raise GridError(f"category {c!r} has only {len(self.prompts_of(c))} prompts.", "per_category")
-        if not 1 <= self.per_category <= MAX_PER_CATEGORY:
-            raise GridError(f"prompts per category must be 1 to {MAX_PER_CATEGORY}.", "per_category")
+            if c not in own and self.per_category > MAX_PER_CATEGORY:
+                raise GridError(f"prompts per category must be 1 to {MAX_PER_CATEGORY}.", "per_category")
         if "custom" in self.targets and not self.custom_source.strip():
             raise GridError("name the custom target's Hugging Face id or folder.", "no_source")
 
@@ -163,11 +171,28 @@ class Measured:
     decode_s: float
     wall_s: float
     output: tuple[int, ...]
+    #: tokens committed by each target pass, in order (Spec-Bench's ``accept_lengths``)
+    accept_lengths: tuple[int, ...] = ()
+    #: the output as text (special tokens left out), and its tokens counted as Spec-Bench's
+    #: ``evaluation/speed.py`` counts a baseline's (see :func:`spec_bench_count`); -1: not counted
+    answer: str = ""
+    answer_tokens: int = -1
+    #: the draft's cost in target steps: estimated from its weights, and timed on this machine
+    c_estimate: float | None = None
+    c_measured: float | None = None
 
     @classmethod
     def from_events(
-        cls, target: str, draft: str, category: str, prompt: int, events: Sequence[RoundEvent], wall_s: float
+        cls,
+        target: str,
+        draft: str,
+        category: str,
+        prompt: int,
+        events: Sequence[RoundEvent],
+        wall_s: float,
+        **extra: Any,
     ) -> Measured:
+        """A run's counts and times from its events; `extra` sets the text and cost fields."""
         s = summarize(list(events))
         return cls(
             target=target,
@@ -182,6 +207,8 @@ class Measured:
             decode_s=s.decode_s,
             wall_s=wall_s,
             output=tuple(t for e in events for t in e.committed),
+            accept_lengths=tuple(len(e.committed) for e in events),  # a round is one target pass
+            **extra,
         )
 
     @property
@@ -246,19 +273,65 @@ class Cell:
                 out.append(rate / base_rate)
         return out
 
+    def _pooled_speedup(self, attr: str) -> float | None:
+        """Tokens per second pooled over the prompts (all tokens ÷ all seconds of `attr`) with
+        the draft, over the same for the target alone: under greedy decoding both make the
+        same tokens, so it is the ratio of the pooled times."""
+        rate = _ratio(sum(r.tokens for r in self.runs), sum(getattr(r, attr) for r in self.runs))
+        base = _ratio(sum(b.tokens for b in self.baselines), sum(getattr(b, attr) for b in self.baselines))
+        return rate / base if rate is not None and base is not None else None
+
     @property
     def decode_speedups(self) -> list[float]:
+        """Each prompt's own decode-time speedup (the spread shown on hover)."""
         return self._speedups("decode_s")
 
     @property
     def decode_speedup(self) -> float | None:
-        v = self.decode_speedups
-        return fmean(v) if v else None
+        """Decode-time speedup (prefill left out), pooled: :meth:`_pooled_speedup`."""
+        return self._pooled_speedup("decode_s")
 
     @property
     def wall_speedup(self) -> float | None:
-        v = self._speedups("wall_s")
-        return fmean(v) if v else None
+        """Wall-clock speedup (prefill included), pooled: :meth:`_pooled_speedup`."""
+        return self._pooled_speedup("wall_s")
+
+    @property
+    def tokens_per_s(self) -> float | None:
+        """Spec-Bench's tokens per second with the draft: the mean over prompts of each run's
+        new tokens ÷ its wall time; None when a run took no time."""
+        rates = [_ratio(r.tokens, r.wall_s) for r in self.runs]
+        return fmean(rates) if rates and None not in rates else None  # type: ignore[arg-type]
+
+    @property
+    def baseline_tokens_per_s(self) -> float | None:
+        """Spec-Bench's tokens per second of the target alone: the mean over prompts of each
+        run's tokens as ``speed.py`` counts a baseline's (its text re-tokenised) ÷ its wall
+        time; None for runs saved without that count."""
+        rates = [_ratio(b.answer_tokens, b.wall_s) if b.answer_tokens >= 0 else None for b in self.baselines]
+        return fmean(rates) if rates and None not in rates else None  # type: ignore[arg-type]
+
+    @property
+    def spec_bench_speedup(self) -> float | None:
+        """Spec-Bench's speedup: :attr:`tokens_per_s` ÷ :attr:`baseline_tokens_per_s` (a ratio
+        of means of throughputs, which weighs a short prompt like a long one)."""
+        rate, base = self.tokens_per_s, self.baseline_tokens_per_s
+        return _ratio(rate, base) if rate is not None and base is not None else None
+
+    @property
+    def accept_lengths(self) -> list[int]:
+        """Tokens committed by every target pass of every prompt; their mean is :attr:`tau`."""
+        return [n for r in self.runs for n in r.accept_lengths]
+
+    @property
+    def c_estimate(self) -> float | None:
+        """The draft's cost in target steps from its weights (``estimate_cost_ratio``)."""
+        return self.runs[0].c_estimate
+
+    @property
+    def c_measured(self) -> float | None:
+        """The draft's cost in target steps as timed on the machine that ran it."""
+        return self.runs[0].c_measured
 
     @property
     def greedy_identical(self) -> bool | None:
@@ -267,8 +340,12 @@ class Cell:
             return None
         return all(r.output == b.output for r, b in zip(self.runs, self.baselines, strict=True))
 
-    def projected(self, c: float) -> float:
-        """:func:`projected_speedup` from this cell's pooled counts."""
+    def projected(self, c: float | None = None) -> float | None:
+        """:func:`projected_speedup` from this cell's pooled counts at draft cost `c`, by
+        default the draft's own :attr:`c_estimate` (None when the runs did not record it)."""
+        c = self.c_estimate if c is None else c
+        if c is None:
+            return None
         return projected_speedup(
             sum(r.tokens for r in self.runs),
             sum(r.target_passes for r in self.runs),
@@ -320,118 +397,77 @@ def ranking(cells_: Iterable[Cell], target: str, category: str, by: str = "tau")
     return [Placing(d, v, v >= (1 - TIE_SHARE) * top) for d, v in values]
 
 
-def grid_json(spec: GridSpec, measured: Sequence[Measured], complete: bool) -> str:
-    """A grid and every run it measured, as JSON (load it with :func:`grid_from_json`)."""
+@dataclass(frozen=True)
+class GridResult:
+    """A grid as shown: its spec, the runs that finished, whether every run did, the (target,
+    draft) pairs skipped with why, and a saved grid's label (machine, date, app version)."""
+
+    spec: GridSpec
+    runs: tuple[Measured, ...]
+    complete: bool
+    skipped: dict[tuple[str, str], str] = field(default_factory=dict)
+    label: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def cells(self) -> list[Cell]:
+        return cells(self.spec, self.runs)
+
+
+def grid_json(result: GridResult, label: dict[str, str] | None = None) -> str:
+    """A grid and every run it measured, as JSON (load it with :func:`grid_from_json`);
+    `label` (machine, date, app version) replaces the result's own."""
     data = {
         "format": FORMAT,
-        "version": 1,
-        "complete": complete,
-        "spec": {**asdict(spec), "settings": asdict(spec.settings)},
-        "runs": [asdict(m) for m in measured],
+        "version": 2,
+        "complete": result.complete,
+        "label": dict(result.label if label is None else label),
+        "spec": {**asdict(result.spec), "settings": asdict(result.spec.settings)},
+        "skipped": [[t, d, why] for (t, d), why in result.skipped.items()],
+        "runs": [asdict(m) for m in result.runs],
     }
     return json.dumps(data, ensure_ascii=False, allow_nan=False)
 
 
-def grid_from_json(text: str | bytes) -> tuple[GridSpec, list[Measured], bool]:
-    """(spec, runs, complete) from :func:`grid_json`'s text; GridError("file") when it is not one."""
+def _spec_from(raw: dict[str, Any]) -> GridSpec:
+    settings = DecodeSettings(**{**raw["settings"], "tree": tuple(raw["settings"].get("tree", ()))})
+    return GridSpec(
+        targets=tuple(raw["targets"]),
+        drafts=tuple(raw["drafts"]),
+        categories=tuple(raw["categories"]),
+        per_category=int(raw["per_category"]),
+        settings=settings,
+        custom_source=str(raw.get("custom_source", "")),
+        own_prompts=tuple((str(c), tuple(map(str, p))) for c, p in raw.get("own_prompts", ())),
+        questions=tuple((str(c), tuple((q, str(k)) for q, k in ids)) for c, ids in raw.get("questions", ())),
+    )
+
+
+def _measured(raw: dict[str, Any]) -> Measured:
+    lists = {k: tuple(raw.get(k, ())) for k in ("output", "accept_lengths")}
+    return Measured(**{**raw, **lists})
+
+
+def grid_from_json(text: str | bytes) -> GridResult:
+    """The grid saved by :func:`grid_json`; GridError("file") when the text is not one."""
     try:
         data = json.loads(text)
-        if data.get("format") != FORMAT:
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise GridError("this file is not a saved comparison grid.", "file")
-        raw = data["spec"]
-        settings = DecodeSettings(**{**raw["settings"], "tree": tuple(raw["settings"].get("tree", ()))})
-        spec = GridSpec(
-            targets=tuple(raw["targets"]),
-            drafts=tuple(raw["drafts"]),
-            categories=tuple(raw["categories"]),
-            per_category=int(raw["per_category"]),
-            settings=settings,
-            custom_source=str(raw.get("custom_source", "")),
-        )
+        spec = _spec_from(data["spec"])
         spec.check()
-        runs = [Measured(**{**m, "output": tuple(m["output"])}) for m in data["runs"]]
-        return spec, runs, bool(data.get("complete", False))
+        runs = tuple(_measured(m) for m in data["runs"])
+        skipped = {(str(t), str(d)): str(why) for t, d, why in data.get("skipped", ())}
+        label = {str(k): str(v) for k, v in data.get("label", {}).items()}
+        return GridResult(spec, runs, bool(data.get("complete", False)), skipped, label)
     except GridError:
         raise
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise GridError(f"this file is not a saved comparison grid ({exc}).", "file") from None
 
 
-CSV_COLUMNS = (
-    "target",
-    "draft",
-    "category",
-    "prompts",
-    "tau",
-    "tau_min",
-    "tau_max",
-    "acceptance",
-    "wall_speedup",
-    "decode_speedup",
-    "decode_speedup_min",
-    "decode_speedup_max",
-    "projected_speedup",
-    "greedy_identical",
-)
-
-
-def _fmt(v: float | None) -> str:
-    return "" if v is None else f"{v:.4f}"
-
-
-def cell_rows(cells_: Iterable[Cell], c: float) -> list[dict[str, str | int]]:
-    """One row per cell in :data:`CSV_COLUMNS` order, figures to four places ("" where undefined),
-    with the memory-bound projection at draft cost `c`."""
-    out = []
-    for cell in cells_:
-        sp = cell.decode_speedups
-        values = [
-            cell.target,
-            cell.draft,
-            cell.category,
-            len(cell.runs),
-            _fmt(cell.tau),
-            _fmt(min(cell.taus)),
-            _fmt(max(cell.taus)),
-            _fmt(cell.acceptance),
-            _fmt(cell.wall_speedup),
-            _fmt(cell.decode_speedup),
-            _fmt(min(sp)) if sp else "",
-            _fmt(max(sp)) if sp else "",
-            _fmt(cell.projected(c)),
-            "" if cell.greedy_identical is None else str(cell.greedy_identical).lower(),
-        ]
-        out.append(dict(zip(CSV_COLUMNS, values, strict=True)))
-    return out
-
-
-def cells_csv(cells_: Iterable[Cell], c: float) -> str:
-    """The cells as CSV (:func:`cell_rows`)."""
-    out = io.StringIO()
-    w = csv.DictWriter(out, CSV_COLUMNS)
-    w.writeheader()
-    w.writerows(cell_rows(cells_, c))
-    return out.getvalue()
-
-
 def winners(cells_: Iterable[Cell], target: str, category: str, by: str) -> list[str]:
     """The drafts that win on `target` and `category` by `by`: the best and those tied with it."""
     return [p.draft for p in ranking(cells_, target, category, by) if p.tied_with_best]
-
-
-def summary(spec: GridSpec, cells_: Sequence[Cell], wall_s: float) -> dict[str, Any]:
-    """The bench's JSON line: the grid's lists, τ / acceptance / speedup per cell key, identity."""
-    identical = [c.greedy_identical for c in cells_]
-    return {
-        "targets": list(spec.targets),
-        "drafts": list(spec.drafts),
-        "categories": list(spec.categories),
-        "tau": {c.key: round(c.tau, 4) for c in cells_},
-        "acceptance": {c.key: None if c.acceptance is None else round(c.acceptance, 4) for c in cells_},
-        "speedup": {c.key: None if c.decode_speedup is None else round(c.decode_speedup, 4) for c in cells_},
-        "greedy_identical": bool(identical) and all(v is True for v in identical),
-        "wall_s": round(wall_s, 1),
-    }
 
 
 @cache

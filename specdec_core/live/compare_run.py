@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
+from specdec_core.engine import estimate_cost_ratio, measured_cost_ratio
 from specdec_core.live.classroom import request_key
 from specdec_core.live.compare import BASELINE, GridSpec, Measured
 from specdec_core.live.model_choices import (
@@ -28,6 +29,7 @@ from specdec_core.live.race import TREE_SUFFIX, layerskip_depth
 from specdec_core.live.runs import Stream, starter
 from specdec_core.live.settings import DecodeSettings
 from specdec_core.live.shelf import ModelShelf
+from specdec_core.live.spec_bench import spec_bench_count
 
 
 class RunCache(Protocol):
@@ -83,6 +85,24 @@ def encode(model: Any, text: str) -> list[int]:
     """A prompt's ids: through the chat template where the model has one, else as plain text."""
     chat = bool(getattr(model, "has_chat_template", False))
     return list(model.encode(text, chat=chat))
+
+
+def answer(target: Any, output: list[int]) -> dict[str, Any]:
+    """A run's output as text (special tokens left out, as Spec-Bench writes answers) and its
+    tokens counted as Spec-Bench's ``speed.py`` counts a baseline's; -1 without a tokenizer."""
+    text = target.decode(output, skip_special_tokens=True).strip()
+    tokenizer = getattr(target, "tokenizer", None)
+    return {"answer": text, "answer_tokens": spec_bench_count(tokenizer, [text]) if tokenizer else -1}
+
+
+def costs(target: Any, draft: Any) -> dict[str, float | None]:
+    """A draft's cost in target steps, estimated from its weights and timed on this machine."""
+    if draft is None:
+        return {"c_estimate": None, "c_measured": None}
+    return {
+        "c_estimate": estimate_cost_ratio(target, draft),
+        "c_measured": measured_cost_ratio(target, draft),
+    }
 
 
 @dataclass(frozen=True)
@@ -160,7 +180,10 @@ class GridRun:
                 return None, False
         stream = Stream(starter(target, draft, ids, settings, top_n=0), self.on_wait, self.timeout)
         events = list(stream)
-        run = Measured.from_events(t, d, c, i, events, stream.wall_s)
+        output = [tok for e in events for tok in e.committed]
+        run = Measured.from_events(
+            t, d, c, i, events, stream.wall_s, **answer(target, output), **costs(target, draft)
+        )
         if self.cache is not None and events and events[-1].finished:
             self.cache.store(key, run)
         return run, False
