@@ -84,6 +84,7 @@ class Classroom:
         self._traces: OrderedDict[Hashable, Cached] = OrderedDict()
         self._line: list[Ticket] = []
         self._rates: deque[float] = deque(maxlen=HISTORY)
+        self._paces: dict[Hashable, deque[float]] = {}
         self._cond = threading.Condition()
 
     # -- the cache ---------------------------------------------------------------------------
@@ -122,6 +123,18 @@ class Classroom:
         if all(r.complete for r in records) and (trace.baseline is not None or not trace.settings.compare):
             self.store(key, trace)
         ticket.release(sum(len(r.tokens) for r in records), sum(r.wall_s for r in records))
+
+    def note_pace(self, label: Hashable, seconds: float, tokens: int) -> None:
+        """Remember one finished run's seconds per token under `label` (e.g. a grid's target)."""
+        if tokens > 0 and seconds > 0:
+            with self._cond:
+                self._paces.setdefault(label, deque(maxlen=4 * HISTORY)).append(seconds / tokens)
+
+    def pace(self, label: Hashable) -> float | None:
+        """Median seconds per token of the last runs noted under `label`; None before any."""
+        with self._cond:
+            seen = self._paces.get(label)
+            return statistics.median(seen) if seen else None
 
     # -- the line ----------------------------------------------------------------------------
     def enqueue(self, tokens: int, key: Hashable | None = None) -> Ticket:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import tomllib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import cache
 from pathlib import Path
@@ -31,6 +31,7 @@ from specdec_core.live.settings import DecodeSettings
 ASSETS = Path(__file__).resolve().parents[2] / "assets" / "compare"
 PROMPTS_FILE = ASSETS / "prompts.toml"
 PUBLISHED_FILE = ASSETS / "published.toml"
+EXAMPLE_FILE = ASSETS / "example_grid.json"
 GPU_RESULTS_FILE = Path(__file__).resolve().parents[2] / "bench" / "gpu_results.json"
 #: Spec-Bench's six task categories, then copying and code.
 CATEGORIES: tuple[str, ...] = (
@@ -150,9 +151,11 @@ class GridSpec:
         """Generations the grid makes: per unit, the target-only run and one per draft."""
         return len(self.units) * (1 + len(self.drafts))
 
-    def estimate_s(self, seconds_per_token: float) -> float:
-        """Seconds the grid should take at `seconds_per_token` (a target-only token's time)."""
-        return self.runs * self.settings.max_new_tokens * seconds_per_token
+    def estimate_s(self, paces: Mapping[str, float]) -> float:
+        """Seconds the grid should take when every run on target `t` makes its tokens at
+        ``paces[t]`` seconds each (prefill and drafting included)."""
+        per_target = len(self.categories) * self.per_category * (1 + len(self.drafts))
+        return sum(per_target * self.settings.max_new_tokens * paces[t] for t in self.targets)
 
 
 @dataclass(frozen=True)
@@ -468,6 +471,12 @@ def grid_from_json(text: str | bytes) -> GridResult:
 def winners(cells_: Iterable[Cell], target: str, category: str, by: str) -> list[str]:
     """The drafts that win on `target` and `category` by `by`: the best and those tied with it."""
     return [p.draft for p in ranking(cells_, target, category, by) if p.tied_with_best]
+
+
+def example() -> GridResult | None:
+    """The measured grid shipped to show before anything runs (assets/compare/example_grid.json,
+    labelled with its machine, date and app version); None when the file is absent."""
+    return grid_from_json(EXAMPLE_FILE.read_bytes()) if EXAMPLE_FILE.is_file() else None
 
 
 @cache

@@ -33,11 +33,16 @@ from specdec_core.live.spec_bench import spec_bench_count
 
 
 class RunCache(Protocol):
-    """Where finished runs are shared (a :class:`~specdec_core.live.classroom.Classroom`)."""
+    """Where finished runs are shared, and their pace kept for the next grid's estimate (a
+    :class:`~specdec_core.live.classroom.Classroom`)."""
 
     def lookup(self, key: Any) -> Any: ...
 
     def store(self, key: Any, trace: Any) -> None: ...
+
+    def note_pace(self, label: Any, seconds: float, tokens: int) -> None: ...
+
+    def pace(self, label: Any) -> float | None: ...
 
 
 class ModelSource(Protocol):
@@ -186,4 +191,36 @@ class GridRun:
         )
         if self.cache is not None and events and events[-1].finished:
             self.cache.store(key, run)
+            self.cache.note_pace(pace_label(which), run.wall_s, run.tokens)
         return run, False
+
+
+def pace_label(target: TargetSpec) -> tuple[str, TargetSpec]:
+    """Under what a grid's runs on `target` note their pace in the shared cache."""
+    return ("compare-pace", target)
+
+
+def paces(spec: GridSpec, cache: RunCache, shelf: ModelShelf, first_guess: float) -> dict[str, float]:
+    """Seconds per token each target's runs should take: the median of this server's last grid
+    runs on it, else its decode step timed at load (when it is on `shelf`), else `first_guess`."""
+    out = {}
+    for t in spec.targets:
+        which = target_spec(t, spec.custom_source)
+        seen = cache.pace(pace_label(which))
+        step = getattr(shelf.peek(target_key(which)), "step_seconds", None)
+        out[t] = seen if seen is not None else float(step) if isinstance(step, int | float) else first_guess
+    return out
+
+
+def missing_models(spec: GridSpec, shelf: ModelShelf) -> list[str]:
+    """The grid's targets and drafts (by key) that are not on `shelf` yet and must load first."""
+    out = []
+    for t in spec.targets:
+        which = target_spec(t, spec.custom_source)
+        if not shelf.cached(target_key(which)):
+            out.append(t)
+        for d in spec.drafts:
+            ds = draft_spec(d)[0]
+            if ds.kind != "ngram" and not shelf.cached(draft_key(which, ds)):  # a lookup builds at once
+                out.append(d)
+    return list(dict.fromkeys(out))

@@ -99,12 +99,19 @@ def heatmap(
 
 
 #: The figures a heatmap can show.
-METRICS: tuple[str, ...] = ("tau", "acceptance", "decode_speedup", "wall_speedup", "projected")
+METRICS: tuple[str, ...] = (
+    "tau",
+    "acceptance",
+    "decode_speedup",
+    "wall_speedup",
+    "spec_bench_speedup",
+    "projected",
+)
 
 
-def heat_cells(cells_: Iterable[Cell], target: str, metric: str, c: float = 0.05) -> list[HeatCell]:
-    """`target`'s cells reduced to one figure each (``projected`` at draft cost `c`), with the
-    spread over prompts where the figure has one per prompt."""
+def heat_cells(cells_: Iterable[Cell], target: str, metric: str, c: float | None = None) -> list[HeatCell]:
+    """`target`'s cells reduced to one figure each (``projected`` at draft cost `c`, by default
+    each draft's own), with the spread over prompts where the figure has one per prompt."""
     if metric not in METRICS:
         raise ValueError(f"unknown figure {metric!r}; choose one of {', '.join(METRICS)}.")
     out = []
