@@ -1,10 +1,11 @@
 """Compare drafts × targets × task categories: a measured grid, its winners, and what the same
 acceptance buys where verification is memory-bound.
 
-Controls → a :class:`~specdec_core.live.compare.GridSpec` → :class:`GridRun` (models through this
-page's shelf, runs shared through the class's cache) → finished runs kept in the session as they
-come, so Stop (any press reruns the page) keeps the finished cells. A grid saved as JSON shows
-the same without any model.
+Controls (and, optionally, Spec-Bench's questions) → a :class:`~specdec_core.live.compare.GridSpec`
+→ :class:`CompareRun` (models through this page's shelf, runs shared through the class's cache)
+→ the finished runs kept in the session as they come, so Stop keeps the finished cells. Before
+anything runs, the page shows the measured example grid shipped with the app; a grid saved as
+JSON shows the same way, without any model.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ import pandas as pd
 import streamlit as st
 
 from pages.common.jobs import Job
-from pages.common.models import classroom
 from pages.common.page import start
 from pages.common.quiz import quiz
 from pages.common.urlstate import (
@@ -28,7 +28,9 @@ from pages.common.urlstate import (
     restore,
     text_param,
 )
-from pages.compare_parts.run import RESULT_KEY, CompareRun, grid_problem, grid_spec
+from pages.compare_parts.questions import questions_panel
+from pages.compare_parts.run import RESULT_KEY, CompareRun, estimate, grid_problem, grid_spec
+from pages.compare_parts.show import C_CHOICES, figures, tables, verdicts
 from specdec_core.live.compare import (
     CATEGORIES,
     DEFAULT_DRAFTS,
@@ -37,20 +39,14 @@ from specdec_core.live.compare import (
     MAX_PER_CATEGORY,
     TARGET_KEYS,
     GridError,
-    cell_rows,
-    cells,
-    cells_csv,
+    example,
     gpu_rows,
     grid_from_json,
-    grid_json,
     published,
-    winners,
 )
 from specdec_core.live.limits import MAX_SOURCE_CHARS
-from specdec_core.viz.compare import METRICS, heat_cells, heatmap
+from specdec_core.viz.compare import METRICS
 from specdec_core.viz.escape import md
-
-C_PRESETS = ("0.01", "0.05", "0.1", "0.25")
 
 
 def _keys(allowed: tuple[str, ...]) -> Any:
@@ -69,12 +65,13 @@ PARAMS = [
     Param("cmp_drafts", list(DEFAULT_DRAFTS), _keys(DRAFT_KEYS), ",".join),
     Param("cmp_cats", list(CATEGORIES[:6]), _keys(CATEGORIES), ",".join),
     int_param("cmp_n", 1, 1, MAX_PER_CATEGORY),
+    int_param("cmp_qseed", 0, 0, 1_000_000),
     int_param("cmp_gamma", 4, 1, 16),
     bool_param("cmp_adaptive", True),
     float_param("cmp_temp", 0.0, 0.0, 2.0),
     int_param("cmp_max", 32, 8, 128),
     choice_param("cmp_metric", "tau", METRICS),
-    choice_param("cmp_c", "0.05", C_PRESETS),
+    choice_param("cmp_c", "own", C_CHOICES),
 ]
 
 
@@ -95,13 +92,13 @@ row[1].number_input(s["gamma"], 1, 16, key="cmp_gamma")
 row[2].checkbox(s["adaptive"], key="cmp_adaptive")
 row[3].number_input(s["temperature"], 0.0, 2.0, step=0.1, key="cmp_temp")
 row[4].number_input(s["max_new"], 8, 128, key="cmp_max")
+questions_panel(s, names)
 mirror(PARAMS)
 ss = st.session_state
 spec = grid_spec()
 problem = grid_problem(spec)
 if problem is None:
-    minutes = spec.estimate_s(classroom().seconds_per_token) / 60  # the last runs' pace on this server
-    st.caption(s("estimate", runs=spec.runs, tokens=spec.settings.max_new_tokens, minutes=minutes))
+    st.caption(estimate(spec))
 else:
     st.error(problem, icon=":material/error:")
 Job("cmp").panel(s["run"], "cmp_run", ":material/play_arrow:", CompareRun, PARAMS)
@@ -109,59 +106,25 @@ Job("cmp").panel(s["run"], "cmp_run", ":material/play_arrow:", CompareRun, PARAM
 upload = st.file_uploader(s["load"], type=["json"], key="cmp_upload")
 if upload is not None:
     try:
-        ss[RESULT_KEY] = (*grid_from_json(upload.getvalue()), {})
-        st.info(s("loaded", runs=len(ss[RESULT_KEY][1])))
+        ss[RESULT_KEY] = grid_from_json(upload.getvalue())
+        st.info(s("loaded", runs=len(ss[RESULT_KEY].runs)))
     except GridError as exc:
         st.error(s("load_error", message=md(exc)))
 
-if RESULT_KEY not in ss:
-    st.info(s["press_run"])
-    quiz(s)
-    st.stop()
+result = ss.get(RESULT_KEY)
+if result is None:
+    result = example()
+    if result is None:  # the shipped example is missing: nothing to show until a grid runs
+        st.info(s["press_run"])
+        quiz(s)
+        st.stop()
+    st.info(s("example", runs=len(result.runs), **{k: md(v) for k, v in result.label.items()}))
+elif result.label:
+    st.caption(s("measured_on", **{k: md(v) for k, v in result.label.items()}))
 
-shown, runs, complete, skipped = ss[RESULT_KEY]
-table = cells(shown, runs)
-if not complete:
-    st.warning(s["stopped"])
-for (t, d), why in skipped.items():
-    st.caption(s("skipped", draft=md(d), target=md(t), reason=md(why)))
-identical = [c for c in table if c.greedy_identical is False]
-if not shown.settings.greedy:
-    st.caption(s["sampled"])
-elif identical:
-    st.warning(s("greedy_differ", n=len(identical), cells=md(", ".join(c.key for c in identical))))
-else:
-    st.success(s["greedy_same"])
-
-metric = st.segmented_control(s["metric"], METRICS, key="cmp_metric", format_func=lambda k: s[f"metrics.{k}"])
-metric = metric or "tau"
-c = float(st.selectbox(s["c_preset"], C_PRESETS, key="cmp_c", format_func=lambda k: s["c_presets"][k]))
-for t in shown.targets:
-    title = f"{t}: {s['metrics.' + metric]}"
-    fig = heatmap(heat_cells(table, t, metric, c), shown.drafts, shown.categories, names, title, s["fig"])
-    st.plotly_chart(fig, key=f"cmp_heat_{t}", config={"displayModeBar": False})
-    if metric == "projected":
-        st.caption(s["projection_note"])
-    st.markdown(f"**{s('winners_title', target=md(t))}**")
-    lines = []
-    for cat in shown.categories:
-        by = {k: winners(table, t, cat, k) for k in ("tau", "decode_speedup")}
-        shown_by = {k: (", ".join(md(d) for d in v) + (s["tie"] if len(v) > 1 else "")) or s["none"]
-                    for k, v in by.items()}  # fmt: skip
-        lines.append("- " + s("winner_line", category=names[cat], by_tau=shown_by["tau"],
-                               by_speed=shown_by["decode_speedup"]))  # fmt: skip
-    st.markdown("\n".join(lines))
-
-st.subheader(s["table_title"])
-st.dataframe(pd.DataFrame(cell_rows(table, c)), hide_index=True)
-row = st.columns(2)
-row[0].download_button(
-    s["download_csv"], cells_csv(table, c), "compare.csv", "text/csv", icon=":material/download:"
-)
-saved = grid_json(shown, runs, complete)
-row[1].download_button(
-    s["download_json"], saved, "compare.json", "application/json", icon=":material/download:"
-)
+verdicts(s, result)
+c = figures(s, result, names)
+tables(s, result, c, names)
 
 text.show("projection")
 st.subheader(s["published_title"])

@@ -67,7 +67,7 @@ def test_every_category_has_five_distinct_prompts():
         assert len(set(prompts(c))) >= 5, c
     with pytest.raises(GridError) as err:
         prompts("poetry")
-    assert err.value.code == "category"
+    assert err.value.code == "category_error"
 
 
 @pytest.mark.parametrize(
@@ -76,9 +76,9 @@ def test_every_category_has_five_distinct_prompts():
         ({"targets": ()}, "no_target"),
         ({"drafts": ()}, "no_draft"),
         ({"categories": ()}, "no_category"),
-        ({"categories": ("copy", "smalltalk")}, "category"),
-        ({"per_category": 0}, "per_category"),
-        ({"per_category": 6}, "per_category"),
+        ({"categories": ("copy", "smalltalk")}, "category_error"),
+        ({"per_category": 0}, "per_category_error"),
+        ({"per_category": 6}, "per_category_error"),
     ],
 )
 def test_a_grid_that_cannot_run_says_why(kw, code):

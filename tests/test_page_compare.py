@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from specdec_core.live.compare import GridResult, GridSpec, grid_from_json, grid_json
+from specdec_core.live.compare import GridResult, GridSpec, example, grid_from_json, grid_json
 from specdec_core.live.compare_run import GridRun
 from specdec_core.live.settings import DecodeSettings
 from support.apptest import open_page, rerun
@@ -52,16 +52,45 @@ def saved(tiny_hf_folders):
 
 
 def test_a_saved_grid_shows_its_heatmap_winners_and_table_without_models(saved):
-    spec, runs, complete = grid_from_json(saved)
-    at = open_page("compare", state={"_cmp_result": (spec, runs, complete, {})})
+    at = open_page("compare", state={"_cmp_result": grid_from_json(saved)})
     assert len(at.get("plotly_chart")) == 1
     assert any("equals its target's own" in m.value for m in at.success)
     table = at.dataframe[0].value
     assert list(table["draft"]) == ["ngram", "ngram", "small", "small"]
+    assert {"spec_bench_speedup", "c_estimate", "c_measured", "tokens_per_s"} <= set(table.columns)
+    assert (table["c_projection"] == table["c_estimate"]).all()  # each draft's own c by default
     assert any("copying" in m.value and "by τ" in m.value for m in at.markdown)
+    code = at.code[0].value
+    assert code.startswith("| target | draft | task | τ |")
+    assert len(code.strip().splitlines()) == 2 + len(table)
+    assert any("load its question.jsonl" in c.value for c in at.caption)  # no answer files without questions
     at.segmented_control(key="cmp_metric").set_value("projected")
     rerun(at)
-    assert any("Projection, not a measurement" in c.value for c in at.caption)
+    notes = [c.value for c in at.caption if "Projection, not a measurement" in c.value]
+    assert notes and all("each draft's own" in n for n in notes)
+    at.selectbox(key="cmp_c").set_value("0.1")
+    rerun(at)
+    assert any("c = 0.1 for every draft: an override" in c.value for c in at.caption)
+    assert (at.dataframe[0].value["c_projection"] == "0.1000").all()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_page_opens_on_the_shipped_example_grid_with_its_label(lang):
+    shipped = example()
+    assert shipped is not None and shipped.label.keys() >= {"machine", "date", "app_version"}
+    assert set(shipped.spec.targets) == {"bundled", "gemma"} and len(shipped.spec.categories) == 8
+    at = open_page("compare", lang)
+    assert any(shipped.label["date"] in i.value for i in at.info)
+    assert len(at.get("plotly_chart")) == 2
+    assert not at.exception
+
+
+def test_the_estimate_names_its_pace_and_the_models_still_to_load():
+    at = open_page("compare")
+    line = next(c.value for c in at.caption if "generations" in c.value)
+    assert "24 generations of up to 32 tokens" in line
+    assert "a first guess" in line or "timed at load" in line or "last grid runs" in line
+    assert "must load" in line or "timed at load" in line or "last grid runs" in line
 
 
 @pytest.mark.slow
@@ -71,7 +100,7 @@ def test_a_small_grid_runs_on_the_bundled_model():
     )
     at.button(key="cmp_run").click()
     rerun(at)
-    _, runs, complete, skipped = at.session_state["_cmp_result"]
-    assert complete and not skipped and len(runs) == 2
+    result = at.session_state["_cmp_result"]
+    assert result.complete and not result.skipped and len(result.runs) == 2
     assert len(at.get("plotly_chart")) == 1
     assert any("equals its target's own" in m.value for m in at.success)

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import io
 import json
+import tempfile
 import zipfile
+from pathlib import Path
 from statistics import fmean
 
 import numpy as np
@@ -187,13 +189,17 @@ def test_each_draft_carries_its_own_cost(grid):
 
 
 def test_a_saved_grid_keeps_its_questions_and_the_answers_zip_holds_every_file(grid):
-    spec, runs, _ = grid
+    spec, runs, models = grid
     loaded = grid_from_json(grid_json(GridResult(spec, tuple(runs), True)))
     assert loaded.spec == spec and loaded.spec.question_of("qa", 1) == spec.question_of("qa", 1)
     assert sb.answer_files(loaded.spec, loaded.runs) == sb.answer_files(spec, runs)
-    blob = sb.answers_zip(sb.answer_files(spec, runs), {"tiny/tokenizer/x.json": b"{}"})
-    with zipfile.ZipFile(io.BytesIO(blob)) as z:
-        assert sorted(z.namelist()) == sorted([*sb.answer_files(spec, runs), "tiny/tokenizer/x.json"])
+    blob = sb.answers_zip(sb.answer_files(spec, runs), {"tiny": models.target("tiny").tokenizer})
+    with zipfile.ZipFile(io.BytesIO(blob)) as z, tempfile.TemporaryDirectory() as folder:
+        names = z.namelist()
+        assert set(sb.answer_files(spec, runs)) < set(names)
+        z.extractall(folder)
+        again = AutoTokenizer.from_pretrained(Path(folder) / "tiny" / "tokenizer")
+        assert again("the cat sat").input_ids == models.target("tiny").tokenizer("the cat sat").input_ids
     shipped = GridSpec(("tiny",), ("ngram",), ("copy",))
     assert sb.answer_files(shipped, [r for r in runs]) == {}  # no question ids: no answer file
     assert (

@@ -11,19 +11,22 @@ from typing import Any
 import streamlit as st
 
 from pages.common.i18n import strings
-from pages.common.models import access, classroom, get_draft, get_target, wait_notice
+from pages.common.models import access, classroom, get_draft, get_target, shelf, wait_notice
 from pages.common.stop import stop_if_pressed
-from specdec_core.live.compare import GridError, GridSpec
-from specdec_core.live.compare_run import GridRun, draft_spec, target_spec
+from specdec_core.live.classroom import FIRST_GUESS_S_PER_TOKEN
+from specdec_core.live.compare import GridError, GridResult, GridSpec
+from specdec_core.live.compare_run import GridRun, draft_spec, missing_models, paces, target_spec
 from specdec_core.live.settings import DecodeSettings
 from specdec_core.viz.escape import md
 
-RESULT_KEY = "_cmp_result"  # (spec, runs, complete, skipped)
+RESULT_KEY = "_cmp_result"  # a GridResult
+SAMPLE_KEY = "_cmp_sample"  # the Spec-Bench questions the grid runs (a QuestionSample), if any
 
 
 def grid_spec() -> GridSpec:
-    """The grid the controls describe (not checked)."""
+    """The grid the controls describe (not checked), with the Spec-Bench questions loaded."""
     ss = st.session_state
+    picked = ss.get(SAMPLE_KEY)
     return GridSpec(
         targets=tuple(ss["cmp_targets"]),
         drafts=tuple(ss["cmp_drafts"]),
@@ -36,6 +39,8 @@ def grid_spec() -> GridSpec:
             max_new_tokens=int(ss["cmp_max"]),
         ),
         custom_source=ss["cmp_source"],
+        own_prompts=picked.own_prompts if picked else (),
+        questions=picked.questions if picked else (),
     )
 
 
@@ -50,6 +55,17 @@ def grid_problem(spec: GridSpec) -> str | None:
             return s("too_big", limit=access().max_grid_runs, runs=spec.runs)
         return s[exc.code]
     return None
+
+
+def estimate(spec: GridSpec) -> str:
+    """How long `spec` should take here, where the pace comes from, and which models must load."""
+    s = strings("compare")
+    pace = paces(spec, classroom(), shelf(), FIRST_GUESS_S_PER_TOKEN)
+    minutes = spec.estimate_s({t: p for t, (p, _) in pace.items()}) / 60
+    sources = ", ".join(s(f"pace.{src}", target=md(t), ms=1000 * p) for t, (p, src) in pace.items())
+    line = s("estimate", runs=spec.runs, tokens=spec.settings.max_new_tokens, minutes=minutes, pace=sources)
+    missing = missing_models(spec, shelf())
+    return line + (s("must_load", models=md(", ".join(missing))) if missing else "")
 
 
 class PageModels:
@@ -92,11 +108,11 @@ class CompareRun:
                       category=names[step.category])  # fmt: skip
             bar.progress(step.done / step.total, text=md(label + (s["replayed"] if step.replayed else "")))
 
-    def result(self, finished: bool) -> tuple[GridSpec, list, bool, dict] | None:
+    def result(self, finished: bool) -> GridResult | None:
         """What ran so far (the grid and its finished runs), or None when nothing finished."""
         if self.grid is None or not self.grid.measured:
             return None
-        return (self.spec, list(self.grid.measured), finished, dict(self.grid.skipped))
+        return GridResult(self.spec, tuple(self.grid.measured), finished, dict(self.grid.skipped))
 
     def keep(self, value: Any) -> None:
         st.session_state[RESULT_KEY] = value

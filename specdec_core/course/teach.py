@@ -132,8 +132,9 @@ SELF_SPEC = Step("self_spec", "self_spec", 6)
 TOKENIZERS = Step(
     "tokenizers", "tokenizers", 3, _q(tok_text="Speculative decoding 投机解码 keeps p exactly.")
 )
-#: A small grid a CPU runs in minutes (run it once before class; the class's cache replays it),
-#: shown as the memory-bound projection the motivation step started from.
+#: The page opens on the measured example grid (both targets, every draft kind, all eight
+#: categories) shown as the memory-bound projection the motivation step started from, each
+#: draft at its own cost; the controls hold a small grid a CPU runs in minutes, to measure live.
 COMPARE = Step(
     "compare",
     "compare",
@@ -148,7 +149,7 @@ COMPARE = Step(
         cmp_temp="0",
         cmp_max="32",
         cmp_metric="projected",
-        cmp_c="0.05",
+        cmp_c="own",
     ),
 )
 EXERCISES = Step(

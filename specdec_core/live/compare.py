@@ -89,7 +89,9 @@ def _prompts() -> dict[str, tuple[str, ...]]:
 def prompts(category: str) -> tuple[str, ...]:
     """The prompts of `category` (at least five)."""
     if category not in CATEGORIES:
-        raise GridError(f"unknown category {category!r}; choose from {', '.join(CATEGORIES)}.", "category")
+        raise GridError(
+            f"unknown category {category!r}; choose from {', '.join(CATEGORIES)}.", "category_error"
+        )
     return _prompts()[category]
 
 
@@ -128,9 +130,12 @@ class GridSpec:
         own = dict(self.own_prompts)
         for c in self.categories:
             if not 1 <= self.per_category <= len(self.prompts_of(c)):
-                raise GridError(f"category {c!r} has only {len(self.prompts_of(c))} prompts.", "per_category")
+                code = "too_few_questions" if c in own else "per_category_error"
+                raise GridError(f"category {c!r} has only {len(self.prompts_of(c))} prompts.", code)
             if c not in own and self.per_category > MAX_PER_CATEGORY:
-                raise GridError(f"prompts per category must be 1 to {MAX_PER_CATEGORY}.", "per_category")
+                raise GridError(
+                    f"prompts per category must be 1 to {MAX_PER_CATEGORY}.", "per_category_error"
+                )
         if "custom" in self.targets and not self.custom_source.strip():
             raise GridError("name the custom target's Hugging Face id or folder.", "no_source")
 

@@ -200,15 +200,33 @@ def pace_label(target: TargetSpec) -> tuple[str, TargetSpec]:
     return ("compare-pace", target)
 
 
-def paces(spec: GridSpec, cache: RunCache, shelf: ModelShelf, first_guess: float) -> dict[str, float]:
-    """Seconds per token each target's runs should take: the median of this server's last grid
-    runs on it, else its decode step timed at load (when it is on `shelf`), else `first_guess`."""
-    out = {}
+def paces(
+    spec: GridSpec, cache: RunCache, shelf: ModelShelf, first_guess: float
+) -> dict[str, tuple[float, str]]:
+    """(seconds per token, where it came from) each target's runs should take: the median of
+    this server's last grid runs on it ("grids"), else its decode step timed at load when it is
+    on `shelf` ("step"), else `first_guess` ("guess")."""
+    out: dict[str, tuple[float, str]] = {}
     for t in spec.targets:
         which = target_spec(t, spec.custom_source)
         seen = cache.pace(pace_label(which))
         step = getattr(shelf.peek(target_key(which)), "step_seconds", None)
-        out[t] = seen if seen is not None else float(step) if isinstance(step, int | float) else first_guess
+        if seen is not None:
+            out[t] = (seen, "grids")
+        elif isinstance(step, int | float) and step > 0:
+            out[t] = (float(step), "step")
+        else:
+            out[t] = (first_guess, "guess")
+    return out
+
+
+def loaded_tokenizers(spec: GridSpec, shelf: ModelShelf) -> dict[str, Any]:
+    """The tokenizers of the grid's targets that are on `shelf` now, by target key."""
+    out = {}
+    for t in spec.targets:
+        model = shelf.peek(target_key(target_spec(t, spec.custom_source)))
+        if getattr(model, "tokenizer", None) is not None:
+            out[t] = model.tokenizer
     return out
 
 

@@ -22,9 +22,11 @@ import io
 import json
 import random
 import re
+import tempfile
 import zipfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from specdec_core.live.compare import BASELINE, CATEGORIES, Cell, GridSpec, Measured
@@ -220,14 +222,18 @@ def answer_files(spec: GridSpec, runs: Iterable[Measured]) -> dict[str, str]:
     return {k: "".join(text + "\n" for *_, text in sorted(v)) for k, v in sorted(by_file.items())}
 
 
-def answers_zip(files: Mapping[str, str], extra: Mapping[str, bytes] | None = None) -> bytes:
-    """:func:`answer_files` (and `extra` files, such as a tokenizer's) in one zip archive."""
+def answers_zip(files: Mapping[str, str], tokenizers: Mapping[str, Any] | None = None) -> bytes:
+    """:func:`answer_files` in one zip archive, with each given target's tokenizer saved as
+    ``<target>/tokenizer/`` (``save_pretrained``) for ``speed.py`` to count the baseline's tokens."""
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
         for name, text in files.items():
             z.writestr(name, text)
-        for name, data in (extra or {}).items():
-            z.writestr(name, data)
+        for target, tokenizer in (tokenizers or {}).items():
+            with tempfile.TemporaryDirectory() as folder:
+                tokenizer.save_pretrained(folder)
+                for path in sorted(Path(folder).iterdir()):
+                    z.write(path, f"{target}/tokenizer/{path.name}")
     return out.getvalue()
 
 
