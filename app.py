@@ -1,5 +1,7 @@
 """SpecDec Studio: entry point. Navigation, language switch, projector mode, theme."""
 
+# plotly imports pandas lazily, from several session threads at once: imported whole here first
+import pandas  # noqa: F401
 import streamlit as st
 
 from pages.common.i18n import LANGUAGES, current_lang, strings

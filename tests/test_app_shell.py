@@ -1,5 +1,7 @@
 """The entry script (navigation, language switch) and the completeness of the lesson texts."""
 
+import subprocess
+import sys
 import tomllib
 
 import pytest
@@ -41,6 +43,35 @@ def test_unknown_language_falls_back_to_english():
     at.query_params["lang"] = "xx"
     at.run()
     assert not at.exception and at.title[0].value == "SpecDec Studio"
+
+
+#: In a fresh interpreter: is pandas imported by the time app.py hands over to a page?
+PANDAS_BEFORE_PAGES = """
+import sys
+from streamlit.testing.v1 import AppTest
+import pages.common.page as page
+
+assert "pandas" not in sys.modules, "imported before app.py ran"
+declare, seen = page.navigation, []
+
+def navigation(*args, **kwargs):
+    seen.append("pandas" in sys.modules)
+    return declare(*args, **kwargs)
+
+page.navigation = navigation  # app.py reads it from the module at each run
+at = AppTest.from_file(sys.argv[1], default_timeout=60).run()
+assert not at.exception, [e.value for e in at.exception]
+print(seen)
+"""
+
+
+def test_entry_script_imports_pandas_before_any_page_runs():
+    """plotly imports pandas lazily; two sessions drawing charts at once in one server could
+    each start that import, and one saw a partially initialized pandas."""
+    script = [sys.executable, "-c", PANDAS_BEFORE_PAGES, APP]
+    done = subprocess.run(script, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.split()[-1] == "[True]"
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
