@@ -20,10 +20,11 @@ for Spec-Bench's ``evaluation/speed.py``. ``--save FILE`` writes the grid as the
 loads it, labelled with this machine, the date and the app's version.
 
 The last line is one JSON object: ``targets``, ``drafts``, ``categories`` (lists); ``tau``,
-``acceptance``, ``speedup`` (decode time), ``spec_bench_speedup``, ``c_estimate`` and
-``c_measured``, each keyed ``"<target>/<draft>/<category>"``; ``greedy_identical`` (every
-cell's greedy output equals its target's own); ``wall_s``; with ``--spec-bench``,
-``spec_bench``: {target: {method: {task: {"tau", "speedup"}}}} under Spec-Bench's task names.
+``acceptance``, ``speedup`` (decode time) and ``spec_bench_speedup``, each keyed
+``"<target>/<draft>/<category>"``; ``c_estimate`` and ``c_measured`` keyed
+``"<target>/<draft>"``; ``greedy_identical`` (every cell's greedy output equals its target's
+own); ``wall_s``; with ``--spec-bench``, ``spec_bench``: {target: {method: {task: {"tau",
+"speedup"}}}} under Spec-Bench's task names.
 """
 
 from __future__ import annotations
@@ -172,6 +173,7 @@ def write_answers(spec: GridSpec, run: GridRun, folder: Path) -> None:
 def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
     spec = grid(args)
+    measured_by = label()  # the code that measures, read before the run
     started = time.perf_counter()
     run = GridRun(spec, GridModels(ModelShelf()))
     for step in run:
@@ -200,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"Spec-Bench answer files in {args.answers}/<target>/ (tokenizer in <target>/tokenizer/)")
     if args.save:
         complete = len(run.measured) + _skipped_runs(spec, run) == spec.runs
-        result = GridResult(spec, tuple(run.measured), complete, dict(run.skipped), label())
+        result = GridResult(spec, tuple(run.measured), complete, dict(run.skipped), measured_by)
         args.save.write_text(grid_json(result), encoding="utf-8")
         print(f"grid saved to {args.save}")
     out = summary(spec, table, wall)

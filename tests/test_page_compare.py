@@ -8,6 +8,7 @@ import pytest
 from specdec_core.live.compare import GridResult, GridSpec, example, grid_from_json, grid_json
 from specdec_core.live.compare_run import GridRun
 from specdec_core.live.settings import DecodeSettings
+from specdec_core.viz.escape import md
 from support.apptest import open_page, rerun
 from tests.test_live_compare import TinyModels
 
@@ -80,7 +81,9 @@ def test_the_page_opens_on_the_shipped_example_grid_with_its_label(lang):
     assert shipped is not None and shipped.label.keys() >= {"machine", "date", "app_version"}
     assert set(shipped.spec.targets) == {"bundled", "gemma"} and len(shipped.spec.categories) == 8
     at = open_page("compare", lang)
-    assert any(shipped.label["date"] in i.value for i in at.info)
+    assert any(
+        md(shipped.label["date"]) in i.value and md(shipped.label["machine"]) in i.value for i in at.info
+    )
     assert len(at.get("plotly_chart")) == 2
     assert not at.exception
 

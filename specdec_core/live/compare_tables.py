@@ -143,7 +143,8 @@ def _round(v: float | None) -> float | None:
 
 def summary(spec: GridSpec, cells_: Sequence[Cell], wall_s: float) -> dict[str, Any]:
     """The bench's JSON line: the grid's lists; τ, acceptance, decode-time speedup (pooled),
-    Spec-Bench's speedup and the draft's estimated and measured c per cell key; identity."""
+    Spec-Bench's speedup per cell key; each draft's estimated and measured c per
+    ``"<target>/<draft>"``; identity."""
     identical = [c.greedy_identical for c in cells_]
     return {
         "targets": list(spec.targets),
@@ -153,8 +154,8 @@ def summary(spec: GridSpec, cells_: Sequence[Cell], wall_s: float) -> dict[str, 
         "acceptance": {c.key: _round(c.acceptance) for c in cells_},
         "speedup": {c.key: _round(c.decode_speedup) for c in cells_},
         "spec_bench_speedup": {c.key: _round(c.spec_bench_speedup) for c in cells_},
-        "c_estimate": {c.key: _round(c.c_estimate) for c in cells_},
-        "c_measured": {c.key: _round(c.c_measured) for c in cells_},
+        "c_estimate": {f"{c.target}/{c.draft}": _round(c.c_estimate) for c in cells_},
+        "c_measured": {f"{c.target}/{c.draft}": _round(c.c_measured) for c in cells_},
         "greedy_identical": bool(identical) and all(v is True for v in identical),
         "wall_s": round(wall_s, 1),
     }
