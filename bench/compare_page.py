@@ -29,7 +29,7 @@ WARM_QUERY = "cmp_cats=copy"  # the default target and drafts, on a category the
 RUN_TIMEOUT_MS = 900_000
 _ESTIMATE = re.compile(r"(\d+) generations of up to (\d+) tokens: about ([\d.]+) minutes")
 #: the shipped example's notice is gone and the page shows a finished grid's verdict
-_DONE = """() => !document.body.innerText.includes('example grid shipped')
+_DONE = """() => !document.body.innerText.includes('Nothing has run in this session yet')
   && document.body.innerText.includes("every draft's output equals its target's own")
   && !document.querySelector('[data-testid="stProgress"]')"""
 

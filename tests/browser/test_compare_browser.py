@@ -27,11 +27,13 @@ def test_a_small_grid_shows_its_heatmap_and_exports_csv(page: Page, app_url: str
     expect(main.locator("h1").first).to_have_text("Compare drafts", timeout=TIMEOUT)
     run = page.get_by_role("button", name="Run the grid")
     expect(run).to_be_enabled(timeout=TIMEOUT)
+    expect(page.get_by_text("Nothing has run in this session yet")).to_be_visible(timeout=TIMEOUT)
     run.click()
+    expect(page.get_by_text("Nothing has run in this session yet")).to_have_count(0, timeout=RUN_TIMEOUT)
     expect(page.get_by_text("Greedy decoding: every draft's output equals its target's own")).to_be_visible(
         timeout=RUN_TIMEOUT
     )
-    expect(page.get_by_test_id("stPlotlyChart").first).to_be_visible(timeout=TIMEOUT)
+    expect(page.get_by_test_id("stPlotlyChart")).to_have_count(1, timeout=TIMEOUT)
     assert not page.get_by_test_id("stException").count()
     with page.expect_download(timeout=TIMEOUT) as info:
         page.get_by_role("button", name="Download the cells (CSV)").click()
@@ -63,7 +65,7 @@ def test_spec_bench_questions_run_and_their_answer_files_give_the_pages_figures(
     page.goto(f"{app_url}/compare?cmp_drafts=ngram&cmp_cats=qa,rag&cmp_max=8")
     main = page.get_by_test_id("stMain")
     expect(main.locator("h1").first).to_have_text("Compare drafts", timeout=TIMEOUT)
-    expect(page.get_by_text("example grid shipped with the app")).to_be_visible(timeout=TIMEOUT)
+    expect(page.get_by_text("Nothing has run in this session yet")).to_be_visible(timeout=TIMEOUT)
     uploader = page.get_by_test_id("stFileUploader").filter(has_text="Spec-Bench's questions")
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"question_id": 1, "category": "qa", "turns": ["x"]}\n{oops\n', encoding="utf-8")
@@ -86,7 +88,7 @@ def test_spec_bench_questions_run_and_their_answer_files_give_the_pages_figures(
     run = page.get_by_role("button", name="Run the grid")
     expect(run).to_be_enabled(timeout=TIMEOUT)
     run.click()
-    expect(page.get_by_text("example grid shipped with the app")).to_have_count(0, timeout=RUN_TIMEOUT)
+    expect(page.get_by_text("Nothing has run in this session yet")).to_have_count(0, timeout=RUN_TIMEOUT)
     expect(page.get_by_text("Greedy decoding: every draft's output equals its target's own")).to_be_visible(
         timeout=RUN_TIMEOUT
     )
