@@ -124,6 +124,7 @@ elif result.label:
 
 verdicts(s, result)
 c = figures(s, result, names)
+text.show("reading")
 tables(s, result, c, names)
 
 text.show("projection")
@@ -140,4 +141,5 @@ st.dataframe(pd.DataFrame(pub), hide_index=True)
 if not mine:
     st.caption(s["gpu_none"])
 text.show("published")
+text.show("sources")
 quiz(s)
