@@ -27,7 +27,7 @@ import torch
 import torch.nn.functional as F
 
 from specdec_core.models.head import EagleHead, HeadConfig
-from train import features, paths
+from train import features, paths, trainer
 
 STEPS = 3
 STEP_WEIGHTS = (1.0, 0.8, 0.64)
@@ -274,15 +274,11 @@ def run(
                 f"least-squares start: R² = {r2:.3f} of the next feature, {time.perf_counter() - t0:.0f} s",
                 flush=True,
             )
-        _save(ckpt, head, opt, state, vocab)
+        trainer.save(ckpt, "head", head, opt, state, vocab)
     else:
-        saved = torch.load(ckpt, weights_only=False)
-        head.load_state_dict(saved["head"])
-        opt.load_state_dict(saved["opt"])
-        state = saved["state"]
+        state = trainer.resume(ckpt, "head", head, opt)
         state.setdefault("schedule", TOTAL_STEPS)
         state.setdefault("lr", LR)
-        print(f"resuming at step {state['step']} ({state['seconds'] / 60:.1f} min trained)", flush=True)
     state["data"] = data.summary()
     print(
         f"{len(data.seqs)} sequences, {data.tokens} positions ({data.answer_tokens} answer tokens); "
@@ -290,45 +286,29 @@ def run(
         flush=True,
     )
     per_epoch = len(data.batches(0))
-    started = time.perf_counter()
-    last = started
-    while True:
-        step = state["step"]
-        if max_steps is not None and step >= max_steps:
-            break
-        if time.perf_counter() - started > 60 * minutes or (paths.WORK / "stop").exists():
-            break
-        epoch = step // per_epoch
-        idx = data.batch_at(step, per_epoch)
-        lr = (
-            state["lr"]
-            * min(1.0, (step + 1) / WARMUP)
-            * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * min(step / state["schedule"], 1.0))))
-        )
-        for g in opt.param_groups:
-            g["lr"] = lr
-        f, tok, lse, mask = data.tensors(idx)
+
+    def step(n: int) -> tuple[torch.Tensor, list[float], int]:
+        f, tok, lse, mask = data.tensors(data.batch_at(n, per_epoch))
         loss, agree = unrolled_loss(head, embed, lm_rows, f, tok, lse, mask)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(head.parameters(), 1.0)
-        opt.step()
-        now = time.perf_counter()
-        state["seconds"] += now - last
-        last = now
-        state["step"] = step + 1
-        state["positions"] += int(mask.sum())
-        state["log"].append((step + 1, round(loss.item(), 4), [round(a, 3) for a in agree]))
-        if (step + 1) % 5 == 0:
-            print(
-                f"step {step + 1} (epoch {epoch}): loss {loss.item():.3f}, top-1 agreement by depth "
-                f"{' '.join(f'{a:.2f}' for a in agree)}, lr {lr:.2e}, {state['seconds'] / 60:.1f} min",
-                flush=True,
-            )
-        if (step + 1) % SAVE_EVERY == 0:
-            _save(ckpt, head, opt, state, vocab)
-    _save(ckpt, head, opt, state, vocab)
-    print(f"stopped at step {state['step']} after {state['seconds'] / 60:.1f} min of training", flush=True)
+        return loss, agree, int(mask.sum())
+
+    def rate(n: int) -> float:  # linear warm-up, then cosine down to a tenth of the peak
+        cosine = 1 + math.cos(math.pi * min(n / state["schedule"], 1.0))
+        return state["lr"] * min(1.0, (n + 1) / WARMUP) * (0.1 + 0.9 * 0.5 * cosine)
+
+    trainer.train(
+        head,
+        opt,
+        state,
+        (ckpt, "head", vocab),
+        step=step,
+        rate=rate,
+        minutes=minutes,
+        until=max_steps,
+        save_every=SAVE_EVERY,
+        label=lambda n: f"{n + 1} (epoch {n // per_epoch})",
+        clip=1.0,
+    )
 
 
 #: What a run records of the run it started from (the model card unrolls the chain).
@@ -349,10 +329,3 @@ def _start_from(init: str) -> tuple[dict, dict, str]:
     data = {k: card[f"train_{k}"] for k in ("sequences", "positions", "answer_tokens")}
     before = {**card, "step": card["steps"], "data": data, "vocabulary": len(vocab), "exported": True}
     return head.state_dict(), before, f"checkpoint_{path.stem}.pt"
-
-
-def _save(path, head, opt, state, vocab) -> None:
-    paths.ensure(path.parent)
-    tmp = path.with_suffix(".tmp")
-    torch.save({"head": head.state_dict(), "opt": opt.state_dict(), "state": state, "vocab": vocab}, tmp)
-    tmp.replace(path)

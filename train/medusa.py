@@ -22,12 +22,11 @@ from __future__ import annotations
 
 import json
 import math
-import time
 
 import numpy as np
 import torch
 
-from train import features, paths
+from train import features, paths, trainer
 
 HEADS = 4
 LOSS_DECAY = 0.8
@@ -120,11 +119,7 @@ def fit(minutes: float = 30.0, steps: int = STEPS, lr: float = LR, train_shards:
     state = {"step": 0, "seconds": 0.0, "positions": 0, "log": [], "steps": steps, "lr": lr}
     state["train_shards"] = train_shards
     if ckpt.exists():
-        saved = torch.load(ckpt, weights_only=False)
-        heads.load_state_dict(saved["heads"])
-        opt.load_state_dict(saved["opt"])
-        state = saved["state"]
-        print(f"resuming at step {state['step']} ({state['seconds'] / 60:.1f} min trained)", flush=True)
+        state = trainer.resume(ckpt, "heads", heads, opt)
     limit = state.get("train_shards")
     flat = Flat(train_shards=limit)
     state["data"] = flat.summary()
@@ -133,46 +128,27 @@ def fit(minutes: float = 30.0, steps: int = STEPS, lr: float = LR, train_shards:
         "corpus": len(features.files("corpus")),
     }
     print(f"{state['data']['anchors']} anchors of {state['data']['positions']} positions", flush=True)
-    started = last = time.perf_counter()
-    while state["step"] < state["steps"]:
-        if time.perf_counter() - started > 60 * minutes or (paths.WORK / "stop").exists():
-            break
-        step = state["step"]
-        rate = (
-            state["lr"]
-            * min(1.0, (step + 1) / WARMUP)
-            * 0.5
-            * (1 + math.cos(math.pi * step / state["steps"]))
-        )
-        for g in opt.param_groups:
-            g["lr"] = rate
-        loss, agree = head_loss(heads, lm_rows, flat, flat.batch(step))
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
-        now = time.perf_counter()
-        state["seconds"] += now - last
-        last = now
-        state["step"] = step + 1
-        state["positions"] += BATCH
-        state["log"].append((step + 1, round(float(loss), 4), [round(a, 3) for a in agree]))
-        if (step + 1) % 5 == 0:
-            print(
-                f"step {step + 1}/{state['steps']}: loss {float(loss):.3f}, top-1 agreement by head "
-                f"{' '.join(f'{a:.2f}' for a in agree)}, lr {rate:.2e}, {state['seconds'] / 60:.1f} min",
-                flush=True,
-            )
-        if (step + 1) % SAVE_EVERY == 0:
-            _save(ckpt, heads, opt, state, vocab)
-    _save(ckpt, heads, opt, state, vocab)
-    print(f"stopped at step {state['step']} after {state['seconds'] / 60:.1f} min of training", flush=True)
 
+    def step(n: int) -> tuple[torch.Tensor, list[float], int]:
+        loss, agree = head_loss(heads, lm_rows, flat, flat.batch(n))
+        return loss, agree, BATCH
 
-def _save(path, heads, opt, state, vocab) -> None:
-    paths.ensure(path.parent)
-    tmp = path.with_suffix(".tmp")
-    torch.save({"heads": heads.state_dict(), "opt": opt.state_dict(), "state": state, "vocab": vocab}, tmp)
-    tmp.replace(path)
+    def rate(n: int) -> float:  # linear warm-up, then cosine down to zero at the last step
+        return state["lr"] * min(1.0, (n + 1) / WARMUP) * 0.5 * (1 + math.cos(math.pi * n / state["steps"]))
+
+    trainer.train(
+        heads,
+        opt,
+        state,
+        (ckpt, "heads", vocab),
+        step=step,
+        rate=rate,
+        minutes=minutes,
+        until=state["steps"],
+        save_every=SAVE_EVERY,
+        label=lambda n: f"{n + 1}/{state['steps']}",
+        per="head",
+    )
 
 
 def load_checkpoint(module, name: str):
