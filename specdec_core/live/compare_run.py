@@ -14,11 +14,13 @@ from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from specdec_core.engine import estimate_cost_ratio, measured_cost_ratio
+from specdec_core.live.access import Access, check_draft, check_target
 from specdec_core.live.classroom import request_key
-from specdec_core.live.compare import BASELINE, GridSpec, Measured
+from specdec_core.live.compare import BASELINE, GridResult, GridSpec, Measured
 from specdec_core.live.model_choices import (
     ChoiceError,
     DraftSpec,
+    Progress,
     TargetSpec,
     draft_key,
     load_draft,
@@ -70,20 +72,36 @@ def target_spec(key: str, custom_source: str = "") -> TargetSpec:
 
 
 class GridModels:
-    """Builds a grid's targets and drafts once, on a shared :class:`ModelShelf`."""
+    """Builds a grid's targets and drafts once, on a shared :class:`ModelShelf`; with `rules`,
+    only the models the server offers (``ChoiceError("not_allowed")`` otherwise), its
+    preloaded targets pinned; `progress(fraction, message)` hears each load."""
 
-    def __init__(self, shelf: ModelShelf, custom_source: str = "") -> None:
+    def __init__(
+        self,
+        shelf: ModelShelf,
+        custom_source: str = "",
+        rules: Access | None = None,
+        progress: Progress | None = None,
+    ) -> None:
         self.shelf = shelf
         self.custom_source = custom_source
+        self.rules = rules
+        self.progress = progress
 
     def target(self, key: str) -> Any:
         spec = target_spec(key, self.custom_source)
-        return self.shelf.get(target_key(spec), lambda: load_target(spec))
+        if self.rules is not None:
+            check_target(self.rules, spec)
+        pin = self.rules is not None and spec in self.rules.preload
+        return self.shelf.get(target_key(spec), lambda: load_target(spec, self.progress), pin=pin)
 
     def draft(self, target_key_: str, key: str, target: Any) -> Any:
         spec, _ = draft_spec(key)
+        if self.rules is not None:
+            check_draft(self.rules, spec)
         t = target_spec(target_key_, self.custom_source)
-        return self.shelf.get(draft_key(t, spec), lambda: load_draft(target, spec), parent=target_key(t))
+        build = lambda: load_draft(target, spec, self.progress)  # noqa: E731
+        return self.shelf.get(draft_key(t, spec), build, parent=target_key(t))
 
 
 def encode(model: Any, text: str) -> list[int]:
@@ -135,8 +153,10 @@ class GridRun:
         on_wait: Callable[[float], None] | None = None,
         timeout: float = 300.0,
         tree: tuple[int, ...] = (2, 2),
+        cancelled: Callable[[], bool] = lambda: False,
     ) -> None:
         spec.check()
+        self.cancelled = cancelled  # asked between rounds: a Stop ends the run within one
         self.spec = spec
         self.models = models
         self.cache = cache
@@ -160,6 +180,8 @@ class GridRun:
                     ids = encode(target, text)
                     for d in (BASELINE, *self.spec.drafts):
                         done += 1
+                        if self.cancelled():
+                            return
                         if (t, d) in self.skipped:
                             continue
                         run, replayed = self._run(t, target, d, c, i, text, ids)
@@ -184,7 +206,12 @@ class GridRun:
                 self.skipped[(t, d)] = str(exc)
                 return None, False
         stream = Stream(starter(target, draft, ids, settings, top_n=0), self.on_wait, self.timeout)
-        events = list(stream)
+        events = []
+        for event in stream:
+            if self.cancelled():  # a generation cut short is not measured
+                stream.close()
+                return None, False
+            events.append(event)
         output = [tok for e in events for tok in e.committed]
         run = Measured.from_events(
             t, d, c, i, events, stream.wall_s, **answer(target, output), **costs(target, draft)
@@ -242,3 +269,48 @@ def missing_models(spec: GridSpec, shelf: ModelShelf) -> list[str]:
             if ds.kind != "ngram" and not shelf.cached(draft_key(which, ds)):  # a lookup builds at once
                 out.append(d)
     return list(dict.fromkeys(out))
+
+
+@dataclass(frozen=True)
+class GridProgress:
+    """What a grid run shows while it goes: the last finished :class:`Step` (None before the
+    first), a model being loaded (fraction and message), or seconds spent waiting for models
+    another session's generation holds."""
+
+    step: Step | None = None
+    loading: tuple[float, str] | None = None
+    busy_s: float | None = None
+
+
+class GridJob:
+    """A grid as a :class:`~specdec_core.live.run_service.Job`: its models from `shelf` under the
+    server's `rules`, its runs shared through `cache`; it publishes a :class:`GridProgress` and
+    the :class:`GridResult` so far after every generation, and stops within a round when
+    cancelled (the finished runs kept)."""
+
+    def __init__(
+        self, spec: GridSpec, shelf: ModelShelf, rules: Access, cache: RunCache, timeout: float
+    ) -> None:
+        self.spec = spec
+        self.key = ("grid", spec)  # identical grids pressed by two sessions run once
+        self.shelf, self.rules, self.cache, self.timeout = shelf, rules, cache, timeout
+
+    def run(self, ctx: Any) -> GridResult:
+        last: list[Step | None] = [None]
+
+        def loading(fraction: float, message: str) -> None:
+            ctx.publish(GridProgress(last[0], loading=(fraction, message)))
+
+        def busy(seconds: float) -> None:
+            ctx.check()  # a Stop while another session holds the models ends the wait
+            ctx.publish(GridProgress(last[0], busy_s=seconds))
+
+        models = GridModels(self.shelf, self.spec.custom_source, self.rules, loading)
+        grid = GridRun(self.spec, models, self.cache, busy, self.timeout, cancelled=lambda: ctx.cancelled)
+        for step in grid:
+            last[0] = step
+            ctx.publish(GridProgress(step), self._result(grid, complete=False))
+        return self._result(grid, complete=not ctx.cancelled)
+
+    def _result(self, grid: GridRun, complete: bool) -> GridResult:
+        return GridResult(self.spec, tuple(grid.measured), complete, dict(grid.skipped))

@@ -1,0 +1,223 @@
+"""Runs that live in the core while pages watch them: submit a job, read snapshots, cancel.
+
+A page builds a job (an object with a ``key`` and ``run(ctx)``, see :class:`Job`) and hands it
+to the process's one :class:`RunService`; it gets a ticket id back at once. One worker thread
+runs the jobs one after another, first come first served, so a run never competes with another
+for the CPU or the models. A page then reads :meth:`RunService.snapshot` as often as it likes
+(its state, its place in the line, the job's last published progress and partial result) and
+:meth:`RunService.cancel` ends its interest. The worker never touches a UI: a job reports
+through :meth:`Context.publish` and checks :attr:`Context.cancelled` between rounds.
+
+Identical requests (the same ``key``, not None) waiting or running share one run: each page
+gets its own ticket, and the run is cancelled only when every ticket on it is. A finished
+run's snapshot is kept for the next :data:`KEEP_FINISHED` tickets' lookups, so a page that
+comes back to it (another page of the course visited meanwhile) still finds its result.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Hashable
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol
+
+#: Snapshots of finished tickets kept for their pages to collect.
+KEEP_FINISHED = 256
+WAITING, RUNNING, DONE, CANCELLED, FAILED = "waiting", "running", "done", "cancelled", "failed"
+ENDED = (DONE, CANCELLED, FAILED)
+
+
+class Cancelled(Exception):
+    """Raised by :meth:`Context.check` in a job whose every ticket was cancelled."""
+
+
+class Context:
+    """What a running job sees: whether to stop, and where to publish its progress."""
+
+    def __init__(self, run: _Run) -> None:
+        self._run = run
+
+    @property
+    def cancelled(self) -> bool:
+        """True once every ticket on this run was cancelled: stop at the end of this round."""
+        return self._run.cancel.is_set()
+
+    def check(self) -> None:
+        """Raise :class:`Cancelled` when :attr:`cancelled`."""
+        if self.cancelled:
+            raise Cancelled
+
+    def publish(self, progress: Any = None, result: Any = None) -> None:
+        """The job's latest progress (shown as it is) and, when given, its result so far (kept
+        if the run is cancelled or fails later)."""
+        with self._run.lock:
+            self._run.progress = progress
+            if result is not None:
+                self._run.result = result
+
+
+class Job(Protocol):
+    """A unit of work for the service: ``key`` (identical jobs share a run; None: never shared)
+    and ``run(ctx)``, which returns the result and may publish progress on the way."""
+
+    key: Hashable | None
+
+    def run(self, ctx: Context) -> Any: ...
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A ticket's view of its run: ``state`` (waiting, running, done, cancelled, failed),
+    ``ahead`` (runs before it in the line), the job's last ``progress`` and ``result`` (partial
+    while it runs), the ``error`` a failed run raised, and when it started and ended."""
+
+    ticket: str
+    state: str
+    ahead: int = 0
+    progress: Any = None
+    result: Any = None
+    error: BaseException | None = None
+    started: float | None = None
+    ended: float | None = None
+
+    @property
+    def ended_already(self) -> bool:
+        return self.state in ENDED
+
+
+@dataclass(eq=False)
+class _Run:
+    job: Job
+    tickets: set[str] = field(default_factory=set)
+    state: str = WAITING
+    progress: Any = None
+    result: Any = None
+    error: BaseException | None = None
+    started: float | None = None
+    ended: float | None = None
+    cancel: threading.Event = field(default_factory=threading.Event)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+class RunService:
+    """One line of jobs and the worker that runs them (start it once per process)."""
+
+    def __init__(self, keep_finished: int = KEEP_FINISHED) -> None:
+        self.keep_finished = keep_finished
+        self._line: list[_Run] = []  # waiting runs, in order; the running one is not in it
+        self._running: _Run | None = None
+        self._by_ticket: dict[str, _Run] = {}
+        self._ended: OrderedDict[str, Snapshot] = OrderedDict()  # tickets whose run ended, or that left it
+        self._ids = itertools.count(1)
+        self._cond = threading.Condition()
+        self._worker = threading.Thread(target=self._work, name="run-service", daemon=True)
+        self._closed = False
+        self._worker.start()
+
+    # -- what pages call ---------------------------------------------------------------------
+    def submit(self, job: Job) -> str:
+        """Queue `job` (or join the identical one waiting or running); its ticket id."""
+        with self._cond:
+            if self._closed:
+                raise RuntimeError("the run service is closed")
+            ticket = f"run-{next(self._ids)}"
+            run = self._same(job.key)
+            if run is None:
+                run = _Run(job)
+                self._line.append(run)
+            run.tickets.add(ticket)
+            self._by_ticket[ticket] = run
+            self._cond.notify_all()
+            return ticket
+
+    def snapshot(self, ticket: str) -> Snapshot:
+        """The ticket's run as it is now; KeyError for a ticket this service does not know (or
+        one whose finished snapshot was dropped to keep the last :attr:`keep_finished`)."""
+        with self._cond:
+            if ticket in self._ended:
+                return self._ended[ticket]
+            run = self._by_ticket[ticket]
+            ahead = (0 if self._running is None else 1) + self._line.index(run) if run in self._line else 0
+            return self._view(ticket, run, ahead)
+
+    def cancel(self, ticket: str) -> Snapshot:
+        """This ticket stops watching; its run ends at the end of its round once no ticket
+        watches it (a waiting run leaves the line at once). Returns the ticket's last view."""
+        with self._cond:
+            if ticket in self._ended:
+                return self._ended[ticket]
+            run = self._by_ticket.pop(ticket)
+            run.tickets.discard(ticket)
+            if not run.tickets:
+                run.cancel.set()
+                if run in self._line:
+                    self._line.remove(run)
+                    run.state, run.ended = CANCELLED, time.time()
+            view = replace(self._view(ticket, run, 0), state=CANCELLED)
+            self._end(ticket, view)
+            return view
+
+    def close(self, timeout: float = 5.0) -> None:
+        """Cancel everything and stop the worker (tests; a server simply exits)."""
+        with self._cond:
+            self._closed = True
+            for ticket in list(self._by_ticket):
+                self.cancel(ticket)
+            self._cond.notify_all()
+        self._worker.join(timeout)
+
+    # -- the worker ----------------------------------------------------------------------------
+    def _same(self, key: Hashable | None) -> _Run | None:
+        if key is None:
+            return None
+        for run in ([self._running] if self._running else []) + self._line:
+            if run.job.key == key and not run.cancel.is_set():
+                return run
+        return None
+
+    def _view(self, ticket: str, run: _Run, ahead: int) -> Snapshot:
+        with run.lock:
+            return Snapshot(
+                ticket, run.state, ahead, run.progress, run.result, run.error, run.started, run.ended
+            )
+
+    def _end(self, ticket: str, view: Snapshot) -> None:
+        self._ended[ticket] = view
+        while len(self._ended) > self.keep_finished:
+            self._ended.popitem(last=False)
+
+    def _work(self) -> None:
+        while True:
+            with self._cond:
+                while not self._line and not self._closed:
+                    self._cond.wait()
+                if self._closed:
+                    return
+                run = self._line.pop(0)
+                self._running = run
+                run.state, run.started = RUNNING, time.time()
+            self._execute(run)
+            with self._cond:
+                self._running = None
+                for ticket in list(run.tickets):
+                    self._by_ticket.pop(ticket, None)
+                    self._end(ticket, self._view(ticket, run, 0))
+                run.tickets.clear()
+                self._cond.notify_all()
+
+    def _execute(self, run: _Run) -> None:
+        ctx = Context(run)
+        try:
+            result = run.job.run(ctx)
+            state, error = (CANCELLED if ctx.cancelled else DONE), None
+        except Cancelled:
+            result, state, error = None, CANCELLED, None
+        except Exception as exc:  # the job's own failure: its tickets show it, the worker goes on
+            result, state, error = None, FAILED, exc
+        with run.lock:
+            if result is not None:
+                run.result = result
+            run.state, run.error, run.ended = state, error, time.time()
