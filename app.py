@@ -1,14 +1,18 @@
 """SpecDec Studio: entry point. Navigation, language switch, projector mode, theme."""
 
-# plotly imports pandas lazily, from several session threads at once: imported whole here first
-import pandas  # noqa: F401
-import streamlit as st
+from specdec_core.models.omp import prefer_passive_wait
 
-from pages.common.i18n import LANGUAGES, current_lang, strings
-from pages.common.models import start_preload
-from pages.common.nav import PAGES, SECTIONS
-from pages.common.page import navigation
-from pages.common.urlstate import redraw_controls
+prefer_passive_wait()  # first: libgomp reads its wait policy once, when torch loads (models/omp.py)
+
+# plotly imports pandas lazily, from several session threads at once: imported whole here first
+import pandas  # noqa: E402, F401
+import streamlit as st  # noqa: E402
+
+from pages.common.i18n import LANGUAGES, current_lang, strings  # noqa: E402
+from pages.common.models import start_preload  # noqa: E402
+from pages.common.nav import PAGES, SECTIONS  # noqa: E402
+from pages.common.page import navigation  # noqa: E402
+from pages.common.urlstate import redraw_controls  # noqa: E402
 
 st.set_page_config(page_title="SpecDec Studio", page_icon=":material/bolt:", layout="wide")
 

@@ -3,13 +3,17 @@ served to Debian's Chromium for the browser tests."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
+from specdec_core.models.omp import prefer_passive_wait
 
-import pytest
+prefer_passive_wait()  # first: libgomp reads its wait policy once, when torch loads (models/omp.py)
 
-from support import tiers
-from support.browser import ARGS, CHROMIUM, ROOT, VIEWPORT, free_port, serve, streamlit_cmd
+from collections.abc import Iterator  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import pytest  # noqa: E402
+
+from support import tiers  # noqa: E402
+from support.browser import ARGS, CHROMIUM, ROOT, VIEWPORT, free_port, serve, streamlit_cmd  # noqa: E402
 
 
 @pytest.hookimpl(tryfirst=True)  # before `-m` picks the tiers to run

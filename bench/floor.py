@@ -38,18 +38,14 @@ import sys
 import time
 from pathlib import Path
 
-import specdec_core.models  # first: it sets OpenMP's passive wait before torch loads
+import torch
 
-OMP_FIRST = specdec_core.models.__name__  # (an import block of its own, kept before torch's)
-
-import torch  # noqa: E402
-
-from bench.kernels import medians, step_and_verify  # noqa: E402
-from specdec_core.engine import autoregressive  # noqa: E402
-from specdec_core.models import load_bundled, precision_copy  # noqa: E402
-from specdec_core.models.bundled import load_gemma  # noqa: E402
-from specdec_core.models.hf import HFCausalLM, kernel_choice  # noqa: E402
-from specdec_core.sampling import SamplingConfig  # noqa: E402
+from bench.kernels import medians, step_and_verify
+from specdec_core.engine import autoregressive
+from specdec_core.models import load_bundled, precision_copy
+from specdec_core.models.bundled import load_gemma
+from specdec_core.models.hf import HFCausalLM, kernel_choice
+from specdec_core.sampling import SamplingConfig
 
 PROMPT = "Explain in three sentences why the sky is blue, for a curious child."
 #: libgomp's spin count for the spinning child (bounded: an idle pool still goes to sleep).

@@ -19,16 +19,12 @@ import argparse
 import json
 from collections.abc import Callable
 
-import specdec_core.models  # first: it sets OpenMP's passive wait before torch loads
+import torch
+import torch.nn.functional as F
 
-OMP_FIRST = specdec_core.models.__name__  # (an import block of its own, kept before torch's)
-
-import torch  # noqa: E402
-import torch.nn.functional as F  # noqa: E402
-
-from specdec_core.models import load_bundled, precision_copy  # noqa: E402
-from specdec_core.models.hf import FastForward, HFCausalLM, row_linear  # noqa: E402
-from specdec_core.models.hf.kernel_choice import medians  # noqa: E402
+from specdec_core.models import load_bundled, precision_copy
+from specdec_core.models.hf import FastForward, HFCausalLM, row_linear
+from specdec_core.models.hf.kernel_choice import medians
 
 PROMPT = "Explain in three sentences why the sky is blue, for a curious child."
 

@@ -244,20 +244,3 @@ def test_the_about_page_shows_this_machines_kernel_choice(lang, fresh_choices):
     table = at.dataframe[0].value
     assert list(table.iloc[0]) == ["8×4", "float32", "1–2: linear, 3: packed"]
     assert kernel_choice.cpu_model() in at.caption[-1].value
-
-
-@pytest.mark.parametrize(
-    ("env", "policy"),
-    [({}, "PASSIVE"), ({"OMP_WAIT_POLICY": "ACTIVE"}, "ACTIVE"), ({"GOMP_SPINCOUNT": "30000"}, None)],
-)
-def test_openmp_threads_sleep_unless_the_machine_asks_otherwise(env, policy, monkeypatch):
-    import sys
-
-    from specdec_core.models import omp
-
-    for name in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT"):
-        monkeypatch.delenv(name, raising=False)
-    for name, value in env.items():
-        monkeypatch.setenv(name, value)
-    monkeypatch.delitem(sys.modules, "torch")  # as before torch loads (restored afterwards)
-    assert omp.prefer_passive_wait() == policy

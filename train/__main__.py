@@ -21,11 +21,15 @@ Every stage is seeded and resumes from what the previous run left. See train/REA
 
 from __future__ import annotations
 
-import argparse
-import sys
-from collections import Counter
+from specdec_core.models.omp import prefer_passive_wait
 
-import torch
+prefer_passive_wait()  # first: libgomp reads its wait policy once, when torch loads (models/omp.py)
+
+import argparse  # noqa: E402
+import sys  # noqa: E402
+from collections import Counter  # noqa: E402
+
+import torch  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -14,10 +14,7 @@ from specdec_core.models.cross import CrossVocabularyDraft
 from specdec_core.models.locking import ModelBusyError, ModelLock
 from specdec_core.models.markov import MarkovChainLM, MarkovSession
 from specdec_core.models.ngram import NGramDraft
-from specdec_core.models.omp import prefer_passive_wait
 from specdec_core.models.pairing import paired_draft
-
-prefer_passive_wait()  # before anything loads torch (see models/omp.py); the modules above are torch-free
 
 if TYPE_CHECKING:
     from specdec_core.models.bundled import BUNDLED_NAME, is_prepared, load_bundled, prepare_bundled_cache

@@ -1,4 +1,4 @@
-"""OpenMP waiting policy for torch's CPU thread pool, chosen before torch is loaded.
+"""OpenMP waiting policy for torch's CPU thread pool, chosen by an entry point before torch loads.
 
 torch's CPU kernels run on an OpenMP pool (libgomp). By default its threads spin for a
 while after each parallel region, waiting for the next one. A decode step of a small model
@@ -7,13 +7,17 @@ server with a browser on the same laptop, other users' jobs) a spinning thread h
 that the thread doing the work, the browser or the web server needs, and every region
 waits for a thread that was pushed off its core. With passive waiting the threads sleep
 instead. libgomp reads ``OMP_WAIT_POLICY`` once, when it is loaded (with torch), so
-:func:`prefer_passive_wait` must run before the first ``import torch``:
-``specdec_core.models`` calls it on import.
+:func:`prefer_passive_wait` must run before the first ``import torch``.
+
+A library does not change its user's environment on import, so the entry points call it:
+``app.py``, the root ``conftest.py``, ``bench/__init__.py`` (every ``python -m bench.<name>``
+passes through it) and ``train/__main__.py``. This module imports nothing but the standard
+library, so calling it loads no torch.
 
 Sleeping costs a wake-up per parallel region, so on cores nobody else needs, spinning is
 faster (``bench.floor`` times both, side by side, on the machine it runs on). A machine that
 serves only the app can ask for a short spin: an ``OMP_WAIT_POLICY`` or a ``GOMP_SPINCOUNT``
-already set is kept (README: "A server for a class").
+already set is kept (README: ``GOMP_SPINCOUNT``).
 """
 
 from __future__ import annotations
