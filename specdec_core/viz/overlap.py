@@ -59,31 +59,44 @@ def _ticks(labels: Sequence[str], title: str) -> dict[str, object]:
     }
 
 
-def _bar(
-    x: np.ndarray,
-    y: np.ndarray,
-    base: np.ndarray,
-    name: str,
-    colour: str,
+#: One segment of a column: its values (one per token), legend name, colour and extra bar keys.
+Segment = tuple[np.ndarray, str, str, dict[str, object]]
+
+
+def _column(
     labels: Sequence[str],
-    **kw: object,
-) -> dict[str, object]:
-    """One bar segment per token at positions `x`, from `base` up by `y`."""
+    segments: Sequence[Segment],
+    offset: float = 0.0,
+    width: float = _WIDTH,
+    line: dict[str, object] | None = None,
+) -> list[dict[str, object]]:
+    """One column per token, `offset` right of its tick: `segments` stacked from 0 up, each
+    on the one before, every one outlined with `line` when given."""
+    x = np.arange(len(labels), dtype=np.float64) + offset
     show = len(labels) <= _SHOW_VALUES
-    return bar(
-        x=x,
-        y=y,
-        base=np.asarray(base).tolist(),  # a list, as plotly's validator makes of it
-        width=kw.pop("width", _WIDTH),
-        name=name,
-        marker={"color": colour, **kw.pop("marker", {})},
-        customdata=[html.escape(str(t)) for t in labels],
-        hovertemplate=f"<b>%{{customdata}}</b><br>{html.escape(name)}: %{{y:.4f}}<extra></extra>",
-        text=[f"{v:.2f}" if show and v > 0 else "" for v in y],
-        textposition="inside",
-        insidetextanchor="middle",
-        **kw,
-    )
+    base = np.zeros(len(labels))
+    bars = []
+    for values, name, colour, extra in segments:
+        extra = dict(extra)
+        marker = {"color": colour, **({"line": line} if line else {}), **extra.pop("marker", {})}
+        bars.append(
+            bar(
+                x=x,
+                y=values,
+                base=base.tolist(),  # a list, as plotly's validator makes of it
+                width=width,
+                name=name,
+                marker=marker,
+                customdata=[html.escape(str(t)) for t in labels],
+                hovertemplate=f"<b>%{{customdata}}</b><br>{html.escape(name)}: %{{y:.4f}}<extra></extra>",
+                text=[f"{v:.2f}" if show and v > 0 else "" for v in values],
+                textposition="inside",
+                insidetextanchor="middle",
+                **extra,
+            )
+        )
+        base = base + values
+    return bars
 
 
 def _figure(
@@ -115,46 +128,19 @@ def overlap_bars(
     a = _arrays(labels, overlap=overlap, deficit=deficit, surplus=surplus)
     pos = np.arange(len(labels), dtype=np.float64)
     left, right = pos - _HALF, pos + _HALF
-    data = []
-    q_line = {"line": {"color": palette.DRAFT, "width": 2}}
-    p_line = {"line": {"color": palette.TARGET, "width": 2}}
-    data.append(
-        _bar(
-            left,
-            a["overlap"],
-            np.zeros_like(pos),
-            t["overlap"],
-            palette.OVERLAP,
-            labels,
-            legendgroup="overlap",
-            marker=q_line,
-        )
-    )
-    data.append(
-        _bar(
-            left,
-            a["surplus"],
-            a["overlap"],
-            t["surplus"],
-            palette.SURPLUS,
-            labels,
-            marker={**q_line, "pattern": {"shape": "x", "fgcolor": palette.WHITE, "size": 7}},
-        )
-    )
-    data.append(
-        _bar(
-            right,
-            a["overlap"],
-            np.zeros_like(pos),
-            t["overlap"],
-            palette.OVERLAP,
-            labels,
-            legendgroup="overlap",
-            showlegend=False,
-            marker=p_line,
-        )
-    )
-    data.append(_bar(right, a["deficit"], a["overlap"], t["deficit"], palette.DEFICIT, labels, marker=p_line))
+    hatch = {"pattern": {"shape": "x", "fgcolor": palette.WHITE, "size": 7}}
+    q_column = [
+        (a["overlap"], t["overlap"], palette.OVERLAP, {"legendgroup": "overlap"}),
+        (a["surplus"], t["surplus"], palette.SURPLUS, {"marker": hatch}),
+    ]
+    p_column = [
+        (a["overlap"], t["overlap"], palette.OVERLAP, {"legendgroup": "overlap", "showlegend": False}),
+        (a["deficit"], t["deficit"], palette.DEFICIT, {}),
+    ]
+    data = [
+        *_column(labels, q_column, -_HALF, line={"color": palette.DRAFT, "width": 2}),
+        *_column(labels, p_column, _HALF, line={"color": palette.TARGET, "width": 2}),
+    ]
     if len(labels) <= _SHOW_VALUES:
         tops = np.concatenate([a["overlap"] + a["surplus"], a["overlap"] + a["deficit"]])
         data.append(
@@ -247,8 +233,7 @@ def residual_bars(
     """The normalised residual: where a rejected proposal's replacement is drawn from."""
     t = pick(text, KEYS, "residual_bars")
     a = _arrays(labels, residual=residual)
-    pos = np.arange(len(labels), dtype=np.float64)
-    data = [_bar(pos, a["residual"], np.zeros_like(pos), t["residual"], palette.DEFICIT, labels, width=0.6)]
+    data = _column(labels, [(a["residual"], t["residual"], palette.DEFICIT, {})], width=0.6)
     return _figure(data, labels, t["xaxis"], t["yaxis"], height)
 
 
@@ -264,21 +249,13 @@ def emitted_bars(
     """The output law as direct-accept mass plus residual mass, inside an outline of p."""
     t = pick(text, KEYS, "emitted_bars")
     a = _arrays(labels, direct=direct, via_residual=via_residual, target=target)
-    pos = np.arange(len(labels), dtype=np.float64)
-    data = [
-        _bar(pos, a["direct"], np.zeros_like(pos), t["direct"], palette.OVERLAP, labels, width=0.6),
-        _bar(pos, a["via_residual"], a["direct"], t["via_residual"], palette.DEFICIT, labels, width=0.6),
+    emitted = [
+        (a["direct"], t["direct"], palette.OVERLAP, {}),
+        (a["via_residual"], t["via_residual"], palette.DEFICIT, {}),
     ]
-    outline = _bar(
-        pos,
-        a["target"],
-        np.zeros_like(pos),
-        t["target"],
-        palette.TRANSPARENT,
-        labels,
-        width=0.72,
-        marker={"line": {"color": palette.TARGET, "width": 3}},
-    )
+    data = _column(labels, emitted, width=0.6)
+    target_outline = [(a["target"], t["target"], palette.TRANSPARENT, {})]
+    (outline,) = _column(labels, target_outline, width=0.72, line={"color": palette.TARGET, "width": 3})
     del outline["text"]
     data.append(outline)
     return _figure(data, labels, t["xaxis"], t["yaxis"], height)
@@ -301,15 +278,20 @@ def law_comparison(
     """
     t = pick(text, KEYS, "law_comparison")
     a = _arrays(labels, target=target, law=law)
-    pos = np.arange(len(labels), dtype=np.float64)
-    zero = np.zeros_like(pos)
-    p_bar = _bar(pos - _HALF, a["target"], zero, t["target"], palette.TARGET, labels)
+    p_extra: dict[str, object] = {}
     if spread is not None:
         band = _arrays(labels, spread=spread)["spread"]
-        p_bar.update(
-            error_y={"type": "data", "array": band, "color": palette.INK, "thickness": 1.5, "width": 4}
-        )
-    data = [p_bar, _bar(pos + _HALF, a["law"], zero, t["law"], colour, labels)]
+        p_extra["error_y"] = {
+            "type": "data",
+            "array": band,
+            "color": palette.INK,
+            "thickness": 1.5,
+            "width": 4,
+        }
+    data = [
+        *_column(labels, [(a["target"], t["target"], palette.TARGET, p_extra)], -_HALF),
+        *_column(labels, [(a["law"], t["law"], colour, {})], _HALF),
+    ]
     return _figure(data, labels, t["xaxis"], t["yaxis"], height)
 
 
