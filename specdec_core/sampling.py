@@ -200,22 +200,25 @@ def greedy(logits: Sequence[float] | np.ndarray) -> int:
     return int(np.argmax(validate_logits(logits)))
 
 
-def _scaled(scores: np.ndarray, temperature: float | np.ndarray) -> np.ndarray:
-    """Scores shifted by their (row's) max and divided by the temperature; -inf stays -inf."""
+def temperature_scaled(scores: np.ndarray, temperature: float | np.ndarray) -> np.ndarray:
+    """The temperature step of :func:`apply`: scores shifted by their (row's) max and divided
+    by the temperature (one per row when an array); -inf stays -inf."""
     top = np.max(scores, axis=-1, keepdims=True)
     return np.where(np.isfinite(scores), (scores - top) / temperature, -np.inf)
 
 
-def _top_k_remove(probs: np.ndarray, k: int, min_keep: int) -> np.ndarray:
-    """The tokens below the k-th largest probability (of each row, over the last axis)."""
+def top_k_removed(probs: np.ndarray, k: int, min_keep: int) -> np.ndarray:
+    """The top-k step of :func:`apply` as a mask: True for the tokens below the k-th largest
+    probability (of each row, over the last axis; k is raised to `min_keep`)."""
     n = probs.shape[-1]
     k = min(max(k, min_keep), n)
     threshold = np.sort(probs, axis=-1)[..., n - k]
     return probs < threshold[..., None]
 
 
-def _top_p_remove(probs: np.ndarray, top_p: float, min_keep: int) -> np.ndarray:
-    """Drop the least likely tokens whose cumulative mass stays within 1 - top_p (each row).
+def top_p_removed(probs: np.ndarray, top_p: float, min_keep: int) -> np.ndarray:
+    """The top-p step of :func:`apply` as a mask: True for the least likely tokens whose
+    cumulative mass stays within 1 - top_p (each row), never the `min_keep` most likely.
 
     Same arithmetic as transformers' TopPLogitsWarper (stable ascending sort, cumulative
     sum compared with 1 - top_p), so the two agree even at rounding boundaries and at ties:
@@ -258,11 +261,11 @@ def apply(logits: Sequence[float] | np.ndarray, config: SamplingConfig) -> Sampl
     for name in config.order:
         cut = np.zeros(z.size, dtype=bool)
         if name == "temperature":
-            scores = _scaled(scores, config.temperature)
+            scores = temperature_scaled(scores, config.temperature)
         elif name == "top_k" and config.top_k > 0:
-            cut = _top_k_remove(probs, config.top_k, config.min_tokens_to_keep)
+            cut = top_k_removed(probs, config.top_k, config.min_tokens_to_keep)
         elif name == "top_p" and config.top_p < 1.0:
-            cut = _top_p_remove(probs, config.top_p, config.min_tokens_to_keep)
+            cut = top_p_removed(probs, config.top_p, config.min_tokens_to_keep)
         cut &= probs > 0  # a token already at 0 is not "removed" again
         kept_mass = float(probs[~cut].sum())
         scores = np.where(cut, -np.inf, scores)

@@ -83,7 +83,7 @@ def test_full_vocabulary_rows_match_exactly(cfg):
 
 def test_the_top_p_window_is_used_on_peaked_rows(monkeypatch):
     calls = []
-    monkeypatch.setattr(processing, "_top_p_remove", lambda *a: calls.append(a) or np.zeros(a[0].size, bool))
+    monkeypatch.setattr(processing, "top_p_removed", lambda *a: calls.append(a) or np.zeros(a[0].size, bool))
     z = np.random.default_rng(2).normal(size=(2, 5000)) * 4
     process_rows(z, SamplingConfig(1.0, 0, 0.6, 2))
     assert calls == []  # decided inside the window, no full sort

@@ -20,11 +20,11 @@ import numpy as np
 from specdec_core.sampling import (
     SamplingConfig,
     SamplingTrace,
-    _scaled,
-    _top_k_remove,
-    _top_p_remove,
     greedy,
     softmax,
+    temperature_scaled,
+    top_k_removed,
+    top_p_removed,
     validate_logits,
 )
 
@@ -129,11 +129,11 @@ def _final_rows(z: np.ndarray, config: SamplingConfig, temps: np.ndarray) -> np.
     for name in config.order:
         cut = np.zeros(scores.shape, dtype=bool)
         if name == "temperature":
-            scores = _scaled(scores, temps[:, None])
+            scores = temperature_scaled(scores, temps[:, None])
         elif name == "top_k" and config.top_k > 0:
-            cut = _top_k_remove(probs, config.top_k, config.min_tokens_to_keep)
+            cut = top_k_removed(probs, config.top_k, config.min_tokens_to_keep)
         elif name == "top_p" and config.top_p < 1.0:
-            cut = _top_p_remove(probs, config.top_p, config.min_tokens_to_keep)
+            cut = top_p_removed(probs, config.top_p, config.min_tokens_to_keep)
         cut &= probs > 0
         scores = np.where(cut, -np.inf, scores)
         probs = softmax(scores)

@@ -4,7 +4,7 @@
   with the same numpy float64 operations (so the same numbers), without keeping every
   stage. Top-p normally sorts the whole vocabulary; here each row first looks at its 1024
   most likely tokens and skips the sort when that provably gives the same cut (otherwise
-  it calls the reference ``sampling._top_p_remove``).
+  it calls the reference ``sampling.top_p_removed``).
 * :func:`verify_greedy` makes exactly the decisions ``verify.verify_block`` makes on one-hot
   rows (the temperature-0 switch) and draws the same random numbers, without building rows;
   :func:`greedy_choices` reads the target's argmax only as far as those decisions look.
@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from specdec_core.sampling import SamplingConfig, _top_p_remove
+from specdec_core.sampling import SamplingConfig, top_p_removed
 from specdec_core.verify import BlockResult
 
 if TYPE_CHECKING:
@@ -99,7 +99,7 @@ def process_rows(logits: torch.Tensor | np.ndarray, config: SamplingConfig) -> n
 
 
 def _top_p_cut(probs: np.ndarray, top_p: float, min_keep: int) -> np.ndarray:
-    """``sampling._top_p_remove``, skipping the full sort when the window decides for sure.
+    """``sampling.top_p_removed``, skipping the full sort when the window decides for sure.
 
     top-p sorts ascending (stable: among equal tokens the highest index comes last) and
     removes a token when the cumulative mass up to it is ≤ 1 - top_p. If the mass outside
@@ -117,19 +117,19 @@ def _top_p_cut(probs: np.ndarray, top_p: float, min_keep: int) -> np.ndarray:
         return remove
     w = _TOP_P_WINDOW
     if n <= 2 * w or min_keep >= w:
-        return _top_p_remove(probs, top_p, min_keep)
+        return top_p_removed(probs, top_p, min_keep)
     top = np.argpartition(probs, n - w)[n - w :]
     vals = probs[top]
     edge = vals.min()
     line = 1 - top_p
     outside = float(probs.sum() - vals.sum())
     if np.count_nonzero(probs >= edge) != w or outside > line - _SUM_MARGIN:
-        return _top_p_remove(probs, top_p, min_keep)
+        return top_p_removed(probs, top_p, min_keep)
     order = np.lexsort((top, vals))  # ascending; among equals the highest index last
     idx, sorted_vals = top[order], vals[order]
     cum = outside + np.cumsum(sorted_vals)
     if np.any(np.abs(cum - line) <= _SUM_MARGIN):
-        return _top_p_remove(probs, top_p, min_keep)
+        return top_p_removed(probs, top_p, min_keep)
     remove_sorted = cum <= line
     remove_sorted[w - min_keep :] = False
     remove = np.ones(n, dtype=bool)
