@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-import specdec_core.engine.token_tree as engine_tree
+import specdec_core.engine.tree_rounds as engine_tree
 from specdec_core.candidates import CandidateResult
 from specdec_core.engine import RoundEvent, autoregressive, generate
 from specdec_core.models import MarkovChainLM, NGramDraft

@@ -83,7 +83,7 @@ def generate(
     ``reference=True`` uses the slow reference maths (``sampling.apply`` and
     ``verify.verify_block`` on every row) instead of the fast paths; for tests.
 
-    ``tree=(b_1, …, b_D)`` drafts a token tree instead of a chain (:mod:`.token_tree`): b_d
+    ``tree=(b_1, …, b_D)`` drafts a token tree instead of a chain (:mod:`.tree_rounds`): b_d
     distinct children under every node of depth d − 1, one target forward with a tree
     mask, 1 … D + 1 tokens a round; `gamma` and `adaptive_gamma` do not apply then.
 
@@ -106,7 +106,7 @@ def generate(
     if tree is not None:
         if isinstance(draft, CrossVocabularyDraft) and draft.to_draft is not None:
             raise ValueError("a draft over another tokenizer drafts chains only: leave the tree out.")
-        from specdec_core.engine.token_tree import tree_rounds
+        from specdec_core.engine.tree_rounds import tree_rounds
         from specdec_core.token_tree import check_branching
 
         if adaptive_gamma:
