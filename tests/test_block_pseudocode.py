@@ -10,7 +10,7 @@ import pytest
 from pages.common.i18n import LESSONS
 from pages.common.lesson import parse
 
-# `engine/loop.py:generate`, `verify.py:verify_rows`, `engine/drafters.py:ModelDrafter.propose`
+# `engine/loop.py:generate`, `verify/one_draft.py:verify_rows`, `engine/drafters.py:ModelDrafter.propose`
 _NAMED = re.compile(r"\b((?:[a-z_]+/)*[a-z_]+)\.py:([A-Za-z_][\w.]*\w)")
 
 
@@ -33,7 +33,7 @@ def test_every_function_the_pseudocode_and_the_proof_name_exists(lang):
     for path, qualname in named + _named(lang, "proof"):
         obj = _resolve(path, qualname)
         assert callable(obj), f"{path}.py:{qualname}"
-        # defined in the file named, not only imported there (verify.py imports sample)
+        # defined in the file named, not only imported there (verify/__init__.py imports sample)
         assert obj.__module__ == "specdec_core." + path.replace("/", "."), f"{path}.py:{qualname}"
 
 
@@ -48,7 +48,7 @@ def test_the_pseudocode_covers_every_step_of_a_round():
         "engine/drafters.py:ModelDrafter.propose",  # draft
         "engine/rows.py:target_rows",  # one target forward
         "engine/verification.py:verify_round",  # accept or resample
-        "one_position.py:sample",  # bonus
+        "verify/basics.py:sample",  # bonus
         "models/base.py:Session.truncate",  # target cache rollback
         "engine/drafters.py:ModelDrafter.commit",  # draft cache rollback
     ):
@@ -56,7 +56,7 @@ def test_the_pseudocode_covers_every_step_of_a_round():
 
 
 def test_the_name_check_tells_a_definition_from_an_import():
-    assert _resolve("verify", "sample").__module__ == "specdec_core.one_position"
+    assert _resolve("verify", "sample").__module__ == "specdec_core.verify.basics"
 
 
 def test_the_name_check_fails_on_a_name_that_is_gone():

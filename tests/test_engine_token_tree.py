@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 
 import specdec_core.engine.tree_rounds as engine_tree
-from specdec_core.candidates import CandidateResult
 from specdec_core.engine import RoundEvent, autoregressive, generate
 from specdec_core.models import MarkovChainLM, NGramDraft
 from specdec_core.sampling import SamplingConfig
 from specdec_core.stats import chisquare
+from specdec_core.verify import CandidateResult
 from tests.markov_pair import ALPHA, DRAFT, RUNS, START, TARGET, V, joint_law
 
 

@@ -17,7 +17,6 @@ import numpy as np
 import pytest
 
 from pages.common.i18n import LESSONS
-from specdec_core.candidates import candidate_acceptance
 from specdec_core.course import block as block_demo
 from specdec_core.course import cards, cost, pairs, sampling_lab
 from specdec_core.course import tree_drafts as tree_demo
@@ -28,7 +27,15 @@ from specdec_core.sampling import SamplingConfig, apply, greedy, greedy_equivale
 from specdec_core.theory import best_gamma, expected_tokens, linear_verify_cost, measured_alpha, speedup
 from specdec_core.token_tree import node_budget
 from specdec_core.variants import emitted_law
-from specdec_core.verify import coverage, decompose, output_distribution, project, rejection_flows, tree
+from specdec_core.verify import (
+    candidate_acceptance,
+    coverage,
+    decompose,
+    output_distribution,
+    project,
+    rejection_flows,
+    tree,
+)
 
 P = np.array([0.1, 0.6, 0.3])  # the fresh A, B, C pair of the overlap and tree questions
 Q = np.array([0.6, 0.2, 0.2])

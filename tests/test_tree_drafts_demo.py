@@ -86,9 +86,9 @@ def _tokens_by_walking_the_tree(target, draft, shape, cfg):
     """Reference: expected tokens per round, node by node from each anchor token."""
     from functools import cache
 
-    from specdec_core.candidates import multi_draft_split
     from specdec_core.sampling import apply
     from specdec_core.token_tree import top_children
+    from specdec_core.verify import multi_draft_split
 
     def accepted(t, b):
         if cfg.temperature == 0:

@@ -165,7 +165,7 @@ def test_candidate_tree_leaves_add_up_to_p(pq, k, replacement):
 
 
 def test_the_exact_law_without_replacement_refuses_too_many_orders_even_at_its_last_level(monkeypatch):
-    import specdec_core.candidates as candidates
+    import specdec_core.verify.candidates as candidates
 
     p, q = np.full(6, 1 / 6), np.array([0.3, 0.3, 0.2, 0.1, 0.05, 0.05])
     full = multi_draft_split(p, q, 2, replacement=False)  # 1 root + 3 orders + their leaves
@@ -215,7 +215,7 @@ def test_the_batched_law_without_replacement_matches_a_walk_of_every_order(pq, k
 
 
 def test_small_batches_give_the_same_law_without_replacement(monkeypatch):
-    import specdec_core.candidates as candidates
+    import specdec_core.verify.candidates as candidates
 
     rng = np.random.default_rng(7)
     p, q = rng.dirichlet(np.ones(9)), rng.dirichlet(np.ones(9))

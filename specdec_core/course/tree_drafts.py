@@ -26,14 +26,6 @@ from functools import cache, lru_cache
 
 import numpy as np
 
-from specdec_core.candidates import (
-    CandidateTree,
-    acceptance_curve,
-    candidate_tree,
-    greedy_candidates,
-    multi_draft_split,
-    verify_candidates,
-)
 from specdec_core.course.block import draft_chain, target_chain
 from specdec_core.models.markov import MarkovChainLM, MarkovSession
 from specdec_core.sampling import SamplingConfig, apply
@@ -46,7 +38,15 @@ from specdec_core.token_tree import (
     shapes_with_budget,
     top_children,
 )
-from specdec_core.verify import sample
+from specdec_core.verify import (
+    CandidateTree,
+    acceptance_curve,
+    candidate_tree,
+    greedy_candidates,
+    multi_draft_split,
+    sample,
+    verify_candidates,
+)
 
 #: The one-position example of the multi-candidate probability tree (the seed's A/B/C pair).
 EXAMPLE_TOKENS = ("A", "B", "C")

@@ -28,7 +28,6 @@ from typing import Any
 
 import numpy as np
 
-from specdec_core.candidates import verify_candidates
 from specdec_core.engine.events import RoundEvent
 from specdec_core.engine.processing import argmax_rows, float64_rows
 from specdec_core.engine.rows import EagerRows, RowSource, RunMaths
@@ -37,7 +36,7 @@ from specdec_core.models.base import Draft, LanguageModel, Proposer
 from specdec_core.models.locking import hold
 from specdec_core.sampling import one_hot
 from specdec_core.token_tree import check_branching, distinct_children, top_children
-from specdec_core.verify import sample
+from specdec_core.verify import sample, verify_candidates
 
 
 def tree_rows(session: Any, ids: list[int], parents: list[int]) -> RowSource:

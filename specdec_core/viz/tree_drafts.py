@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from specdec_core.candidates import CandidateTree
+from specdec_core.verify import CandidateTree
 from specdec_core.viz import palette
 from specdec_core.viz.labels import display_label
 from specdec_core.viz.memo import figure_cache

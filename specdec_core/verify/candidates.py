@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from specdec_core.checks import as_distribution, same_length, token_index
-from specdec_core.one_position import Dist, TreeNode, sample
+from specdec_core.verify.basics import Dist, TreeNode, sample
 
 #: Most states the exact law without replacement may enumerate before it refuses.
 MAX_STATES = 200_000
@@ -274,7 +274,7 @@ def acceptance_curve(p: Dist, q: Dist, k_max: int, replacement: bool = True) -> 
 class CandidateTree:
     """The multi-candidate probability tree of one position, with exact path masses.
 
-    Nodes (``one_position.TreeNode``): "root" → "proposal" (candidate i is token x) → "accept" or
+    Nodes (``basics.TreeNode``): "root" → "proposal" (candidate i is token x) → "accept" or
     "reject" → the next "proposal", …, and after the last rejection a "resample" leaf per
     token of the residual. ``residuals[node id]`` is the target law p_{i+1} a reject node
     passes on. ``leaf_totals[y]`` sums the leaves that emit token y; it equals p.

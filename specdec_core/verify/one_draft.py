@@ -13,56 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from specdec_core.candidates import (
-    CandidateResult,
-    CandidateSplit,
-    CandidateTree,
-    acceptance_curve,
-    candidate_acceptance,
-    candidate_tree,
-    greedy_candidates,
-    multi_draft_distribution,
-    multi_draft_split,
-    verify_candidates,
-)
 from specdec_core.checks import as_distribution, same_length, token_index
-from specdec_core.one_position import Dist, TreeNode, inverse_cdf, sample
-
-# A draft over another vocabulary (another tokenizer, or a reduced head): its law in the target's.
-from specdec_core.vocab_projection import coverage as coverage
-from specdec_core.vocab_projection import project as project
-
-#: The contract of DESIGN.md: one position's maths here, several candidates' from ``candidates``.
-__all__ = [
-    "BlockResult",
-    "CandidateResult",
-    "CandidateSplit",
-    "CandidateTree",
-    "Decomposition",
-    "Dist",
-    "ProbabilityTree",
-    "StepResult",
-    "TreeNode",
-    "acceptance_curve",
-    "acceptance_probs",
-    "candidate_acceptance",
-    "candidate_tree",
-    "coverage",
-    "decompose",
-    "greedy_candidates",
-    "inverse_cdf",
-    "multi_draft_distribution",
-    "multi_draft_split",
-    "output_distribution",
-    "project",
-    "rejection_flows",
-    "sample",
-    "speculative_step",
-    "tree",
-    "verify_block",
-    "verify_candidates",
-    "verify_rows",
-]
+from specdec_core.verify.basics import Dist, TreeNode, sample
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""What verifying one draft (``verify``) and several candidates (``candidates``) at one position share.
+"""What verifying one draft (``one_draft``) and several candidates (``candidates``) at one position share.
 
 The type of a distribution, the inverse-CDF draw every sampler uses, and the node of a
 probability tree (proposal → accept / reject → residual draw), so that neither module
