@@ -64,9 +64,7 @@ def test_weights_changed_in_place_are_not_served_from_a_stale_copy(tiny):
 def test_overlapping_bf16_kernels_leave_onednn_as_it_was():
     """Two threads inside the switch, the first leaving first: oneDNN stays off until the
     last one leaves, then it is on again (a saved-and-restored flag left it off)."""
-    if getattr(torch._C, "_get_mkldnn_enabled", None) is None:
-        pytest.skip("this torch build has no oneDNN switch")
-    assert torch._C._get_mkldnn_enabled()
+    assert torch.backends.mkldnn.enabled
     first_in, second_in, first_out = threading.Event(), threading.Event(), threading.Event()
     seen: dict[str, bool] = {}
 
@@ -81,7 +79,7 @@ def test_overlapping_bf16_kernels_leave_onednn_as_it_was():
         with kernels._without_onednn():
             second_in.set()
             first_out.wait(5)
-            seen["inside, after the first left"] = torch._C._get_mkldnn_enabled()
+            seen["inside, after the first left"] = torch.backends.mkldnn.enabled
 
     threads = [threading.Thread(target=first), threading.Thread(target=second)]
     for t in threads:
@@ -89,7 +87,7 @@ def test_overlapping_bf16_kernels_leave_onednn_as_it_was():
     for t in threads:
         t.join(10)
     assert seen == {"inside, after the first left": False}
-    assert torch._C._get_mkldnn_enabled()
+    assert torch.backends.mkldnn.enabled
 
 
 def test_fast_false_runs_transformers_forward_with_the_same_greedy_tokens(tiny, tiny_hf_folders):

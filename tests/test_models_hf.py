@@ -245,7 +245,7 @@ def test_row_linear_equals_f_linear_for_every_block_size_and_dtype(packed, monke
             torch.testing.assert_close(again, got, atol=0, rtol=0)
         if packed and dtype == torch.float32:  # re-laid out once, kept on the shared weight
             assert hf.packed_weight(linear.weight) is hf.packed_weight(twin.weight) is not None
-    assert torch._C._get_mkldnn_enabled()  # the bf16 path puts oneDNN back
+    assert torch.backends.mkldnn.enabled  # the bf16 path puts oneDNN back
 
 
 def test_models_with_scaled_or_unknown_heads_use_their_own_forward(tiny, tiny_hf_folders):

@@ -16,6 +16,7 @@ import torch
 
 from specdec_core.models.compat import TokenizerMismatchError, check_compatible
 from specdec_core.models.hf import HFCausalLM, resolve_dtype
+from specdec_core.models.hf.library_internals import shallow_twin
 
 __all__ = ["LayerSkipDraft", "TokenizerMismatchError", "check_compatible", "precision_copy"]
 
@@ -33,17 +34,6 @@ def _decoder_stack(module: torch.nn.Module) -> tuple[torch.nn.Module, str]:
     )
 
 
-def _shallow(module: torch.nn.Module) -> torch.nn.Module:
-    """A copy sharing parameters and submodules, but with its own submodule table.
-
-    ``copy.copy`` alone would share the ``_modules`` dict, so replacing a child in the copy
-    would silently cut the target's layers too.
-    """
-    twin = copy.copy(module)
-    twin._modules = dict(module._modules)
-    return twin
-
-
 class LayerSkipDraft(HFCausalLM):
     """The target's first `k` layers + final norm + LM head (weights shared, not copied).
 
@@ -54,10 +44,10 @@ class LayerSkipDraft(HFCausalLM):
         total = target.num_layers
         if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= total:
             raise ValueError(f"k must be a whole number of layers between 1 and {total}, got {k!r}.")
-        outer = _shallow(target.module)
+        outer = shallow_twin(target.module)  # cutting its layers leaves the target whole
         inner_name = "model" if getattr(target.module, "model", None) is not None else "transformer"
         inner, stack_name = _decoder_stack(target.module)
-        inner = _shallow(inner)
+        inner = shallow_twin(inner)
         setattr(inner, stack_name, torch.nn.ModuleList(list(getattr(inner, stack_name))[:k]))
         config = copy.deepcopy(target.module.config)
         config.num_hidden_layers = k

@@ -194,7 +194,7 @@ def cut_head(model: LanguageModel, rows: np.ndarray, name: str) -> LanguageModel
         return None
     import torch
 
-    from specdec_core.models.drafts import _shallow
+    from specdec_core.models.hf.library_internals import shallow_twin
 
     module = model.module
     head = module.get_output_embeddings()
@@ -203,7 +203,7 @@ def cut_head(model: LanguageModel, rows: np.ndarray, name: str) -> LanguageModel
     slot = next((n for n, child in module.named_children() if child is head), None)
     if slot is None:
         return None
-    outer = _shallow(module)
+    outer = shallow_twin(module)
     idx = torch.as_tensor(rows, dtype=torch.long, device=head.weight.device)
     small = torch.nn.Linear(head.in_features, int(rows.size), bias=False, device=head.weight.device)
     with torch.no_grad():

@@ -6,6 +6,7 @@
 * :mod:`.kernels` — ``RowLinear``'s small-row kernels, the oneDNN switch, packed weights.
 * :mod:`.lean` — ``LeanBody``, a lean decoder body for Llama, Qwen2 and Mistral on CPU.
 * :mod:`.derived` — packed and fused weight copies, keyed on the tensors they came from.
+* :mod:`.library_internals` — the one file reaching into torch's and transformers' internals.
 
 ``SPECDEC_FAST=0`` (or ``HFCausalLM(..., fast=False)``) runs transformers' own forward.
 """

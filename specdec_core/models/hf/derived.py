@@ -17,6 +17,8 @@ from typing import TypeVar
 
 import torch
 
+from specdec_core.models.hf.library_internals import version
+
 T = TypeVar("T")
 Fingerprint = tuple[tuple[torch.dtype, torch.device, int, int], ...]
 
@@ -27,11 +29,7 @@ def fingerprint(sources: Sequence[torch.Tensor | None]) -> Fingerprint:
 
 
 def _key(s: torch.Tensor) -> tuple[torch.dtype, torch.device, int, int]:
-    try:
-        version = s._version
-    except RuntimeError:  # an inference tensor keeps no version counter
-        version = -1
-    return s.dtype, s.device, s.data_ptr(), version
+    return s.dtype, s.device, s.data_ptr(), version(s)
 
 
 class DerivedCache:

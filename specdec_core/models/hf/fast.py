@@ -11,7 +11,6 @@ Gemma 3 :class:`~specdec_core.models.hf.lean_gemma.GemmaLeanBody`.
 
 from __future__ import annotations
 
-import copy
 import inspect
 import time
 from collections.abc import Callable
@@ -24,7 +23,8 @@ from specdec_core.models.hf import kernel_choice
 from specdec_core.models.hf.kernels import RowLinear, row_kernel
 from specdec_core.models.hf.lean import LeanBody, fused_bytes, lean_eligible
 from specdec_core.models.hf.lean_gemma import GemmaLeanBody, fused_bytes_gemma, gemma_lean_eligible
-from specdec_core.models.hf.loading import _auto
+from specdec_core.models.hf.library_internals import hooked, shallow_twin
+from specdec_core.models.hf.loading import transformers_quiet
 
 # -- the fast head ---------------------------------------------------------------------------------
 #: transformers causal-LM classes whose logits are exactly ``lm_head(model(...).last_hidden_state)``.
@@ -62,14 +62,11 @@ def plain_head(module: torch.nn.Module) -> torch.nn.Linear | None:
     cls = type(module)
     if cls.__name__ not in PLAIN_HEAD_CLASSES or not cls.__module__.startswith("transformers.models."):
         return None
-    if "forward" in vars(module):
-        return None
     head, body = getattr(module, "lm_head", None), getattr(module, "model", None)
     if type(head) is not torch.nn.Linear or head.bias is not None or not isinstance(body, torch.nn.Module):
         return None
-    for part in (module, head):
-        if part._forward_hooks or part._forward_pre_hooks or hasattr(part, "_hf_hook"):
-            return None
+    if hooked(module) or hooked(head):
+        return None
     config = getattr(module, "config", None)
     if any(getattr(config, name, None) is not None for name in LOGIT_CONFIG_FIELDS):
         return None
@@ -84,11 +81,13 @@ def with_row_linears(module: torch.nn.Module) -> torch.nn.Module:
     """
     if type(module) is torch.nn.Linear:
         return RowLinear.sharing(module)
-    twins = {name: with_row_linears(child) for name, child in module._modules.items() if child is not None}
-    if all(twins[name] is child for name, child in module._modules.items() if child is not None):
+    children = dict(module.named_children())
+    twins = {name: with_row_linears(child) for name, child in children.items()}
+    if all(twins[name] is child for name, child in children.items()):
         return module
-    twin = copy.copy(module)
-    twin._modules = {**module._modules, **twins}
+    twin = shallow_twin(module)
+    for name, child in twins.items():
+        setattr(twin, name, child)
     return twin
 
 
@@ -145,7 +144,7 @@ class FastForward:
         # Every layer keeps its whole history (the sliding window is the attention mask's
         # job), so a rejected draft can always be rolled back: a sliding layer built from the
         # config cannot be cropped once the window is full.
-        return _auto().DynamicCache()
+        return transformers_quiet().DynamicCache()
 
     def body(
         self,

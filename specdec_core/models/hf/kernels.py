@@ -21,6 +21,7 @@ import torch.nn.functional as F
 
 from specdec_core.models import memory
 from specdec_core.models.hf.derived import DerivedCache
+from specdec_core.models.hf.library_internals import onednn_linear, onednn_pack
 
 #: A matrix product ``f(x, w, bias=None) = x @ wᵀ (+ bias)`` of 2-D rows.
 Product = Callable[..., torch.Tensor]
@@ -42,7 +43,7 @@ def _packed_product(x: torch.Tensor, w: torch.Tensor, bias: torch.Tensor | None 
     packed = packed_weight(w)
     if packed is None:
         return F.linear(x, w, bias)
-    return torch.ops.mkldnn._linear_pointwise(x.contiguous(), packed, bias, "none", [], "")
+    return onednn_linear(x, packed, bias)
 
 
 def _native_product(x: torch.Tensor, w: torch.Tensor, bias: torch.Tensor | None = None) -> torch.Tensor:
@@ -177,11 +178,9 @@ def packed_weight(weight: torch.Tensor) -> torch.Tensor | None:
 def _pack(weight: torch.Tensor) -> torch.Tensor | bool:
     if weight.dtype != torch.float32 or not memory.room_for(weight.numel() * weight.element_size()):
         return False
-    try:
-        with torch.inference_mode():
-            return torch.ops.mkldnn._reorder_linear_weight(weight.detach(), PACK_BATCH)
-    except (AttributeError, RuntimeError):  # pragma: no cover - torch builds without oneDNN
-        return False
+    with torch.inference_mode():
+        packed = onednn_pack(weight, PACK_BATCH)
+    return packed if packed is not None else False
 
 
 _ONEDNN_LOCK = threading.Lock()
@@ -198,16 +197,12 @@ def _without_onednn() -> Iterator[None]:
     it off, the last one out restores it, so overlapping calls in several threads never
     leave oneDNN off for the process.
     """
-    get = getattr(torch._C, "_get_mkldnn_enabled", None)
-    set_ = getattr(torch._C, "_set_mkldnn_enabled", None)
-    if get is None or set_ is None:  # pragma: no cover - other torch builds
-        yield
-        return
+    flags = torch.backends.mkldnn  # the public switch (torch's notes on its oneDNN backend)
     global _onednn_users, _onednn_before
     with _ONEDNN_LOCK:
         if _onednn_users == 0:
-            _onednn_before = get()
-            set_(False)
+            _onednn_before = flags.enabled
+            flags.enabled = False
         _onednn_users += 1
     try:
         yield
@@ -215,4 +210,4 @@ def _without_onednn() -> Iterator[None]:
         with _ONEDNN_LOCK:
             _onednn_users -= 1
             if _onednn_users == 0:
-                set_(_onednn_before)
+                flags.enabled = _onednn_before

@@ -14,12 +14,14 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import torch
+
+from specdec_core.models.hf.library_internals import gguf_tensor_loop
 
 #: ``progress(fraction in [0, 1], message)``, called while a model loads.
 Progress = Callable[[float, str], None]
@@ -66,7 +68,8 @@ def resolve_device(device: str | torch.device | None) -> torch.device:
     return dev
 
 
-def _dtype_name(dtype: torch.dtype) -> str:
+def dtype_name(dtype: torch.dtype) -> str:
+    """ "float32" / "bfloat16" / "float16" (or torch's own name of any other dtype)."""
     return next((k for k, v in DTYPES.items() if v == dtype), str(dtype).removeprefix("torch."))
 
 
@@ -100,7 +103,8 @@ def configure_torch_threads(threads: int | None = None) -> int:
 
 
 # -- loading helpers ---------------------------------------------------------------------------
-def _auto() -> Any:
+def transformers_quiet() -> Any:
+    """The transformers module, imported on first use, its logging and progress bars off."""
     import transformers
 
     transformers.utils.logging.set_verbosity_error()
@@ -166,81 +170,78 @@ def _missing_from_cache(repo_id: str) -> bool:
     return not isinstance(found, str)
 
 
-_GGUF_PATCH = threading.Lock()
+def _gguf_progress(progress: Progress | None, lo: float, hi: float) -> Any:
+    """Report transformers' per-tensor GGUF de-quantisation through `progress` (about 50 reports)."""
+
+    def on_tensor(i: int, total: int) -> None:
+        if total and i % max(1, total // 50) == 0:
+            report(progress, lo + (hi - lo) * i / total, f"De-quantising GGUF tensors ({i}/{total})…")
+
+    return gguf_tensor_loop(on_tensor)
 
 
-@contextlib.contextmanager
-def _gguf_progress(progress: Progress | None, lo: float, hi: float) -> Iterator[None]:
-    """Report transformers' per-tensor GGUF de-quantisation loop through `progress`."""
-    try:
-        import transformers.modeling_gguf_pytorch_utils as gguf_utils
-    except ImportError:  # pragma: no cover - gguf support missing
-        yield
-        return
-    original = getattr(gguf_utils, "tqdm", None)
-    if original is None:
-        yield
-        return
+@dataclass(frozen=True)
+class Source:
+    """Where a model is read from, as ``from_pretrained`` takes it (:func:`locate`)."""
 
-    def counted(iterable: Any, *args: Any, **kwargs: Any) -> Iterator[Any]:
-        total = len(iterable) if hasattr(iterable, "__len__") else 0
-        step = max(1, total // 50)
-        for i, item in enumerate(iterable):
-            if total and i % step == 0:
-                report(progress, lo + (hi - lo) * i / total, f"De-quantising GGUF tensors ({i}/{total})…")
-            yield item
-
-    with _GGUF_PATCH:
-        gguf_utils.tqdm = counted
-        try:
-            yield
-        finally:
-            gguf_utils.tqdm = original
+    #: the folder, or the Hugging Face id (what ``HFCausalLM.source`` records)
+    where: str
+    #: the GGUF file in `where` (None: safetensors)
+    gguf_file: str | None
+    #: the model's name for a UI
+    label: str
+    #: a local folder
+    is_dir: bool
+    #: nothing may come from the network
+    local: bool
+    #: the source as the caller wrote it (messages name it)
+    given: str
 
 
-def load_module(
+def locate(
     source: str | os.PathLike[str],
-    *,
-    dtype: str | torch.dtype = "float32",
-    device: str | torch.device | None = None,
     gguf_file: str | None = None,
     name: str | None = None,
     allow_download: bool = False,
-    progress: Progress | None = None,
-) -> tuple[torch.nn.Module, Any, str, str]:
-    """(module, tokenizer, label, source) of a local folder, a ``.gguf`` file or a cached id.
-
-    See ``HFCausalLM.load``, which wraps the result.
-    """
-    torch_dtype = resolve_dtype(dtype)
-    dev = resolve_device(device)
+) -> Source:
+    """Where `source` (a local folder, a ``.gguf`` file or a Hub id) is read from; raises
+    ``ModelNotAvailableError`` for a path that does not exist, ``ModelLoadError`` for a folder
+    without usable weights."""
     text = str(source)
     path = Path(text).expanduser()
     if path.is_file() and path.suffix == ".gguf":
         path, gguf_file = path.parent, path.name
     if path.is_dir():
         gguf_file = gguf_file or _pick_weights(path)
-        where, local = str(path), True
-    elif _looks_like_path(text):
+        label = name or (Path(gguf_file).stem if gguf_file else path.name)
+        return Source(str(path), gguf_file, label, is_dir=True, local=True, given=text)
+    if _looks_like_path(text):
         raise ModelNotAvailableError(f"The folder {text!r} does not exist.")
-    else:
-        where, local = text, not allow_download
-    label = name or (Path(gguf_file).stem if gguf_file else path.name if path.is_dir() else text)
+    label = name or (Path(gguf_file).stem if gguf_file else text)
+    return Source(text, gguf_file, label, is_dir=False, local=not allow_download, given=text)
+
+
+def read_pretrained(
+    found: Source, dtype: torch.dtype, device: torch.device, progress: Progress | None = None
+) -> tuple[torch.nn.Module, Any]:
+    """(module on `device`, tokenizer) read from `found`, reporting through `progress`; what
+    stops it raises ``ModelLoadError`` (``ModelNotAvailableError`` when it is not there)."""
+    label = found.label
     report(progress, 0.0, f"Loading the tokenizer of {label}…")
-    kwargs: dict[str, Any] = {"local_files_only": local, "trust_remote_code": False}
-    if gguf_file:
-        kwargs["gguf_file"] = gguf_file
+    kwargs: dict[str, Any] = {"local_files_only": found.local, "trust_remote_code": False}
+    if found.gguf_file:
+        kwargs["gguf_file"] = found.gguf_file
     try:
-        tokenizer = _auto().AutoTokenizer.from_pretrained(where, **kwargs)
+        tokenizer = transformers_quiet().AutoTokenizer.from_pretrained(found.where, **kwargs)
         report(progress, 0.1, f"Loading the weights of {label}…")
-        with _gguf_progress(progress, 0.1, 0.95) if gguf_file else contextlib.nullcontext():
-            module = _auto().AutoModelForCausalLM.from_pretrained(
-                where, dtype=torch_dtype, use_safetensors=None if gguf_file else True, **kwargs
+        with _gguf_progress(progress, 0.1, 0.95) if found.gguf_file else contextlib.nullcontext():
+            module = transformers_quiet().AutoModelForCausalLM.from_pretrained(
+                found.where, dtype=dtype, use_safetensors=None if found.gguf_file else True, **kwargs
             )
     except ModelLoadError:
         raise
     except (OSError, ValueError, KeyError, ImportError, RuntimeError) as exc:
-        raise _explain(text, path.is_dir(), allow_download, exc) from None
-    module.to(dev)
+        raise _explain(found.given, found.is_dir, not found.local, exc) from None
+    module.to(device)
     report(progress, 1.0, f"{label} is ready.")
-    return module, tokenizer, label, str(path) if path.is_dir() else text
+    return module, tokenizer

@@ -22,10 +22,13 @@ from specdec_core.models.hf.fast import FastForward, LogitRows, plain_head, tree
 from specdec_core.models.hf.lean import LeanCache
 from specdec_core.models.hf.loading import (
     Progress,
-    _auto,
-    _dtype_name,
     configure_torch_threads,
-    load_module,
+    dtype_name,
+    locate,
+    read_pretrained,
+    resolve_device,
+    resolve_dtype,
+    transformers_quiet,
 )
 from specdec_core.models.locking import ModelLock
 from specdec_core.models.tokens import TokenTexts
@@ -105,7 +108,7 @@ class HFCausalLM:
         shapes = ";".join("x".join(map(str, p.shape)) for p in self.module.parameters())
         digest = hashlib.sha1(shapes.encode()).hexdigest()[:12]
         forward = "own" if self.fast is None else ("lean" if self.fast.lean is not None else "fast")
-        return f"{self.name}|{_dtype_name(self.dtype)}|{self.device}|{forward}|{digest}"
+        return f"{self.name}|{dtype_name(self.dtype)}|{self.device}|{forward}|{digest}"
 
     def _time_costs(self) -> dict[str, Any]:
         """A one-token decode step and verification forwards after a short prompt, timed."""
@@ -184,7 +187,7 @@ class HFCausalLM:
         return [self._texts(i) for i in ids]
 
     def __repr__(self) -> str:
-        return f"HFCausalLM({self.name!r}, dtype={_dtype_name(self.dtype)}, device={self.device})"
+        return f"HFCausalLM({self.name!r}, dtype={dtype_name(self.dtype)}, device={self.device})"
 
     # -- loading ---------------------------------------------------------------------------
     @classmethod
@@ -207,16 +210,10 @@ class HFCausalLM:
         when the model is not there and ``ModelLoadError`` for anything else that stops it.
         `fast`: as in the constructor.
         """
-        module, tokenizer, label, where = load_module(
-            source,
-            dtype=dtype,
-            device=device,
-            gguf_file=gguf_file,
-            name=name,
-            allow_download=allow_download,
-            progress=progress,
-        )
-        return cls(module, tokenizer, name=label, source=where, fast=fast)
+        torch_dtype, dev = resolve_dtype(dtype), resolve_device(device)
+        found = locate(source, gguf_file=gguf_file, name=name, allow_download=allow_download)
+        module, tokenizer = read_pretrained(found, torch_dtype, dev, progress)
+        return cls(module, tokenizer, name=found.label, source=found.where, fast=fast)
 
 
 class HFSession:
@@ -226,7 +223,7 @@ class HFSession:
         self.model = model
         fast = model.fast
         self._cache = (
-            fast.new_cache() if fast is not None else _auto().DynamicCache()
+            fast.new_cache() if fast is not None else transformers_quiet().DynamicCache()
         )  # full history: see fast.new_cache
         self._ids: list[int] = []
         self._tree: TreeSegment | None = None
