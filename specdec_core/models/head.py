@@ -23,7 +23,6 @@ target the head cannot draft, and says so.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -38,10 +37,10 @@ from specdec_core.models.trained import (
     HeadConfig,
     HeadMismatchError,
     TrainedDraft,
+    TrainedSession,
     read_weights,
     write_weights,
 )
-from specdec_core.token_tree import TreeSegment
 
 #: The shipped head for the bundled model.
 DEFAULT_WEIGHTS = Path(__file__).resolve().parents[2] / "assets" / "head" / "smollm2-135m-head.safetensors"
@@ -155,32 +154,20 @@ class HeadDraft(TrainedDraft):
     """The trained head as a draft of the model protocol, bound to one target model."""
 
     kind = "trained head"
+    made_by = "train one with `python -m train`"
     confidence_floor = CONFIDENCE_FLOOR
 
     def __init__(self, target: Any, path: Path | str = DEFAULT_WEIGHTS) -> None:
-        path = Path(path)
-        if not path.is_file():
-            raise FileNotFoundError(f"No draft head at {path}; train one with `python -m train`.")
-        head, vocab, card = load_head(path)
-        device = self.bind(target, head.cfg, vocab, card, path)
-        self.head = _with_row_kernels(head.to(device))
+        self.head = _with_row_kernels(self.open(target, path, load_head))
         self.embed = target.module.get_input_embeddings()
-        self.name = f"trained head ({path.stem})"
-
-    @property
-    def parameters(self) -> int:
-        return sum(p.numel() for p in self.head.parameters())
 
     def session(self, prompt_ids: Sequence[int]) -> HeadSession:
         s = HeadSession(self)
         s.pending = [int(t) for t in prompt_ids]
         return s
 
-    def __repr__(self) -> str:
-        return f"HeadDraft({self.path.name}, {self.parameters / 1e6:.1f} M parameters)"
 
-
-class HeadSession:
+class HeadSession(TrainedSession):
     """The head's context: tokens, its KV cache, and which entries came from target features.
 
     Tokens arrive through ``extend``; the cache only runs once a target session is bound
@@ -188,23 +175,16 @@ class HeadSession:
     before it (or, for drafted tokens, the head's own prediction of it).
     """
 
+    draft: HeadDraft
+
     def __init__(self, draft: HeadDraft) -> None:
-        self.draft = draft
-        self.tokens: list[int] = []
+        super().__init__(draft)
         self.pending: list[int] = []  # prompt tokens waiting for a bound target
         self.exact: list[bool] = []  # entry j was made from the target's f_{j-1}
         self.keys: torch.Tensor | None = None
         self.values: torch.Tensor | None = None
         self.own: list[torch.Tensor] = []  # f̂_j per position (the head's guesses)
-        self.target: Any = None
-        self._tree: TreeSegment | None = None
         self._tree_feats: list[torch.Tensor] = []  # f̂ per node of the tree being fed
-
-    def bind_target(self, target_session: Any) -> None:
-        """Read committed-text features from `target_session` (it must serve ``features``)."""
-        if not hasattr(target_session, "features"):
-            raise TypeError("The draft head needs a target session that serves its features (an HF model).")
-        self.target = target_session
 
     @property
     def length(self) -> int:
@@ -223,10 +203,6 @@ class HeadSession:
         else:
             self.pending = self.pending[: length - len(self.tokens)]
 
-    def extend(self, token_ids: Sequence[int]) -> np.ndarray:
-        rows = self.logits(token_ids)
-        return rows.double().numpy()
-
     def logits(self, token_ids: Sequence[int], last_only: bool = False) -> torch.Tensor:
         """Float32 logit rows over the target's vocabulary (−inf outside the head's)."""
         if self.target is None:
@@ -244,9 +220,7 @@ class HeadSession:
     def _scores(self, feats: torch.Tensor) -> torch.Tensor:
         with torch.inference_mode():
             small = row_linear(feats, self.draft.lm_rows)
-        out = torch.full((small.shape[0], self.draft.vocab_size), -math.inf, device=small.device)
-        out[:, self.draft.vocab_ids] = small
-        return out.cpu()
+        return self._spread(small)
 
     # -- token trees (engine/token_tree.py): one forward per level, then compaction to the path -------
     def extend_tree(self, token_ids: Sequence[int], parents: Sequence[int]) -> np.ndarray:
@@ -255,16 +229,9 @@ class HeadSession:
         before it where known), sees the context and its own ancestors, and sits at position
         root + depth. Float64 rows over the target's vocabulary, one per node."""
         ids = [int(t) for t in token_ids]
-        if len(parents) != len(ids) or not ids:
-            raise ValueError("a tree forward needs one parent per token, and at least one token.")
-        if parents[0] == -1:
-            self.logits([])  # pending tokens in, guesses redone where the target has caught up
-            self._tree = TreeSegment(len(self.tokens))
-            self._tree_feats = []
-        if self._tree is None:
-            raise ValueError("a tree starts with its root (parent -1).")
+        positions, allowed = self._tree_add(ids, parents)
         tree = self._tree
-        positions, allowed = tree.add(parents)
+        assert tree is not None
         hidden = self.draft.head.cfg.hidden
         device = self.draft.lm_rows.device
         feats, exact = [], []
@@ -289,19 +256,19 @@ class HeadSession:
         self.exact.extend(exact)
         return self._scores(out).double().numpy()
 
+    def _start_tree(self) -> None:
+        self.logits([])  # pending tokens in, guesses redone where the target has caught up
+        self._tree_feats = []
+
     def compact(self, keep: Sequence[int]) -> None:
         """Keep the context and the tree path `keep` (tree indices, root first); drop the rest."""
-        if self._tree is None:
-            raise ValueError("no tree to compact.")
-        kept = self._tree.kept(keep)
+        kept = self._compacted(keep)
         idx = torch.tensor(kept, dtype=torch.long, device=self.draft.lm_rows.device)
         if self.keys is not None:
             self.keys = self.keys.index_select(1, idx)
             self.values = self.values.index_select(1, idx)
-        self.tokens = [self.tokens[i] for i in kept]
         self.exact = [self.exact[i] for i in kept]
         self.own = [self.own[i] for i in kept]
-        self._tree = None
 
     def _target_features(self, start: int, stop: int) -> torch.Tensor | None:
         """f_start … f_{stop-1} from the target if it has fed exactly our tokens there."""

@@ -20,7 +20,6 @@ session serves ``features(start, stop)``.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -34,10 +33,10 @@ from specdec_core.models.trained import (
     HeadConfig,
     HeadMismatchError,
     TrainedDraft,
+    TrainedSession,
     read_weights,
     write_weights,
 )
-from specdec_core.token_tree import TreeSegment
 
 #: The shipped Medusa heads for the bundled model.
 DEFAULT_MEDUSA = Path(__file__).resolve().parents[2] / "assets" / "medusa" / "smollm2-135m-medusa.safetensors"
@@ -92,44 +91,24 @@ class MedusaDraft(TrainedDraft):
     """The trained Medusa heads as a draft of the model protocol, bound to one target model."""
 
     kind = "Medusa heads"
+    made_by = "train them with `python -m train medusa-fit`, `medusa-evaluate` and `medusa-export`"
 
     def __init__(self, target: Any, path: Path | str = DEFAULT_MEDUSA) -> None:
-        path = Path(path)
-        if not path.is_file():
-            stages = "`python -m train medusa-fit`, `medusa-evaluate` and `medusa-export`"
-            raise FileNotFoundError(f"No Medusa heads at {path}; train them with {stages}.")
-        heads, vocab, card = load_medusa(path)
-        self.heads = heads.to(self.bind(target, heads.cfg, vocab, card, path))
-        self.name = f"Medusa heads ({path.stem})"
-
-    @property
-    def parameters(self) -> int:
-        return sum(p.numel() for p in self.heads.parameters())
+        self.heads: MedusaHeads = self.open(target, path, load_medusa)
 
     def session(self, prompt_ids: Sequence[int]) -> MedusaSession:
         s = MedusaSession(self)
         s.tokens = [int(t) for t in prompt_ids]
         return s
 
-    def __repr__(self) -> str:
-        size = f"{self.heads.count} heads, {self.parameters / 1e6:.1f} M parameters"
-        return f"MedusaDraft({self.path.name}, {size})"
+    def shape(self) -> str:
+        return f"{self.heads.count} heads, {super().shape()}"
 
 
-class MedusaSession:
+class MedusaSession(TrainedSession):
     """The draft's context is only its tokens: every row is computed from the target's feature."""
 
-    def __init__(self, draft: MedusaDraft) -> None:
-        self.draft = draft
-        self.tokens: list[int] = []
-        self.target: Any = None
-        self._tree: TreeSegment | None = None
-
-    def bind_target(self, target_session: Any) -> None:
-        """Read features from `target_session` (it must serve ``features``)."""
-        if not hasattr(target_session, "features"):
-            raise TypeError("Medusa heads need a target session that serves its features (an HF model).")
-        self.target = target_session
+    draft: MedusaDraft
 
     @property
     def length(self) -> int:
@@ -138,9 +117,6 @@ class MedusaSession:
     def truncate(self, length: int) -> None:
         self._tree = None
         self.tokens = self.tokens[:length]
-
-    def extend(self, token_ids: Sequence[int]) -> np.ndarray:
-        return self.logits(token_ids).double().numpy()
 
     def logits(self, token_ids: Sequence[int], last_only: bool = False) -> torch.Tensor:
         """Float32 logit rows over the target's vocabulary (−inf outside the head vocabulary),
@@ -157,23 +133,13 @@ class MedusaSession:
         """Tree nodes (``token_tree.TreeSegment`` parents; -1 starts a tree after the context):
         a node at depth d sits at position root + d and gets that position's head row."""
         ids = [int(t) for t in token_ids]
-        if len(parents) != len(ids) or not ids:
-            raise ValueError("a tree forward needs one parent per token, and at least one token.")
-        if parents[0] == -1:
-            self._tree = TreeSegment(len(self.tokens))
-        if self._tree is None:
-            raise ValueError("a tree starts with its root (parent -1).")
-        positions, _ = self._tree.add(parents)
+        positions, _ = self._tree_add(ids, parents)
         self.tokens.extend(ids)
         return self._rows([int(p) for p in positions]).double().numpy()
 
     def compact(self, keep: Sequence[int]) -> None:
         """Keep the context and the tree path `keep` (tree indices, root first)."""
-        if self._tree is None:
-            raise ValueError("no tree to compact.")
-        kept = self._tree.kept(keep)
-        self.tokens = [self.tokens[i] for i in kept]
-        self._tree = None
+        self._compacted(keep)
 
     def _rows(self, positions: list[int]) -> torch.Tensor:
         """Rows for tokens at `positions`: the target's own law where it has run that position,
@@ -204,6 +170,4 @@ class MedusaSession:
                 )
                 feats[len(own) :] = draft.heads(last.expand(len(ahead), hidden), which)
             small = feats @ draft.lm_rows.T
-        out = torch.full((len(positions), draft.vocab_size), -math.inf, device=device)
-        out[:, draft.vocab_ids] = small
-        return out.cpu()
+        return self._spread(small)

@@ -1,17 +1,26 @@
 """What the two trained drafts (models.head, models.medusa) share: the config and fingerprint
 of the target they were trained for, the check that refuses any other target, their weights
-files, and binding to one target (its vocabulary and EOS, the LM-head rows of the head
-vocabulary, the model card's measured step cost)."""
+files, binding to one target (its vocabulary and EOS, the LM-head rows of the head
+vocabulary, the model card's measured step cost), and the shell of their sessions (the bound
+target session, the token tree being fed, rows over the target's vocabulary)."""
 
 from __future__ import annotations
 
 import json
+import math
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import torch
 from torch import nn
+
+from specdec_core.token_tree import TreeSegment
+
+#: Reads a trained draft's file: (module with a ``cfg``, vocabulary ids, model card).
+Reader = Callable[[Path], tuple[nn.Module, torch.Tensor, dict[str, Any]]]
 
 
 class HeadMismatchError(ValueError):
@@ -114,7 +123,26 @@ def card_cost_ratio(card: dict[str, Any]) -> float | None:
 
 
 class TrainedDraft:
-    """Base of a trained draft bound to one target model (its features and LM head)."""
+    """Base of a trained draft bound to one target model (its features and LM head).
+
+    A subclass names its ``kind`` (also its display name) and ``made_by`` (how its file is
+    made, said when it is missing), and builds itself with :meth:`open`.
+    """
+
+    kind: str
+    made_by: str
+
+    def open(self, target: Any, path: Path | str, read: Reader) -> nn.Module:
+        """The trained module in the file at `path` (read by `read`), on the target's device,
+        with this draft bound to `target` (:meth:`bind`)."""
+        path = Path(path)
+        if not path.is_file():
+            raise FileNotFoundError(f"No {self.kind} at {path}; {self.made_by}.")
+        module, vocab, card = read(path)
+        device = self.bind(target, module.cfg, vocab, card, path)
+        self.name = f"{self.kind} ({path.stem})"
+        self.trained = module.to(device)
+        return self.trained
 
     def bind(
         self, target: Any, cfg: HeadConfig, vocab: torch.Tensor, card: dict[str, Any], path: Path
@@ -134,6 +162,18 @@ class TrainedDraft:
         return device
 
     @property
+    def parameters(self) -> int:
+        """The trained module's own parameters (the target's LM-head rows not counted)."""
+        return sum(p.numel() for p in self.trained.parameters())
+
+    def shape(self) -> str:
+        """What its ``repr`` says besides the file: the parameter count (a subclass adds to it)."""
+        return f"{self.parameters / 1e6:.1f} M parameters"
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.path.name}, {self.shape()})"
+
+    @property
     def vocab_size(self) -> int:
         return self.target.vocab_size
 
@@ -148,3 +188,62 @@ class TrainedDraft:
         with it: the weight-bytes estimate of a model draft does not fit a head whose step is
         mostly small operations."""
         return card_cost_ratio(self.card)
+
+
+class TrainedSession:
+    """The shell of a trained draft's session: its tokens, the bound target session it reads
+    features from (``bind_target``), the token tree being fed and its compaction, and rows
+    spread over the target's vocabulary. A subclass implements ``logits``."""
+
+    def __init__(self, draft: TrainedDraft) -> None:
+        self.draft = draft
+        self.tokens: list[int] = []
+        self.target: Any = None
+        self._tree: TreeSegment | None = None
+
+    def bind_target(self, target_session: Any) -> None:
+        """Read features from `target_session` (it must serve ``features(start, stop)``)."""
+        if not hasattr(target_session, "features"):
+            raise TypeError(
+                f"The {self.draft.kind} draft needs a target session that serves its features (an HF model)."
+            )
+        self.target = target_session
+
+    def logits(self, token_ids: Sequence[int], last_only: bool = False) -> torch.Tensor:
+        raise NotImplementedError
+
+    def extend(self, token_ids: Sequence[int]) -> np.ndarray:
+        return self.logits(token_ids).double().numpy()
+
+    def _start_tree(self) -> None:
+        """Called before a tree starts after the context (a subclass settles its context first)."""
+
+    def _tree_add(self, ids: list[int], parents: Sequence[int]) -> tuple[Any, Any]:
+        """Add tree nodes (``token_tree.TreeSegment`` parents; -1 starts a tree after the
+        context): their positions (root + depth) and attention mask."""
+        if len(parents) != len(ids) or not ids:
+            raise ValueError("a tree forward needs one parent per token, and at least one token.")
+        if parents[0] == -1:
+            self._start_tree()
+            self._tree = TreeSegment(len(self.tokens))
+        if self._tree is None:
+            raise ValueError("a tree starts with its root (parent -1).")
+        return self._tree.add(parents)
+
+    def _compacted(self, keep: Sequence[int]) -> list[int]:
+        """Keep the context and the tree path `keep` (tree indices, root first) of the tokens;
+        the indices kept, for the subclass's own per-position state."""
+        if self._tree is None:
+            raise ValueError("no tree to compact.")
+        kept = self._tree.kept(keep)
+        self.tokens = [self.tokens[i] for i in kept]
+        self._tree = None
+        return kept
+
+    def _spread(self, small: torch.Tensor) -> torch.Tensor:
+        """Rows over the head vocabulary (n, its size) as float32 rows over the target's
+        vocabulary, on the CPU: −inf elsewhere, so those tokens are never proposed."""
+        draft = self.draft
+        out = torch.full((small.shape[0], draft.vocab_size), -math.inf, device=small.device)
+        out[:, draft.vocab_ids] = small
+        return out.cpu()
