@@ -1,57 +1,82 @@
 """The import rule between layers, read from the source with ``ast`` (lazy imports count too).
 
-page → course / live → viz → maths, and beside them models and engine:
-
-* maths (every module at the top of ``specdec_core``) imports only maths;
-* models import maths; the engine imports models and maths;
-* course (the data behind one lesson page) imports maths and the Markov chain only;
-* live (the live pages' services) imports the engine, models and maths, never a lesson module;
-* viz builds figures from maths, course and live data, never from models or the engine;
-* pages and app.py may import any layer.
+The rule is CONTRIBUTING.md's layer table (between ``<!-- layers`` and ``<!-- /layers -->``):
+one row per layer with where it lives, the layers (or single modules, in backticks) it may
+import, and the third-party packages it never imports at run time (imports under
+TYPE_CHECKING aside). Every ``specdec_core`` module outside the layer folders is maths; a
+``shared`` row names modules of plain constants every layer may read and that import nothing
+of the project. Nothing else here states a rule, so the map and the check are one table.
 
 No import cycles either, among ``specdec_core``, ``pages`` and ``train`` (type-only imports
-count: a cycle there still ties two modules into one). Nothing in ``specdec_core`` imports
-streamlit; plotly is only for viz; torch and transformers only for models (the engine
-loads them only through a model, type hints aside). ``SHARED`` modules are plain constants
-every layer may read.
+count: a cycle there still ties two modules into one); and the maths keeps at most eight
+modules at the top of ``specdec_core``.
 """
 
 from __future__ import annotations
 
 import ast
+import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+CONTRIBUTING = ROOT / "CONTRIBUTING.md"
 
-#: Modules of constants only (no imports of the project), readable from every layer.
-SHARED = frozenset({"specdec_core.live.limits"})
-
-#: For each layer, the project layers (and single modules) it may import.
-ALLOWED: dict[str, frozenset[str]] = {
-    "maths": frozenset({"maths"}),
-    "models": frozenset({"models", "maths"}),
-    "engine": frozenset({"engine", "models", "maths"}),
-    "course": frozenset({"course", "maths", "specdec_core.models.markov", "specdec_core.models.base"}),
-    "live": frozenset({"live", "engine", "models", "maths"}),
-    "viz": frozenset({"viz", "maths", "course", "live"}),
-    "pages": frozenset({"pages", "maths", "models", "engine", "course", "live", "viz"}),
-}
-#: Third-party packages a layer may not import (at run time; imports under TYPE_CHECKING aside).
-BANNED: dict[str, frozenset[str]] = {
-    "maths": frozenset({"streamlit", "plotly", "torch", "transformers"}),
-    "models": frozenset({"streamlit", "plotly"}),
-    "engine": frozenset({"streamlit", "plotly", "torch", "transformers"}),
-    "course": frozenset({"streamlit", "plotly", "torch", "transformers"}),
-    "live": frozenset({"streamlit", "plotly", "torch", "transformers"}),
-    "viz": frozenset({"streamlit", "torch", "transformers"}),
-    "pages": frozenset({"torch", "transformers"}),
-}
-PACKAGES = ("models", "engine", "course", "live", "viz")
+_TABLE = re.compile(r"<!-- layers:[^>]*-->\n(.*?)<!-- /layers -->", re.DOTALL)
+_TICKED = re.compile(r"`([^`]+)`")
 
 
-def layer_of(module: str) -> str | None:
+@dataclass(frozen=True)
+class Layers:
+    """The layer table: what each layer may import, what it never imports, where layers live."""
+
+    allowed: dict[str, frozenset[str]]  # layer → the layers and single modules it may import
+    banned: dict[str, frozenset[str]]  # layer → third-party packages it never imports at run time
+    packages: tuple[str, ...]  # the folders of specdec_core that are a layer of their own
+    shared: frozenset[str]  # modules of constants only, readable from every layer
+
+
+def read_layers(markdown: str) -> Layers:
+    """The layer table of CONTRIBUTING.md's text `markdown`; ValueError when it is missing or malformed."""
+    found = _TABLE.search(markdown)
+    if found is None:
+        raise ValueError("CONTRIBUTING.md has no <!-- layers --> table")
+    rows = [
+        [cell.strip() for cell in line.strip().strip("|").split("|")]
+        for line in found.group(1).strip().splitlines()[2:]  # below the header and its rule
+    ]
+    if any(len(row) != 4 for row in rows):
+        raise ValueError(f"every layer row needs four cells: {rows}")
+    names = [row[0] for row in rows if row[0] != "shared"]
+    allowed: dict[str, frozenset[str]] = {}
+    banned: dict[str, frozenset[str]] = {}
+    packages: list[str] = []
+    shared: frozenset[str] = frozenset()
+    for layer, where, may, never in rows:
+        if layer == "shared":
+            shared = frozenset(_TICKED.findall(where))
+            continue
+        folders = [w for w in _TICKED.findall(where) if w.startswith("specdec_core/")]
+        packages += [f.removeprefix("specdec_core/").strip("/") for f in folders]
+        targets = [m.strip() for m in may.split(",")]
+        if targets == ["every layer"]:
+            targets = names
+        unknown = [m for m in targets if m not in names and not m.startswith("`")]
+        if unknown:
+            raise ValueError(f"{layer} may import unknown layers {unknown}")
+        allowed[layer] = frozenset(m.strip("`") for m in targets)
+        banned[layer] = frozenset(b.strip() for b in never.split(",") if b.strip() not in ("", "—"))
+    if "maths" not in allowed or "pages" not in allowed:
+        raise ValueError("the table needs a maths row and a pages row")
+    return Layers(allowed, banned, tuple(packages), shared)
+
+
+LAYERS = read_layers(CONTRIBUTING.read_text(encoding="utf-8"))
+
+
+def layer_of(module: str, layers: Layers = LAYERS) -> str | None:
     """The layer of a project module (None outside the project)."""
     parts = module.split(".")
     if parts[0] in ("pages", "app"):
@@ -60,7 +85,7 @@ def layer_of(module: str) -> str | None:
         return None
     if len(parts) == 1:
         return "maths"  # the package's own __init__ (a docstring)
-    return parts[1] if parts[1] in PACKAGES else "maths"
+    return parts[1] if parts[1] in layers.packages else "maths"
 
 
 def module_name(path: Path, root: Path) -> str:
@@ -111,29 +136,32 @@ def imports(source: str, module: str, is_package: bool, known: frozenset[str]) -
     return found
 
 
-def _allowed(target: str, allowed: frozenset[str]) -> bool:
-    if target in SHARED:
+def _allowed(target: str, layer: str, layers: Layers) -> bool:
+    if target in layers.shared:
         return True
-    return layer_of(target) in allowed or any(target == a or target.startswith(a + ".") for a in allowed)
+    allowed = layers.allowed[layer]
+    return layer_of(target, layers) in allowed or any(
+        target == a or target.startswith(a + ".") for a in allowed
+    )
 
 
-def crossings(sources: dict[str, tuple[str, bool]]) -> list[str]:
+def crossings(sources: dict[str, tuple[str, bool]], layers: Layers = LAYERS) -> list[str]:
     """Every import that crosses a layer: `sources` maps module → (source text, is a package)."""
     known = frozenset(sources)
     bad: list[str] = []
     for module, (source, is_package) in sorted(sources.items()):
-        layer = layer_of(module)
+        layer = layer_of(module, layers)
         assert layer is not None, module
         for target, typing_only in imports(source, module, is_package, known):
             top = target.split(".")[0]
-            if layer_of(target) is None:
-                if top in BANNED[layer] and not typing_only:
+            if layer_of(target, layers) is None:
+                if top in layers.banned[layer] and not typing_only:
                     bad.append(f"{module} ({layer}) imports {target}")
                 continue
-            if module in SHARED:
+            if module in layers.shared:
                 bad.append(f"{module} is shared and must import nothing of the project, but imports {target}")
-            elif not _allowed(target, ALLOWED[layer]):
-                bad.append(f"{module} ({layer}) imports {target} ({layer_of(target)})")
+            elif not _allowed(target, layer, layers):
+                bad.append(f"{module} ({layer}) imports {target} ({layer_of(target, layers)})")
     return bad
 
 
@@ -246,3 +274,47 @@ def test_type_only_and_allowed_imports_pass():
     sources["specdec_core.course.block"] = ("from specdec_core.models.markov import MarkovChainLM\n", False)
     sources["pages.block"] = ("import streamlit\nfrom specdec_core.viz import block\n", False)
     assert crossings(sources) == []
+
+
+def test_the_table_names_real_folders_and_modules():
+    assert {"maths", "pages"} < set(LAYERS.allowed) and LAYERS.packages
+    for package in LAYERS.packages:
+        assert (ROOT / "specdec_core" / package / "__init__.py").is_file(), package
+    for module in LAYERS.shared:
+        assert (ROOT / (module.replace(".", "/") + ".py")).is_file(), module
+
+
+def test_the_check_follows_the_table():
+    """Taking a permission out of CONTRIBUTING's table makes the code that uses it a crossing."""
+    text = CONTRIBUTING.read_text(encoding="utf-8")
+    row = "| viz | `specdec_core/viz/` | viz, course, live, maths |"
+    assert row in text
+    narrowed = read_layers(text.replace(row, "| viz | `specdec_core/viz/` | viz, course, maths |"))
+    found = crossings(project_sources(), narrowed)
+    assert found and all("(viz) imports specdec_core.live" in line for line in found), found
+
+
+@pytest.mark.parametrize(
+    ("table", "why"),
+    [
+        ("no table here", "no <!-- layers --> table"),
+        ("<!-- layers: -->\n| a | b |\n|---|\n| maths | x | maths |\n<!-- /layers -->", "four cells"),
+        (
+            "<!-- layers: -->\n|h|h|h|h|\n|-|-|-|-|\n| maths | x | maths, physics | — |\n<!-- /layers -->",
+            "unknown layers ['physics']",
+        ),
+    ],
+)
+def test_a_broken_table_is_refused(table, why):
+    with pytest.raises(ValueError, match=re.escape(why)):
+        read_layers(table)
+
+
+def test_the_top_level_holds_at_most_eight_modules():
+    """The maths at the top of specdec_core: its modules, a package such as verify/ counting as one."""
+    top = ROOT / "specdec_core"
+    modules = [f.stem for f in top.glob("*.py") if f.name != "__init__.py"]
+    packages = [
+        d.name for d in top.iterdir() if (d / "__init__.py").is_file() and d.name not in LAYERS.packages
+    ]
+    assert len(modules) + len(packages) <= 8, sorted(modules + packages)
