@@ -33,6 +33,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from specdec_core.models.hf.kernels import RowLinear, row_linear
+from specdec_core.models.hf.lean import LeanCache
 from specdec_core.models.trained import (
     HeadConfig,
     HeadMismatchError,
@@ -181,8 +182,8 @@ class HeadSession(TrainedSession):
         super().__init__(draft)
         self.pending: list[int] = []  # prompt tokens waiting for a bound target
         self.exact: list[bool] = []  # entry j was made from the target's f_{j-1}
-        self.keys: torch.Tensor | None = None
-        self.values: torch.Tensor | None = None
+        cfg = draft.head.cfg  # the head's one layer keeps its keys and values as a lean body does
+        self.cache = LeanCache(1, cfg.kv_heads, cfg.head_dim, device=draft.lm_rows.device)
         self.own: list[torch.Tensor] = []  # f̂_j per position (the head's guesses)
         self._tree_feats: list[torch.Tensor] = []  # f̂ per node of the tree being fed
 
@@ -196,9 +197,7 @@ class HeadSession(TrainedSession):
             self.tokens = self.tokens[:length]
             self.exact = self.exact[:length]
             self.own = self.own[:length]
-            if self.keys is not None:
-                self.keys = self.keys[:, :length]
-                self.values = self.values[:, :length]
+            self.cache.crop(length)
             self.pending = []
         else:
             self.pending = self.pending[: length - len(self.tokens)]
@@ -263,10 +262,8 @@ class HeadSession(TrainedSession):
     def compact(self, keep: Sequence[int]) -> None:
         """Keep the context and the tree path `keep` (tree indices, root first); drop the rest."""
         kept = self._compacted(keep)
-        idx = torch.tensor(kept, dtype=torch.long, device=self.draft.lm_rows.device)
-        if self.keys is not None:
-            self.keys = self.keys.index_select(1, idx)
-            self.values = self.values.index_select(1, idx)
+        with torch.inference_mode():  # the buffers may have been made inside it
+            self.cache.keep(kept)
         self.exact = [self.exact[i] for i in kept]
         self.own = [self.own[i] for i in kept]
 
@@ -349,12 +346,15 @@ class HeadSession(TrainedSession):
         n = feats.shape[0]
         x = head.inputs(feats, embeds)
         q, k, v = head.qkv(x, positions)
-        self.keys = k if self.keys is None else torch.cat([self.keys, k], dim=1)
-        self.values = v if self.values is None else torch.cat([self.values, v], dim=1)
-        total = self.keys.shape[1]
+        cache = self.cache
+        start = cache.length
+        total = start + n
+        cache.reserve(total)
+        cache.keys[0, :, start:total] = k
+        cache.values[0, :, start:total] = v
+        cache.length = total
+        keys, values = cache.keys[0, :, :total], cache.values[0, :, :total]
         if mask is None:
             mask = torch.ones(n, total, dtype=torch.bool, device=x.device).tril(total - n)
-        att = F.scaled_dot_product_attention(
-            q, head.expand(self.keys), head.expand(self.values), attn_mask=mask
-        )
+        att = F.scaled_dot_product_attention(q, head.expand(keys), head.expand(values), attn_mask=mask)
         return head.finish(x, att)

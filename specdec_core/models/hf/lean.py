@@ -158,12 +158,16 @@ def _fuse(layer: torch.nn.Module, head_dim: int) -> tuple[torch.Tensor, torch.Te
 
 
 class LeanCache:
-    """Keys and values of one sequence for every layer, float32, in buffers that double as needed."""
+    """Keys and values of one sequence for every layer, float32, in buffers that double as needed
+    (the lean bodies' cache and the trained draft head's: a step writes in place, where
+    transformers' ``DynamicCache`` concatenates a new tensor per layer)."""
 
-    def __init__(self, layers: int, kv_heads: int, head_dim: int) -> None:
+    def __init__(
+        self, layers: int, kv_heads: int, head_dim: int, device: torch.device | str | None = None
+    ) -> None:
         self.length = 0
-        self.keys = torch.zeros(layers, kv_heads, 0, head_dim)
-        self.values = torch.zeros(layers, kv_heads, 0, head_dim)
+        self.keys = torch.zeros(layers, kv_heads, 0, head_dim, device=device)
+        self.values = torch.zeros(layers, kv_heads, 0, head_dim, device=device)
 
     def reserve(self, total: int) -> None:
         """Make room for `total` positions."""
@@ -183,7 +187,7 @@ class LeanCache:
 
     def keep(self, positions: list[int]) -> None:
         """Keep only the entries at `positions` (increasing), moved to the front (tree compaction)."""
-        idx = torch.tensor(positions, dtype=torch.long)
+        idx = torch.tensor(positions, dtype=torch.long, device=self.keys.device)
         for name in ("keys", "values"):
             buf = getattr(self, name)
             buf[:, :, : len(positions)] = buf[:, :, idx]

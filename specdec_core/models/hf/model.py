@@ -389,7 +389,7 @@ class HFSession:
         with torch.inference_mode():
             if isinstance(self._cache, LeanCache):
                 self._cache.keep(kept)
-            else:
+            else:  # transformers' own forward needs its DynamicCache, which has no public keep(positions)
                 idx = torch.tensor(kept, dtype=torch.long, device=self.model.device)
                 for layer in self._cache.layers:
                     if getattr(layer, "keys", None) is not None and layer.keys.numel():
