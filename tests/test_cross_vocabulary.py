@@ -51,6 +51,7 @@ def test_the_pair_has_the_three_traps():
     assert to_draft([ab]) + to_draft([c]) != to_draft([ab, c]) == [0, DRAFT_TEXTS.index("bc")]
 
 
+@pytest.mark.fast  # takes a second or more: kept out of the unit tier
 @pytest.mark.parametrize(
     ("gamma", "cfg"),
     [(3, SamplingConfig()), (2, SamplingConfig(temperature=0.8, top_k=3, top_p=0.9))],

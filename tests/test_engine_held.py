@@ -127,6 +127,7 @@ def _joint(rows_from) -> np.ndarray:
     return np.array([p[START][a] * rows_from[a][b] for a in range(V) for b in range(V)])
 
 
+@pytest.mark.fast  # takes a second or more: kept out of the unit tier
 def test_broken_rules_break_the_law_and_the_exact_rule_on_held_sessions_keeps_it():
     p = [apply(TARGET.next_logits(t), HOT).probs for t in range(V)]
     law = _joint(p)
@@ -136,6 +137,7 @@ def test_broken_rules_break_the_law_and_the_exact_rule_on_held_sessions_keeps_it
         assert chisquare(_first_two(rule, 2000), law).p_value < 1e-6, rule
 
 
+@pytest.mark.fast  # takes a second or more: kept out of the unit tier
 @pytest.mark.parametrize("rule", ["accept_all", "resample_from_p"])
 def test_the_first_token_of_a_broken_rule_follows_its_single_position_law(rule):
     p = apply(TARGET.next_logits(START), HOT).probs

@@ -28,6 +28,7 @@ def sequence_counts(cfg: SamplingConfig, gamma: int, runs: int, n: int = 3) -> n
     return counts
 
 
+@pytest.mark.fast  # takes a second or more: kept out of the unit tier
 @pytest.mark.parametrize(
     ("gamma", "cfg"),
     [(1, SamplingConfig()), (3, SamplingConfig()), (3, SamplingConfig(temperature=0.8, top_k=3, top_p=0.95))],
@@ -61,12 +62,14 @@ def _resample_from_p_lazily(p_row, q_rows, drafts, rng):
     return result, rows[: len(result.tokens)]
 
 
+@pytest.mark.fast  # takes a second or more: kept out of the unit tier
 def test_the_law_test_catches_a_wrong_verifier(monkeypatch):
     monkeypatch.setattr(verification, "verify_rows", _resample_from_p_lazily)
     counts = sequence_counts(SamplingConfig(), 3, runs=RUNS)
     assert chisquare(counts, joint_law(SamplingConfig())).p_value < ALPHA
 
 
+@pytest.mark.fast  # takes a second or more: kept out of the unit tier
 def test_the_law_test_catches_a_draft_that_samples_another_law(monkeypatch):
     real_draw = engine_rows.RunMaths.draw
 
@@ -79,6 +82,7 @@ def test_the_law_test_catches_a_draft_that_samples_another_law(monkeypatch):
     assert chisquare(counts, joint_law(SamplingConfig())).p_value < ALPHA
 
 
+@pytest.mark.fast  # takes a second or more: kept out of the unit tier
 def test_ngram_draft_keeps_the_law():
     """One-hot q from prompt lookup, verified under sampling, still emits the target's law."""
     cfg = SamplingConfig()

@@ -27,6 +27,7 @@ def counts_of(draft, prompt, cfg, shape, runs=RUNS, n=3) -> np.ndarray:
     return counts
 
 
+@pytest.mark.fast  # takes a second or more: kept out of the unit tier
 @pytest.mark.parametrize(
     ("shape", "cfg"),
     [((2, 2), SamplingConfig()), ((3, 1), SamplingConfig(temperature=0.8, top_k=3, top_p=0.95))],
@@ -36,6 +37,7 @@ def test_first_three_tokens_follow_the_target_law(shape, cfg):
     assert result.p_value > ALPHA, result
 
 
+@pytest.mark.fast  # takes a second or more: kept out of the unit tier
 def test_ngram_point_mass_trees_keep_the_law():
     prompt = [0, 1, 2, 0, 2, 3, 0, 3, 1, 0]  # "0" was followed by 1, 2 and 3: three children
     draft = NGramDraft.for_model(TARGET, min_ngram=1)

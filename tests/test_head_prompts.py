@@ -7,6 +7,7 @@ import pytest
 from train import prompts
 
 
+@pytest.mark.fast  # takes a second or more: kept out of the unit tier
 def test_splits_are_disjoint_and_varied():
     train, held = prompts.build("train"), prompts.build("held_out")
     assert (

@@ -239,6 +239,7 @@ def test_no_module_crosses_a_layer():
     assert crossings(sources) == []
 
 
+@pytest.mark.fast  # takes a second or more: kept out of the unit tier
 @pytest.mark.parametrize(
     ("module", "source", "why"),
     [

@@ -83,6 +83,7 @@ def test_stream_waits_for_a_busy_model_then_runs_the_same_events():
     assert not target.lock.busy and not draft.lock.busy
 
 
+@pytest.mark.fast  # takes a second or more: kept out of the unit tier
 def test_stream_gives_up_after_its_timeout():
     target, draft = toy_target(), toy_draft()
     ready = threading.Event()

@@ -28,6 +28,7 @@ GREEDY = SamplingConfig(temperature=0)
 KEPT = [0, 2, 3]  # token 1 can never be proposed
 
 
+@pytest.mark.fast  # takes a second or more: kept out of the unit tier
 @pytest.mark.parametrize("tree", [None, (2, 1)])
 def test_a_reduced_draft_keeps_the_target_law_and_proposes_only_kept_tokens(tree):
     draft = reduced_draft(DRAFT, KEPT, V)

@@ -1,4 +1,4 @@
-"""Setup and test tiers as a newcomer meets them: a bare pytest runs the fast tier, the README's
+"""Setup and test tiers as a newcomer meets them: a bare pytest runs the unit tier, the README's
 one test command names every tier and is what CI runs, and every package imported is pinned."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from support.tiers import TIERS, tier
+from support.tiers import TIERS, heavy_name, tier
 
 ROOT = Path(__file__).resolve().parents[1]
 SKIP_DIRS = {".venv", ".git", "artifacts", "build", "node_modules"}
@@ -27,22 +27,32 @@ def _readme_test_command() -> str:
 
 
 @pytest.mark.parametrize(
-    ("markers", "path", "expected"),
+    ("markers", "path", "heavy", "expected"),
     [
-        (set(), ROOT / "tests" / "test_x.py", "fast"),
-        ({"slow", "parametrize"}, ROOT / "tests" / "test_x.py", "slow"),
-        ({"browser"}, ROOT / "bench" / "tests" / "test_x.py", "browser"),
-        (set(), ROOT / "tests" / "browser" / "test_x.py", "browser"),
-        ({"slow"}, ROOT / "tests" / "browser" / "test_x.py", "browser"),
+        (set(), ROOT / "tests" / "test_x.py", False, "unit"),
+        ({"parametrize"}, ROOT / "tests" / "test_x.py", True, "fast"),
+        ({"fast"}, ROOT / "tests" / "test_x.py", False, "fast"),
+        ({"slow", "parametrize"}, ROOT / "tests" / "test_x.py", True, "slow"),
+        ({"browser"}, ROOT / "bench" / "tests" / "test_x.py", False, "browser"),
+        (set(), ROOT / "tests" / "browser" / "test_x.py", True, "browser"),
+        ({"slow"}, ROOT / "tests" / "browser" / "test_x.py", False, "browser"),
     ],
 )
-def test_every_test_has_exactly_one_tier(markers, path, expected):
-    assert tier(markers, path) == expected
+def test_every_test_has_exactly_one_tier(markers, path, heavy, expected):
+    assert tier(markers, path, heavy) == expected
 
 
-def test_a_bare_pytest_runs_the_fast_tier_alone():
+def test_what_a_test_reaches_is_read_through_helpers_lazy_imports_and_fixtures():
+    conftest, apptest = ROOT / "tests" / "conftest.py", ROOT / "support" / "apptest.py"
+    assert heavy_name(conftest, "tiny_hf_folders")  # through build_tiny_model's lazy torch import
+    assert not heavy_name(conftest, "TINY_TEXT")
+    assert heavy_name(apptest, "open_page") and not heavy_name(apptest, "ROOT")
+
+
+def test_a_bare_pytest_runs_the_unit_tier_alone():
     files = [  # one file of each tier, light to import
         "tests/test_bench_apart.py",
+        "tests/test_class_answers_processes.py",
         "tests/test_page_live_medusa_slow.py",
         "tests/browser/test_course_map_browser.py",
     ]
@@ -102,6 +112,7 @@ def _imported_top_level() -> set[str]:
     return names
 
 
+@pytest.mark.fast  # takes a second or more: kept out of the unit tier
 def test_every_imported_package_is_pinned_at_the_installed_version():
     local = {p.stem for p in ROOT.iterdir()}
     third_party = {n for n in _imported_top_level() if n not in sys.stdlib_module_names and n not in local}

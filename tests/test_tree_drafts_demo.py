@@ -51,6 +51,7 @@ def test_mean_tokens_per_round_matches_the_exact_expectation():
     assert abs(np.mean(sizes) - expected) < 4 * se
 
 
+@pytest.mark.fast  # takes a second or more: kept out of the unit tier
 def test_first_two_tokens_follow_the_target():
     target, draft = td.lesson_pair("random", "poor")
     v = target.vocab_size

@@ -129,6 +129,7 @@ def test_a_draft_token_outside_q_is_refused():
         verify_block([[0.5, 0.5], [0.5, 0.5]], [[1.0, 0.0]], [1], np.random.default_rng(0))
 
 
+@pytest.mark.fast  # takes a second or more: kept out of the unit tier
 def test_speculative_step_follows_p():
     rng = np.random.default_rng(12345)
     counts = np.zeros(3)
@@ -165,6 +166,7 @@ def test_verify_block_structure():
     assert {(3, 0), (3, 3), (4, 2)} <= seen
 
 
+@pytest.mark.fast  # takes a second or more: kept out of the unit tier
 def test_verify_block_commits_tokens_that_follow_the_target_rows():
     rng = np.random.default_rng(2024)
     p_rows = np.array([[0.2, 0.4, 0.4], [0.7, 0.2, 0.1], [0.1, 0.1, 0.8]])

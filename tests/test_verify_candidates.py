@@ -94,6 +94,7 @@ def _draw(q, k, replacement, rng):
     return out
 
 
+@pytest.mark.fast  # takes a second or more: kept out of the unit tier
 @pytest.mark.parametrize("replacement", [True, False])
 @pytest.mark.parametrize("k", [1, 2, 3])
 def test_sampled_draws_follow_the_exact_split(replacement, k):

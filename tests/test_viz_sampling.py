@@ -163,6 +163,7 @@ def test_sweep_lines_are_the_final_distribution_at_each_temperature(case):
     assert bool(fig.layout.shapes) == (current is not None)
 
 
+@pytest.mark.fast  # takes a second or more: kept out of the unit tier
 @settings(max_examples=60, deadline=None)
 @given(cases(), st.booleans())
 def test_the_vectorised_sweep_equals_apply_at_every_default_temperature(case, masked):
