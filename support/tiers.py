@@ -3,14 +3,15 @@ drives the served app in Chromium (every test under tests/browser/ is one), ``fa
 other test that uses something heavy, and ``unit`` is the rest. pyproject.toml's ``-m unit``
 makes a bare ``pytest`` run the unit tier alone.
 
-A test is heavy when it reaches, through its own code or a fixture it requests, one of
-``HEAVY`` (AppTest, torch and transformers, a subprocess or a second process, Playwright), when it
-is a hypothesis test of more than ``UNIT_EXAMPLES`` examples, or when it is marked
-``@pytest.mark.fast`` (by hand, for the few light tests that take a second or more). "Reaches" is read from the source with ``ast``: the names a test's
-function refers to (and its lazy imports), followed into the module-level functions, classes and
-constants of the test-side code it uses (tests/, support/, bench/); the fixtures it requests, by
-the same rule where they are defined (the test's module or a conftest.py above it). The app's
-own packages are not followed: a name in them counts only where ``HEAVY`` names it."""
+A test is heavy when it reaches, through its own code or a fixture it requests, one of ``HEAVY``
+(AppTest, torch and transformers, a subprocess or a second process, Playwright), when it is a
+hypothesis test of more than ``UNIT_EXAMPLES`` examples, or when it is marked ``@pytest.mark.fast``
+(by hand, for the few light tests that take a second or more). "Reaches" is read from the source
+with ``ast``: the names a test's function refers to (and its lazy imports), followed into the
+module-level functions, classes and constants of the test-side code it uses (tests/, support/,
+bench/); the fixtures it requests, by the same rule where they are defined (the test's module or a
+conftest.py above it). The app's own packages are not followed: a name in them counts only where
+``HEAVY`` names it."""
 
 from __future__ import annotations
 
