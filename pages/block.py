@@ -4,9 +4,9 @@ from html import escape
 
 import streamlit as st
 
-from pages.common.page import start
+from pages.common.page import controls_box, lesson_body, start
 from pages.common.quiz import quiz
-from pages.common.urlstate import choice_param, float_param, int_param, mirror, restore
+from pages.common.urlstate import choice_param, float_param, int_param, mirror
 from specdec_core.course import block as block_demo
 from specdec_core.sampling import SamplingConfig
 from specdec_core.viz import block as viz
@@ -27,11 +27,8 @@ PARAMS = [
     int_param("block_round", 0, 0, MAX_ROUNDS),
 ]
 
-s, text = start("block")
+s, text = start("block", params=PARAMS)
 fig_text = s["fig"]
-rejected_keys = restore(PARAMS)
-if rejected_keys:
-    st.warning(s("url_rejected", keys=", ".join(rejected_keys)))
 
 text.show("intro")
 
@@ -44,11 +41,9 @@ def _reset() -> None:
     st.session_state["block_round"] = 0
 
 
-@st.fragment
-def lesson_body() -> None:
-    """The controls and everything they drive: a control changed reruns only this part."""
-    with st.container(border=True):
-        st.markdown(f"**{s['controls']}**")
+def _lesson() -> None:
+    """The chain, draft, γ, seed and temperature, and the rounds and histogram they drive."""
+    with controls_box(s):
         c1, c2, c3 = st.columns([1.3, 1.6, 1.1])
         c1.selectbox(
             s["chain"],
@@ -211,6 +206,6 @@ def lesson_body() -> None:
         st.caption(s("context_alpha", lo=alphas.min(), hi=alphas.max()))
 
 
-lesson_body()
+lesson_body(_lesson)
 
 quiz(s)

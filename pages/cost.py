@@ -2,9 +2,9 @@
 
 import streamlit as st
 
-from pages.common.page import start
+from pages.common.page import controls_box, lesson_body, start
 from pages.common.quiz import quiz
-from pages.common.urlstate import choice_param, float_param, int_param, mirror, restore
+from pages.common.urlstate import choice_param, float_param, int_param, mirror
 from specdec_core.course.cost import check_claims, cost_data, cost_summary
 from specdec_core.theory import linear_verify_cost
 from specdec_core.viz import cost as viz
@@ -29,11 +29,8 @@ PARAMS = [
     float_param("cost_beta", MEASURED_BETA, 0.0, 0.5),
 ]
 
-s, text = start("cost")
+s, text = start("cost", params=PARAMS)
 fig_text = s["fig"]
-rejected_keys = restore(PARAMS)
-if rejected_keys:
-    st.warning(s("url_rejected", keys=", ".join(rejected_keys)))
 st.session_state.setdefault("cost_preset", "custom")
 
 
@@ -51,11 +48,9 @@ def _to_custom() -> None:
 text.show("intro")
 
 
-@st.fragment
-def lesson_body() -> None:
-    """The controls and everything they drive: a control changed reruns only this part."""
-    with st.container(border=True):
-        st.markdown(f"**{s['controls']}**")
+def _lesson() -> None:
+    """The preset, α, γ, c and verification cost, and the speedup figures they drive."""
+    with controls_box(s):
         st.selectbox(
             s["preset"],
             ["custom", *MEASURED_DRAFTS],
@@ -166,7 +161,7 @@ def lesson_body() -> None:
     st.caption(s["map_caption"])
 
 
-lesson_body()
+lesson_body(_lesson)
 
 text.show("gamma")
 quiz(s)

@@ -5,8 +5,8 @@ import secrets
 
 import streamlit as st
 
-from pages.common.page import start
-from pages.common.urlstate import Param, bool_param, int_param, mirror, restore
+from pages.common.page import controls_box, lesson_body, start
+from pages.common.urlstate import Param, bool_param, int_param, mirror
 from specdec_core.course.exercise_sheet import render
 from specdec_core.course.exercises import MAX_PER_TOPIC, MAX_SEED, TOPICS, make_sheet
 
@@ -25,10 +25,7 @@ PARAMS = [
     bool_param("ex_key", False),
 ]
 
-s, _ = start("exercises", with_lesson=False)
-rejected_keys = restore(PARAMS)
-if rejected_keys:
-    st.warning(s("url_rejected", keys=", ".join(rejected_keys)))
+s, _ = start("exercises", with_lesson=False, params=PARAMS)
 names = s["topic_names"]
 
 
@@ -41,11 +38,9 @@ with st.container(key="noprint_ex_intro"):
     st.caption(s["notation"])
 
 
-@st.fragment
 def sheet_body() -> None:
-    """The controls, the sheet and its key: a control changed reruns only this part."""
-    with st.container(border=True, key="noprint_ex_controls"):
-        st.markdown(f"**{s['controls']}**")
+    """The seed, topics and count, and the sheet and its key they drive."""
+    with controls_box(s, key="noprint_ex_controls"):
         c1, c2, c3 = st.columns([2, 1, 2], vertical_alignment="bottom")
         c1.number_input(
             s["seed"], min_value=0, max_value=MAX_SEED, step=1, key="ex_seed", help=s["seed_help"]
@@ -95,4 +90,4 @@ def sheet_body() -> None:
             st.markdown(key_md)
 
 
-sheet_body()
+lesson_body(sheet_body)

@@ -12,7 +12,7 @@ import streamlit as st
 
 from pages.common.i18n import strings
 from pages.common.lesson import lesson
-from pages.common.page import ASSETS, start
+from pages.common.page import ASSETS, start, warn_rejected
 from pages.common.urlstate import choice_param, mirror, restore
 from specdec_core.course.handouts import HANDOUTS, rule_sheet, speedup_sheet
 from specdec_core.viz import overlap as overlap_viz
@@ -27,8 +27,7 @@ STATIC = {"displayModeBar": False}
 
 s, text = start("handouts")
 st.html(f"<style>{(ASSETS / 'handouts.css').read_text(encoding='utf-8')}</style>")
-if restore(PARAMS):
-    st.warning(s["url_rejected"])
+warn_rejected(s, restore(PARAMS))
 
 with st.container(key="noprint_handout_controls"):
     st.markdown(s["intro"])

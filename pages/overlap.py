@@ -11,7 +11,7 @@ import pyarrow as pa
 import streamlit as st
 
 from pages.common import urlstate
-from pages.common.page import start
+from pages.common.page import lesson_body, start, warn_rejected
 from pages.common.pair_input import PairInput
 from pages.common.quiz import quiz
 from specdec_core.course import overlap as one_step
@@ -74,16 +74,13 @@ def _f(value: float, digits: int = 3) -> str:
 
 
 # ---------------------------------------------------------------- controls and URL
-rejected = urlstate.restore(PAIR.params + LESSON_PARAMS)
-if rejected:
-    st.warning(s("url_rejected", keys=", ".join(rejected)))
+warn_rejected(s, urlstate.restore(PAIR.params + LESSON_PARAMS))
 
 text.show("intro")
 
 
-@st.fragment
-def lesson_body() -> None:
-    """The pair, the controls and everything they drive: a change reruns only this part."""
+def _lesson() -> None:
+    """The pair, and the overlap, residual, variants and temperature figures it drives."""
     st.header(s["pair_header"])
     left, right = st.columns([3, 2], gap="large")
     with left:
@@ -348,7 +345,7 @@ def _mc_result(tokens: tuple[str, ...], mc: one_step.MonteCarlo, d: Decompositio
     st.plotly_chart(fig)
 
 
-lesson_body()
+lesson_body(_lesson)
 
 text.show("lossless")
 quiz(s)

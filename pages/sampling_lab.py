@@ -10,7 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from pages.common.i18n import LANGUAGES
-from pages.common.page import start
+from pages.common.page import lesson_body, start, warn_rejected
 from pages.common.quiz import quiz
 from pages.common.urlstate import Param, bool_param, choice_param, int_param, mirror, restore
 from specdec_core.course.sampling_lab import (
@@ -77,7 +77,7 @@ SOURCE = [
     int_param("seed", 0, 0, 9999),
     int_param("size", 6, MIN_TOKENS, MAX_TOKENS),
 ]
-rejected = restore(SOURCE)
+rejected = restore(SOURCE)  # before SETTINGS: their default logits are the example SOURCE names
 SETTINGS = [
     Param("logits", example_logits(), parse_table, rows_to_url),
     bool_param("T0", False),
@@ -87,9 +87,7 @@ SETTINGS = [
     int_param("min_keep", 1, 1, MAX_TOKENS),
     choice_param("order", "tkp", tuple(ORDERS)),
 ]
-rejected += restore(SETTINGS)
-if rejected:
-    st.warning(s("url_rejected", keys=", ".join(rejected)))
+warn_rejected(s, rejected + restore(SETTINGS))
 if any(st.session_state["logits"] == example_logits(other) for other in LANGUAGES):
     st.session_state["logits"] = example_logits()  # an unedited example follows the language
 
@@ -136,9 +134,8 @@ def read_table(edited: pd.DataFrame) -> Rows | None:
 text.show("intro")
 
 
-@st.fragment
 def lab() -> None:
-    """The controls and everything they drive: a control changed reruns only this part."""
+    """The logits, the sampling settings and an experiment, and the stages and sweeps they drive."""
     controls, results = st.columns([5, 7], gap="large")
 
     with controls:
@@ -273,7 +270,7 @@ def lab() -> None:
         st.caption(s["sweep_caption"])
 
 
-lab()
+lesson_body(lab)
 
 st.divider()
 st.header(s["lesson_heading"])

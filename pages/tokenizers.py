@@ -11,7 +11,7 @@ import streamlit as st
 from pages.common.models import get_draft, get_target
 from pages.common.page import start
 from pages.common.quiz import quiz
-from pages.common.urlstate import mirror, restore, text_param
+from pages.common.urlstate import mirror, text_param
 from specdec_core.live.model_choices import DraftSpec, TargetSpec
 from specdec_core.live.tokenizer_view import Piece, misread, next_token, overlap, split
 from specdec_core.models.bundled import GEMMA, SMOLLM2, load_tokenizer
@@ -34,9 +34,7 @@ def _chips(pieces: list[Piece], no_twin: str) -> str:
     return "<div class='sd-toks'>" + "".join(spans) + "</div>"
 
 
-s, text = start("tokenizers")
-if restore(PARAMS):
-    st.warning(s["url_rejected"])
+s, text = start("tokenizers", params=PARAMS)
 text.show("intro")
 sentence = st.text_input(s["sentence"], key="tok_text", max_chars=400)
 mirror(PARAMS)

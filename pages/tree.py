@@ -10,7 +10,7 @@ import pyarrow as pa
 import streamlit as st
 
 from pages.common import urlstate
-from pages.common.page import start
+from pages.common.page import lesson_body, start, warn_rejected
 from pages.common.pair_input import PairInput
 from pages.common.quiz import quiz
 from specdec_core.course.probability_tree import (
@@ -64,16 +64,13 @@ def _chart(fig) -> None:
 
 
 # ---------------------------------------------------------------- controls and URL
-rejected = urlstate.restore(PARAMS)
-if rejected:
-    st.warning(s("url_rejected", keys=", ".join(rejected)))
+warn_rejected(s, urlstate.restore(PARAMS))
 
 text.show("intro")
 
 
-@st.fragment
-def lesson_body() -> None:
-    """The pair, the controls and everything they drive: a change reruns only this part."""
+def _lesson() -> None:
+    """The pair and how many tokens to show, and the tree, its sampled paths and tally they drive."""
     st.header(s["pair_header"])
     c1, c2, c3 = st.columns([3, 1.3, 3], gap="medium")
     PAIR.pickers(c1, c2)
@@ -210,7 +207,7 @@ def lesson_body() -> None:
     st.caption(s["sankey_caption"])
 
 
-lesson_body()
+lesson_body(_lesson)
 
 text.show("other")
 text.show("edges")

@@ -4,9 +4,9 @@ from html import escape
 
 import streamlit as st
 
-from pages.common.page import start
+from pages.common.page import controls_box, lesson_body, start
 from pages.common.quiz import quiz
-from pages.common.urlstate import bool_param, choice_param, float_param, int_param, mirror, restore
+from pages.common.urlstate import bool_param, choice_param, float_param, int_param, mirror
 from specdec_core.course import tree_drafts as demo_data
 from specdec_core.course.block import CHAINS, DRAFTS
 from specdec_core.sampling import SamplingConfig
@@ -28,11 +28,8 @@ PARAMS = [
     bool_param("trd_repl", False),
 ]
 
-s, text = start("tree_drafts")
+s, text = start("tree_drafts", params=PARAMS)
 fig_text = s["fig"]
-rejected_keys = restore(PARAMS)
-if rejected_keys:
-    st.warning(s("url_rejected", keys=", ".join(rejected_keys)))
 
 text.show("intro")
 
@@ -45,11 +42,9 @@ def _reset() -> None:
     st.session_state["trd_round"] = 0
 
 
-@st.fragment
-def lesson_body() -> None:
-    """The controls and everything they drive: a control changed reruns only this part."""
-    with st.container(border=True):
-        st.markdown(f"**{s['controls']}**")
+def _lesson() -> None:
+    """The chain, draft, tree shape, seed and temperature, and the tree rounds they drive."""
+    with controls_box(s):
         c1, c2, c3 = st.columns([1.3, 1.6, 1.1])
         c1.selectbox(
             s["chain"], CHAINS, format_func=lambda c: s[f"chains.{c}"], key="trd_chain", help=s["chain_help"]
@@ -196,7 +191,7 @@ def lesson_body() -> None:
     )
 
 
-lesson_body()
+lesson_body(_lesson)
 
 text.show("cost")
 text.show("sources")

@@ -1,7 +1,10 @@
-"""The start of every page: language, style, strings, lesson text and title."""
+"""The start of every page: language, style, strings, lesson text, title and the link's values;
+and the two pieces every lesson page builds its body from (a controls box, one fragment)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 
@@ -11,7 +14,7 @@ from streamlit import config
 from pages.common.i18n import Strings, current_lang, strings
 from pages.common.lesson import Lesson, lesson
 from pages.common.nav import PAGES
-from pages.common.urlstate import arrive
+from pages.common.urlstate import Param, arrive, restore
 
 ASSETS = Path(__file__).resolve().parents[2] / "assets"
 
@@ -59,8 +62,9 @@ def _through_entry_script() -> None:
     st.rerun()
 
 
-def start(name: str, with_lesson: bool = True) -> tuple[Strings, Lesson | None]:
-    """Set up a page: style, strings and lesson of `name` in the session language, and title.
+def start(name: str, with_lesson: bool = True, params: Sequence[Param] = ()) -> tuple[Strings, Lesson | None]:
+    """Set up a page: style, strings and lesson of `name` in the session language, title, and
+    its controls `params` seeded from the link (urlstate.restore, with :func:`warn_rejected`).
     Arriving from another page makes the URL's values a link to follow (urlstate.arrive)."""
     _through_entry_script()
     arrive(name)
@@ -71,4 +75,28 @@ def start(name: str, with_lesson: bool = True) -> tuple[Strings, Lesson | None]:
     s = strings(name)
     text = lesson(name) if with_lesson else None
     st.title(s["title"])
+    if params:
+        warn_rejected(s, restore(params))
     return s, text
+
+
+def warn_rejected(s: Strings, keys: Sequence[str]) -> None:
+    """Say, in the page's words (`s`'s ``url_rejected``, given the keys), that the link's values
+    for `keys` could not be read and were reset (the keys urlstate.restore returned)."""
+    if keys:
+        st.warning(s("url_rejected", keys=", ".join(keys)))
+
+
+@contextmanager
+def controls_box(s: Strings, key: str | None = None) -> Iterator[None]:
+    """The bordered box a lesson's controls sit in, headed by the page's ``controls`` string;
+    a `key` starting ``noprint_`` leaves it out of print (assets/print.css)."""
+    with st.container(border=True, key=key):
+        st.markdown(f"**{s['controls']}**")
+        yield
+
+
+def lesson_body(body: Callable[[], None]) -> None:
+    """Draw `body` — a lesson's controls and everything they drive — as one fragment, so a
+    control changed reruns only this part of the page (CONTRIBUTING: one st.fragment each)."""
+    st.fragment(body)()
