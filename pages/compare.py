@@ -2,8 +2,8 @@
 acceptance buys where verification is memory-bound.
 
 Controls (and, optionally, Spec-Bench's questions) → a :class:`~specdec_core.live.compare.GridSpec`
-→ :class:`CompareRun` (models through this page's shelf, runs shared through the class's cache)
-→ the finished runs kept in the session as they come, so Stop keeps the finished cells. Before
+→ a grid job in the process's run service (models through the shared shelf, runs shared through
+the class's cache), watched by a fragment until it ends; Stop keeps the finished cells. Before
 anything runs, the page shows the measured example grid shipped with the app; a grid saved as
 JSON shows the same way, without any model.
 """
@@ -15,7 +15,6 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from pages.common.jobs import Job
 from pages.common.page import start
 from pages.common.quiz import quiz
 from pages.common.urlstate import (
@@ -29,8 +28,9 @@ from pages.common.urlstate import (
     text_param,
 )
 from pages.compare_parts.questions import questions_panel
-from pages.compare_parts.run import RESULT_KEY, CompareRun, estimate, grid_problem, grid_spec
+from pages.compare_parts.run import RESULT_KEY, estimate, grid_problem, grid_spec
 from pages.compare_parts.show import C_CHOICES, figures, tables, verdicts
+from pages.compare_parts.watch import run_panel
 from specdec_core.live.compare import (
     CATEGORIES,
     DEFAULT_DRAFTS,
@@ -101,7 +101,7 @@ if problem is None:
     st.caption(estimate(spec))
 else:
     st.error(problem, icon=":material/error:")
-Job("cmp").panel(s["run"], "cmp_run", ":material/play_arrow:", CompareRun, PARAMS)
+run_panel(s)
 
 upload = st.file_uploader(s["load"], type=["json"], key="cmp_upload")
 if upload is not None:

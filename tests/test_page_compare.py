@@ -3,8 +3,11 @@ with no model loaded, and (slow) a small grid on the real bundled model fills he
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
+from pages.common.models import run_service
 from specdec_core.live.compare import GridResult, GridSpec, example, grid_from_json, grid_json
 from specdec_core.live.compare_run import GridRun
 from specdec_core.live.settings import DecodeSettings
@@ -97,13 +100,45 @@ def test_the_estimate_names_its_pace_and_the_models_still_to_load():
 
 
 @pytest.mark.slow
-def test_a_small_grid_runs_on_the_bundled_model():
+def test_a_small_grid_runs_in_the_service_while_the_page_stays_usable():
     at = open_page(
         "compare", state={"cmp_drafts": ["ngram"], "cmp_cats": ["copy"], "cmp_max": 8}, timeout=300
     )
     at.button(key="cmp_run").click()
     rerun(at)
+    assert at.button(key="cmp_run").disabled and not at.button(key="cmp_stop").disabled
+    at.segmented_control(key="cmp_metric").set_value("acceptance")  # the page answers meanwhile
+    rerun(at)
+    deadline = time.monotonic() + 300
+    while "_cmp_ticket" in at.session_state and time.monotonic() < deadline:
+        time.sleep(0.5)
+        rerun(at)  # each page run reads the run's snapshot once
     result = at.session_state["_cmp_result"]
     assert result.complete and not result.skipped and len(result.runs) == 2
-    assert len(at.get("plotly_chart")) == 1
+    assert len(at.get("plotly_chart")) == 1 and not at.button(key="cmp_run").disabled
     assert any("equals its target's own" in m.value for m in at.success)
+
+
+@pytest.mark.slow
+def test_stop_ends_a_grid_and_keeps_its_finished_runs():
+    at = open_page(
+        "compare",
+        state={"cmp_drafts": ["ngram", "bf16"], "cmp_cats": ["copy", "code", "qa"], "cmp_max": 32},
+        timeout=300,
+    )
+    at.button(key="cmp_run").click()
+    rerun(at)
+    service, ticket = run_service(), at.session_state["_cmp_ticket"]
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:  # until at least one generation finished
+        snap = service.snapshot(ticket)
+        if snap.result is not None and snap.result.runs:
+            break
+        time.sleep(0.2)
+    assert not snap.ended_already  # 9 generations of 32 tokens outlast the first
+    at.button(key="cmp_stop").click()
+    rerun(at)
+    assert "_cmp_ticket" not in at.session_state
+    result = at.session_state["_cmp_result"]
+    assert not result.complete and 1 <= len(result.runs) < 9
+    assert any("stopped" in w.value for w in at.warning)

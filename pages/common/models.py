@@ -30,6 +30,7 @@ from specdec_core.live.model_choices import (
     load_target,
     target_key,
 )
+from specdec_core.live.run_service import RunService
 from specdec_core.live.shelf import ModelShelf
 from specdec_core.models.memory import process_bytes, return_freed_memory
 from specdec_core.viz.escape import md, server_paths_hidden
@@ -64,6 +65,12 @@ def start_preload() -> None:
     rules_now = access()
     if rules_now.classroom:
         preloader(shelf(), rules_now)
+
+
+@st.cache_resource(show_spinner=False)
+def run_service() -> RunService:
+    """The process-wide run service: its one worker runs the pages' jobs in order."""
+    return RunService()
 
 
 @st.cache_resource(show_spinner=False)

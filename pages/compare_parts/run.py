@@ -1,21 +1,18 @@
-"""The grid a press on "Run the grid" starts (a :class:`~pages.common.jobs.Run`), as the controls say.
+"""The grid the Compare page's controls describe, why it cannot run, and how long it should take.
 
-Its models come through the page's shelf (progress bars, the classroom's rules) and its runs go
-through the class's shared cache, so a class pressing Run on the same grid runs it once.
+A press on "Run the grid" hands this grid to the run service (pages/compare_parts/watch.py); its
+runs go through the class's shared cache, so a class pressing Run on the same grid runs it once.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 import streamlit as st
 
 from pages.common.i18n import strings
-from pages.common.models import access, classroom, get_draft, get_target, shelf, wait_notice
-from pages.common.stop import stop_if_pressed
+from pages.common.models import access, classroom, shelf
 from specdec_core.live.classroom import FIRST_GUESS_S_PER_TOKEN
-from specdec_core.live.compare import GridError, GridResult, GridSpec
-from specdec_core.live.compare_run import GridRun, draft_spec, missing_models, paces, target_spec
+from specdec_core.live.compare import GridError, GridSpec
+from specdec_core.live.compare_run import missing_models, paces
 from specdec_core.live.settings import DecodeSettings
 from specdec_core.viz.escape import md
 
@@ -66,53 +63,3 @@ def estimate(spec: GridSpec) -> str:
     line = s("estimate", runs=spec.runs, tokens=spec.settings.max_new_tokens, minutes=minutes, pace=sources)
     missing = missing_models(spec, shelf())
     return line + (s("must_load", models=md(", ".join(missing))) if missing else "")
-
-
-class PageModels:
-    """The grid's models through the page's shelf."""
-
-    def __init__(self, custom_source: str) -> None:
-        self.custom_source = custom_source
-
-    def target(self, key: str) -> Any:
-        return get_target(target_spec(key, self.custom_source))
-
-    def draft(self, target_key: str, key: str, target: Any) -> Any:
-        return get_draft(target_spec(target_key, self.custom_source), target, draft_spec(key)[0])
-
-
-class CompareRun:
-    """One grid, run cell by cell with a progress bar; Stop keeps the runs that finished."""
-
-    def __init__(self) -> None:
-        self.spec = grid_spec()
-        self.strings = strings("compare")  # read now: result() makes no Streamlit call
-        self.grid: GridRun | None = None
-
-    def prepare(self) -> None:
-        """Check the grid (empty selections, the classroom's cap)."""
-        problem = grid_problem(self.spec)
-        if problem is not None:
-            raise ValueError(problem)
-
-    def stream(self) -> None:
-        """Run every prompt target-only and with each draft, a progress bar per run."""
-        s = self.strings
-        status = st.empty()
-        bar = st.progress(0.0)
-        self.grid = GridRun(self.spec, PageModels(self.spec.custom_source), classroom(), wait_notice(status))
-        names = s["category_names"]
-        for step in self.grid:
-            stop_if_pressed()
-            label = s("progress", done=step.done, total=step.total, target=step.target, draft=step.draft,
-                      category=names[step.category])  # fmt: skip
-            bar.progress(step.done / step.total, text=md(label + (s["replayed"] if step.replayed else "")))
-
-    def result(self, finished: bool) -> GridResult | None:
-        """What ran so far (the grid and its finished runs), or None when nothing finished."""
-        if self.grid is None or not self.grid.measured:
-            return None
-        return GridResult(self.spec, tuple(self.grid.measured), finished, dict(self.grid.skipped))
-
-    def keep(self, value: Any) -> None:
-        st.session_state[RESULT_KEY] = value

@@ -16,6 +16,7 @@ comes back to it (another page of the course visited meanwhile) still finds its 
 
 from __future__ import annotations
 
+import atexit
 import itertools
 import threading
 import time
@@ -116,6 +117,8 @@ class RunService:
         self._worker = threading.Thread(target=self._work, name="run-service", daemon=True)
         self._closed = False
         self._worker.start()
+        # a worker still inside torch when the interpreter finalizes aborts the process
+        atexit.register(self.close)
 
     # -- what pages call ---------------------------------------------------------------------
     def submit(self, job: Job) -> str:
@@ -160,8 +163,8 @@ class RunService:
             self._end(ticket, view)
             return view
 
-    def close(self, timeout: float = 5.0) -> None:
-        """Cancel everything and stop the worker (tests; a server simply exits)."""
+    def close(self, timeout: float = 30.0) -> None:
+        """Cancel everything and stop the worker once its round ends (at exit, and in tests)."""
         with self._cond:
             self._closed = True
             for ticket in list(self._by_ticket):
