@@ -160,6 +160,22 @@ class Job:
         st.rerun()
 
 
+def error_text(exc: BaseException) -> str:
+    """Why a run could not start or ended early, in the page's language: a refused setting, a
+    bad prompt, models busy too long, a model that cannot load, or the run's own error."""
+    s = strings("live")
+    if isinstance(exc, Refused):
+        return str(exc)
+    if isinstance(exc, PromptError):
+        params = {k: md(v) if isinstance(v, str) else v for k, v in exc.params.items()}
+        return s(f"prompt_errors.{exc.code}", **params)
+    if isinstance(exc, ModelBusyError):
+        return s("busy_timeout", seconds=int(WAIT_LIMIT))
+    if isinstance(exc, ValueError | OSError):  # a missing model, a mismatched pair, a bad layer count
+        return model_error_text(exc)
+    return s("run_error", message=md(server_paths_hidden(exc)))
+
+
 #: Model errors by class name (the loading errors live with torch, imported only when a real
 #: model loads, so they are matched by name) → their message in lessons/<lang>/live.toml.
 _MODEL_ERRORS = {

@@ -14,7 +14,8 @@ from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from specdec_core.engine import estimate_cost_ratio, measured_cost_ratio
-from specdec_core.live.access import Access, check_draft, check_target
+from specdec_core.live import job_models
+from specdec_core.live.access import Access
 from specdec_core.live.classroom import request_key
 from specdec_core.live.compare import BASELINE, GridResult, GridSpec, Measured
 from specdec_core.live.model_choices import (
@@ -23,8 +24,6 @@ from specdec_core.live.model_choices import (
     Progress,
     TargetSpec,
     draft_key,
-    load_draft,
-    load_target,
     target_key,
 )
 from specdec_core.live.race import TREE_SUFFIX, layerskip_depth
@@ -89,19 +88,11 @@ class GridModels:
         self.progress = progress
 
     def target(self, key: str) -> Any:
-        spec = target_spec(key, self.custom_source)
-        if self.rules is not None:
-            check_target(self.rules, spec)
-        pin = self.rules is not None and spec in self.rules.preload
-        return self.shelf.get(target_key(spec), lambda: load_target(spec, self.progress), pin=pin)
+        return job_models.target(self.shelf, self.rules, target_spec(key, self.custom_source), self.progress)
 
     def draft(self, target_key_: str, key: str, target: Any) -> Any:
-        spec, _ = draft_spec(key)
-        if self.rules is not None:
-            check_draft(self.rules, spec)
         t = target_spec(target_key_, self.custom_source)
-        build = lambda: load_draft(target, spec, self.progress)  # noqa: E731
-        return self.shelf.get(draft_key(t, spec), build, parent=target_key(t))
+        return job_models.draft(self.shelf, self.rules, t, target, draft_spec(key)[0], self.progress)
 
 
 def encode(model: Any, text: str) -> list[int]:

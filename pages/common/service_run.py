@@ -1,0 +1,101 @@
+"""A page's Start / Stop for a job run by the process's run service, watched while it goes.
+
+Start's on_click builds the page's job (a refusal becomes the page's message) and hands it to
+:func:`~pages.common.models.run_service`; the session keeps only the ticket. While the ticket's
+run goes, a fragment reads its snapshot every :data:`POLL_S` seconds and draws its progress
+with the page's `show`; when it ends, the page's `keep` receives the result and the whole page
+reruns to show it. Stop's on_click cancels the ticket: the run ends within a round and its
+result so far is kept. Nothing reaches into Streamlit's private state, and no Streamlit call or
+exception enters the core: the worker only publishes, the page only reads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import streamlit as st
+
+from pages.common.i18n import strings
+from pages.common.jobs import error_text
+from pages.common.models import run_service
+from specdec_core.live.run_service import FAILED, Job, Snapshot
+
+POLL_S = 0.5
+
+
+class ServiceRun:
+    """The Start / Stop of one page (session keys ``_<prefix>_ticket`` and ``_<prefix>_error``):
+    `make_job()` builds the job from the controls, `show(snapshot)` draws a running one's
+    progress, `keep(result)` puts a result (partial after a Stop) where the page shows it."""
+
+    def __init__(
+        self,
+        prefix: str,
+        make_job: Callable[[], Job],
+        show: Callable[[Snapshot], None],
+        keep: Callable[[Any], None],
+    ) -> None:
+        self.ticket_key = f"_{prefix}_ticket"
+        self.error_key = f"_{prefix}_error"
+        self.make_job, self.show, self.keep = make_job, show, keep
+
+    @property
+    def going(self) -> bool:
+        return self.ticket_key in st.session_state
+
+    def _start(self) -> None:
+        ss = st.session_state
+        ss.pop(self.error_key, None)
+        try:
+            job = self.make_job()
+        except (ValueError, OSError) as exc:  # refused settings, a bad depth list, a bad prompt
+            ss[self.error_key] = error_text(exc)
+            return
+        ss[self.ticket_key] = run_service().submit(job)
+
+    def _stop(self) -> None:
+        ticket = st.session_state.pop(self.ticket_key, None)
+        if ticket is None:
+            return
+        try:
+            view = run_service().cancel(ticket)
+        except KeyError:  # ended and forgotten already
+            return
+        if view.result is not None:
+            self.keep(view.result)
+
+    def _end(self, snap: Snapshot) -> None:
+        st.session_state.pop(self.ticket_key, None)
+        if snap.result is not None:
+            self.keep(snap.result)
+        if snap.state == FAILED and snap.error is not None:
+            st.session_state[self.error_key] = error_text(snap.error)
+
+    def _watch(self) -> None:
+        ticket = st.session_state.get(self.ticket_key)
+        if ticket is None:  # stopped meanwhile: the page's next run draws no watcher
+            return
+        try:
+            snap = run_service().snapshot(ticket)
+        except KeyError:  # the service does not know it (a restarted server): nothing to collect
+            st.session_state.pop(self.ticket_key, None)
+            st.rerun()
+        if snap.ended_already:
+            self._end(snap)
+            st.rerun()  # the whole page, to show the result
+        self.show(snap)
+
+    def panel(self, label: str, key: str, icon: str) -> None:
+        """Start (`label`, `key`, `icon`) and Stop, the running job's progress, and the last message."""
+        ss = st.session_state
+        row = st.container(horizontal=True)
+        going = self.going
+        row.button(label, type="primary", key=key, on_click=self._start, icon=icon, disabled=going)
+        stop_key = key.removesuffix("_run") + "_stop"
+        row.button(strings("live")["stop"], key=stop_key, on_click=self._stop, disabled=not going,
+                   icon=":material/stop:")  # fmt: skip
+        if going:
+            st.fragment(self._watch, run_every=POLL_S)()
+        if ss.get(self.error_key):
+            st.error(ss[self.error_key], icon=":material/error:")
