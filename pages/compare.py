@@ -101,7 +101,7 @@ if problem is None:
     st.caption(estimate(spec))
 else:
     st.error(problem, icon=":material/error:")
-run_panel(s)
+run_panel(s, PARAMS)
 
 upload = st.file_uploader(s["load"], type=["json"], key="cmp_upload")
 if upload is not None:

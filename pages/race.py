@@ -1,8 +1,8 @@
 """Draft race, "three apprentices": several drafts on one prompt, against one target-only run.
 
-Controls → "Run the race" builds a ``RaceRun`` (race_parts/run.py) that the page's ``Job``
-drives: models loaded once per process, ``specdec_core.live.race.Race`` streamed with a
-progress bar, a ``RaceResult`` kept per prompt in session state → table, bars, each draft on
+Controls → "Run the race" hands a ``RaceJob`` (race_parts/run.py) to the run service: models
+loaded once per process, ``specdec_core.live.race.Race`` run in the service's worker and its
+progress read while it goes, a ``RaceResult`` kept per prompt in session state → table, bars, each draft on
 its own theory curve, and the best draft per task once several prompts have run
 (race_parts/view.py).
 """
@@ -12,7 +12,6 @@ from __future__ import annotations
 import streamlit as st
 
 from pages.common.i18n import strings
-from pages.common.jobs import Job
 from pages.common.model_form import (
     decoding_controls,
     decoding_params,
@@ -25,8 +24,9 @@ from pages.common.model_form import (
 from pages.common.models import access, loaded_models_panel
 from pages.common.page import start
 from pages.common.quiz import quiz
+from pages.common.service_run import ServiceRun
 from pages.common.urlstate import bool_param, choice_param, int_param, mirror, restore, text_param
-from pages.race_parts.run import LAST_KEY, RESULTS_KEY, RaceRun
+from pages.race_parts.run import LAST_KEY, RESULTS_KEY, keep, race_job, show_progress
 from pages.race_parts.view import by_task, show
 from specdec_core.live.access import drafts
 from specdec_core.live.limits import MAX_PROMPT_CHARS, MAX_RACE_NEW_TOKENS, MAX_SOURCE_CHARS
@@ -53,7 +53,6 @@ ls = strings("live")  # labels shared with the live page
 rejected_keys = restore(PARAMS)
 if rejected_keys:
     st.warning(s("url_rejected", keys=", ".join(rejected_keys)))
-job = Job("race")
 
 
 def _choices() -> tuple[str, ...]:
@@ -127,7 +126,9 @@ with st.container(border=True):
 mirror(PARAMS)
 
 
-job.panel(s["run"], "race_run", ":material/sports_score:", RaceRun, PARAMS)
+ServiceRun("race", race_job, show_progress, keep, PARAMS).panel(
+    s["run"], "race_run", ":material/sports_score:"
+)
 
 results: dict[str, RaceResult] = st.session_state.get(RESULTS_KEY, {})
 last_task = st.session_state.get(LAST_KEY)

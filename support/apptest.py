@@ -14,6 +14,7 @@ which also open pages by their own URL.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -43,8 +44,32 @@ def open_page(
     return at
 
 
-def rerun(at: AppTest) -> AppTest:
-    """Run again and assert the page raised nothing."""
+def rerun(at: AppTest, settle: bool = True) -> AppTest:
+    """Run again and assert the page raised nothing; with `settle`, until a run it started in
+    the run service has ended and been collected (:func:`until_run_ends`), as a learner who
+    waits for it sees the page."""
     at.run()
     assert not at.exception, [e.value for e in at.exception]
+    return until_runs_end(at) if settle else at
+
+
+def _tickets(at: AppTest) -> list[str]:
+    return [k for k in at.session_state if k.startswith("_") and k.endswith("_ticket")]
+
+
+def until_runs_end(at: AppTest, timeout: float = 300.0, poll: float = 0.2) -> AppTest:
+    """Rerun `at` until no job of its page is left in the run service (session keys
+    ``_<prefix>_ticket``); AppTest does not run the watching fragment on its timer."""
+    deadline = time.monotonic() + timeout
+    while _tickets(at):
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{', '.join(_tickets(at))} did not end within {timeout:.0f} s")
+        time.sleep(poll)
+        at.run()
+        assert not at.exception, [e.value for e in at.exception]
     return at
+
+
+def until_run_ends(at: AppTest, prefix: str, timeout: float = 300.0) -> AppTest:
+    """:func:`until_runs_end`, for a page's one job (kept for readability at call sites)."""
+    return until_runs_end(at, timeout)

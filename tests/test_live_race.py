@@ -1,6 +1,7 @@
 """The draft race: runs, measured rows, the theory prediction and the JSON export."""
 
 import json
+import time
 
 import numpy as np
 import pytest
@@ -109,3 +110,39 @@ def test_repeats_run_each_draft_again_and_keep_the_fastest():
             sum(e.total_s - e.prefill_s for e in part) for part in (events[: len(kept)], events[len(kept) :])
         ]
         assert sum(e.total_s - e.prefill_s for e in kept) == pytest.approx(min(decode))
+
+
+def test_a_race_job_in_the_run_service_names_its_progress_and_keeps_finished_runs_on_cancel():
+    from specdec_core.live.access import Access
+    from specdec_core.live.model_choices import DraftSpec, TargetSpec
+    from specdec_core.live.race_job import RaceJob, RaceProgress, RaceRequest
+    from specdec_core.live.run_service import CANCELLED, DONE, RunService
+    from specdec_core.live.shelf import ModelShelf
+
+    request = RaceRequest(
+        TargetSpec("toy"),
+        (("toy_draft", DraftSpec("toy_draft")), ("ngram", DraftSpec("ngram"))),
+        "the cat sat on the mat",
+        False,
+        RaceSettings(max_new_tokens=400, temperature=0.0),
+        "copy",
+        {BASELINE: "alone", "toy_draft": "toy", "ngram": "n-gram", "ngram~tree": "unused"},
+    )
+    service = RunService()
+    try:
+        done = service.submit(RaceJob(request, ModelShelf(), Access(), 60.0))
+        while not service.snapshot(done).ended_already:
+            time.sleep(0.01)
+        snap = service.snapshot(done)
+        assert snap.state == DONE and set(snap.result.records) == {BASELINE, "toy_draft", "ngram"}
+        assert snap.result.names == {BASELINE: "alone", "toy_draft": "toy", "ngram": "n-gram"}
+        assert not snap.result.stopped
+        ticket = service.submit(RaceJob(request, ModelShelf(), Access(), 60.0))
+        while (service.snapshot(ticket).result is None) and not service.snapshot(ticket).ended_already:
+            time.sleep(0.001)
+        seen = service.snapshot(ticket).progress
+        assert isinstance(seen, RaceProgress) and seen.name in request.names.values()
+        view = service.cancel(ticket)
+        assert view.state == CANCELLED and view.result is not None and BASELINE in view.result.records
+    finally:
+        service.close()

@@ -105,14 +105,14 @@ def test_a_small_grid_runs_in_the_service_while_the_page_stays_usable():
         "compare", state={"cmp_drafts": ["ngram"], "cmp_cats": ["copy"], "cmp_max": 8}, timeout=300
     )
     at.button(key="cmp_run").click()
-    rerun(at)
+    rerun(at, settle=False)
     assert at.button(key="cmp_run").disabled and not at.button(key="cmp_stop").disabled
     at.segmented_control(key="cmp_metric").set_value("acceptance")  # the page answers meanwhile
-    rerun(at)
+    rerun(at, settle=False)
     deadline = time.monotonic() + 300
     while "_cmp_ticket" in at.session_state and time.monotonic() < deadline:
         time.sleep(0.5)
-        rerun(at)  # each page run reads the run's snapshot once
+        rerun(at, settle=False)  # each page run reads the run's snapshot once
     result = at.session_state["_cmp_result"]
     assert result.complete and not result.skipped and len(result.runs) == 2
     assert len(at.get("plotly_chart")) == 1 and not at.button(key="cmp_run").disabled
@@ -127,7 +127,7 @@ def test_stop_ends_a_grid_and_keeps_its_finished_runs():
         timeout=300,
     )
     at.button(key="cmp_run").click()
-    rerun(at)
+    rerun(at, settle=False)
     service, ticket = run_service(), at.session_state["_cmp_ticket"]
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline:  # until at least one generation finished

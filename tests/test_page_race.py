@@ -6,14 +6,15 @@ import pytest
 
 from specdec_core.live.race import BASELINE, result_json
 from specdec_core.viz.escape import md
-from support.apptest import open_page, rerun
+from support.apptest import open_page, rerun, until_run_ends
 
 TOY = {"race_target": "toy", "race_max": 40}
 
 
 def _run(at):
     at.button(key="race_run").click()
-    return rerun(at)
+    rerun(at)
+    return until_run_ends(at, "race")
 
 
 @pytest.mark.parametrize(("lang", "title"), [("en", "Draft race"), ("zh", "草稿竞赛")])

@@ -11,7 +11,7 @@ exception enters the core: the worker only publishes, the page only reads.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import streamlit as st
@@ -19,6 +19,7 @@ import streamlit as st
 from pages.common.i18n import strings
 from pages.common.jobs import error_text
 from pages.common.models import run_service
+from pages.common.urlstate import Param, restore
 from specdec_core.live.run_service import FAILED, Job, Snapshot
 
 POLL_S = 0.5
@@ -27,7 +28,8 @@ POLL_S = 0.5
 class ServiceRun:
     """The Start / Stop of one page (session keys ``_<prefix>_ticket`` and ``_<prefix>_error``):
     `make_job()` builds the job from the controls, `show(snapshot)` draws a running one's
-    progress, `keep(result)` puts a result (partial after a Stop) where the page shows it."""
+    progress, `keep(result)` puts a result (partial after a Stop) where the page shows it;
+    `params` (the page's URL-mirrored controls) are restored before the job is built."""
 
     def __init__(
         self,
@@ -35,7 +37,9 @@ class ServiceRun:
         make_job: Callable[[], Job],
         show: Callable[[Snapshot], None],
         keep: Callable[[Any], None],
+        params: Sequence[Param] = (),
     ) -> None:
+        self.params = params
         self.ticket_key = f"_{prefix}_ticket"
         self.error_key = f"_{prefix}_error"
         self.make_job, self.show, self.keep = make_job, show, keep
@@ -47,6 +51,7 @@ class ServiceRun:
     def _start(self) -> None:
         ss = st.session_state
         ss.pop(self.error_key, None)
+        restore(self.params)  # a control the last page run did not draw has no value left
         try:
             job = self.make_job()
         except (ValueError, OSError) as exc:  # refused settings, a bad depth list, a bad prompt

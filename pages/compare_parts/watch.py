@@ -5,12 +5,15 @@ visit a lesson and come back): the run lives in the service, this session keeps 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import streamlit as st
 
 from pages.common.i18n import strings
 from pages.common.jobs import WAIT_LIMIT, Refused
 from pages.common.models import access, classroom, shelf
 from pages.common.service_run import ServiceRun
+from pages.common.urlstate import Param
 from pages.compare_parts.run import RESULT_KEY, grid_problem, grid_spec
 from specdec_core.live.compare_run import GridJob
 from specdec_core.live.run_service import WAITING, Snapshot
@@ -49,6 +52,7 @@ def _keep(result) -> None:
         st.session_state[RESULT_KEY] = result
 
 
-def run_panel(s) -> None:
-    """Run and Stop, and while this session's grid goes, its progress."""
-    ServiceRun("cmp", _job, _show, _keep).panel(s["run"], "cmp_run", ":material/play_arrow:")
+def run_panel(s, params: Sequence[Param]) -> None:
+    """Run and Stop, and while this session's grid goes, its progress (`params`: the page's
+    URL-mirrored controls, restored before the grid is read)."""
+    ServiceRun("cmp", _job, _show, _keep, params).panel(s["run"], "cmp_run", ":material/play_arrow:")

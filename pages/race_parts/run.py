@@ -1,36 +1,32 @@
 """The draft race's run: every chosen draft on one prompt, after one target-only run.
 
-:class:`RaceRun` is the page's :class:`~pages.common.jobs.Run` (prepare, stream, result, keep),
-with a progress bar while it streams; finished races are kept per task under ``RESULTS_KEY``.
+Start hands a :class:`~specdec_core.live.race_job.RaceJob` built from the controls to the run
+service; :func:`show_progress` draws a running race's bar; finished races (and a stopped one's
+finished runs) are kept per task under ``RESULTS_KEY``.
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 import streamlit as st
 
 from pages.common.i18n import Strings, strings
 from pages.common.jobs import WAIT_LIMIT
 from pages.common.model_form import chat_on, decoding_values, layer_bound, preset_text, target_spec
-from pages.common.models import get_draft, get_target, wait_notice
-from pages.common.stop import stop_if_pressed
+from pages.common.models import access, shelf
 from specdec_core.live.model_choices import DraftSpec
 from specdec_core.live.race import (
     BASELINE,
     TREE_SUFFIX,
-    Race,
     RaceResult,
     RaceSettings,
     layerskip_depth,
     race_entries,
     race_task,
 )
-from specdec_core.live.runs import Pacer, encode_prompt
+from specdec_core.live.race_job import RaceJob, RaceRequest
+from specdec_core.live.run_service import WAITING, Snapshot
+from specdec_core.viz.escape import md
 
-# Update the bar at most this often, so the page's work does not weigh on the timed runs
-# (the baseline has one event per token, a draft's run one per round).
-PAINT_EVERY = 0.2
 RESULTS_KEY = "race_results"
 LAST_KEY = "_race_last"
 
@@ -61,74 +57,53 @@ def name(s: Strings, key: str, tree: tuple[int, ...] = ()) -> str:
     return s[f"short.{key}"] if depth is None else s("layerskip_name", k=depth)
 
 
-class RaceRun:
-    """The race a press on "Run the race" starts (a :class:`~pages.common.jobs.Run`), as the controls say."""
+def race_request() -> RaceRequest:
+    """The race the controls describe, its runs named in the page's language; a bad depth list,
+    a layer-skip deeper than the target or no draft is refused (ValueError, the page's message)."""
+    ss, s = st.session_state, strings("race")
+    chosen = entries()
+    if not chosen:
+        raise ValueError(s["no_drafts"])
+    settings = RaceSettings(
+        **decoding_values("race"),
+        seed=int(ss["race_seed"]),
+        max_new_tokens=int(ss["race_max"]),
+        repeats=int(ss["race_repeats"]),
+    )
+    keys = [BASELINE, *(k for k, _ in chosen), *(k + TREE_SUFFIX for k, _ in chosen)]
+    prompt: str = ss["race_prompt"]
+    return RaceRequest(
+        target=target_spec("race"),
+        entries=tuple(chosen),
+        prompt=prompt,
+        chat=chat_on("race"),
+        settings=settings,
+        task=race_task(prompt, ss["race_preset"], preset_text("race")),
+        names={k: name(s, k, settings.tree) for k in keys},
+    )
 
-    def __init__(self) -> None:
-        ss = st.session_state
-        self.settings = RaceSettings(
-            **decoding_values("race"),
-            seed=int(ss["race_seed"]),
-            max_new_tokens=int(ss["race_max"]),
-            repeats=int(ss["race_repeats"]),
-        )
-        self.spec = target_spec("race")
-        self.prompt: str = ss["race_prompt"]
-        self.task = race_task(self.prompt, ss["race_preset"], preset_text("race"))
-        self.chat = chat_on("race")
-        self.strings = strings("race")  # read now: result() makes no Streamlit call
-        self.target: Any = None
-        self.drafts: list[tuple[str, Any]] = []
-        self.ids: list[int] = []
-        self.race: Race | None = None
-        self._events: Any = None  # the race's iterator, closed by result()
 
-    def prepare(self) -> None:
-        """Check the drafts, load the models, encode the prompt."""
-        chosen = entries()
-        if not chosen:
-            raise ValueError(strings("race")["no_drafts"])
-        self.target = get_target(self.spec)
-        self.drafts = [(key, get_draft(self.spec, self.target, draft)) for key, draft in chosen]
-        self.ids = encode_prompt(self.target, self.prompt, self.chat, self.settings.max_new_tokens)
+def race_job() -> RaceJob:
+    """The job Start hands to the run service."""
+    return RaceJob(race_request(), shelf(), access(), WAIT_LIMIT)
 
-    def stream(self) -> None:
-        """Run the baseline and every draft in turn, with a progress bar."""
-        s = self.strings
-        status = st.empty()
-        bar = st.progress(0.0)
-        self.race = Race(
-            self.target, self.drafts, self.ids, self.settings, on_wait=wait_notice(status), timeout=WAIT_LIMIT
-        )
-        self._events = iter(self.race)
-        pacer = Pacer(PAINT_EVERY)
-        for key, event in self._events:
-            stop_if_pressed()
-            if pacer.due(event.finished):
-                produced = event.position + len(event.committed)
-                bar.progress(
-                    self.race.progress(key, produced),
-                    text=s("progress", name=name(s, key, self.settings.tree), n=produced),
-                )
 
-    def result(self, finished: bool) -> RaceResult | None:
-        """Close the race; what finished so far, named in the page's language."""
-        if self._events is not None:
-            self._events.close()
-        if self.race is None or not self.race.records:
-            return None
-        names = {k: name(self.strings, k, self.settings.tree) for k in self.race.keys}
-        return RaceResult(
-            self.task,
-            self.prompt,
-            str(self.target.name),
-            self.spec.kind,
-            names,
-            self.settings,
-            dict(self.race.records),
-            stopped=not finished,
-        )
+def show_progress(snap: Snapshot) -> None:
+    """A running race's model load, wait for busy models, or the run going with its share done."""
+    s, ls, p = strings("race"), strings("live"), snap.progress
+    if snap.state == WAITING:
+        st.info(strings("compare")("queue_grid", ahead=snap.ahead), icon=":material/hourglass_top:")
+    elif p is not None and p.loading is not None:
+        st.progress(min(max(p.loading[0], 0.0), 1.0), text=md(p.loading[1]))
+    elif p is not None and p.busy_s is not None:
+        st.info(ls("models.busy", seconds=p.busy_s), icon=":material/hourglass_top:")
+    if p is not None and p.key is not None:
+        st.progress(p.share, text=s("progress", name=p.name, n=p.produced))
+    else:
+        st.progress(0.0)
 
-    def keep(self, value: RaceResult) -> None:
-        st.session_state.setdefault(RESULTS_KEY, {})[value.task] = value
-        st.session_state[LAST_KEY] = value.task
+
+def keep(value: RaceResult) -> None:
+    """Show `value` from now on (kept per task)."""
+    st.session_state.setdefault(RESULTS_KEY, {})[value.task] = value
+    st.session_state[LAST_KEY] = value.task

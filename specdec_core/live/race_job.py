@@ -38,10 +38,12 @@ class RaceRequest:
 
 @dataclass(frozen=True)
 class RaceProgress:
-    """Where a race is: the run going (`key`, tokens `produced`, the race's share done), a model
+    """Where a race is: the run going (`key`, its `name`, tokens `produced`, the race's share
+    done), a model
     being loaded, or seconds spent waiting for models another session's generation holds."""
 
     key: str | None = None
+    name: str = ""
     produced: int = 0
     share: float = 0.0
     loading: tuple[float, str] | None = None
@@ -82,7 +84,7 @@ class RaceJob:
                     kept = len(race.records)
                     produced = event.position + len(event.committed)
                     ctx.publish(
-                        RaceProgress(key, produced, race.progress(key, produced)),
+                        RaceProgress(key, req.names.get(key, key), produced, race.progress(key, produced)),
                         self._result(race, target, True),
                     )
         finally:
@@ -95,6 +97,7 @@ class RaceJob:
         if not race.records:
             return None
         return RaceResult(
-            req.task, req.prompt, str(target.name), req.target.kind, dict(req.names), req.settings,
+            req.task, req.prompt, str(target.name), req.target.kind,
+            {k: req.names.get(k, k) for k in race.keys}, req.settings,
             dict(race.records), stopped=stopped,
         )  # fmt: skip

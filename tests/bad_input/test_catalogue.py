@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from support.apptest import ROOT, open_page
+from support.apptest import ROOT, open_page, rerun
 from tests.bad_input.catalogue import CASES, Case
 from tests.conftest import TINY_TEXT, build_alien_tokenizer, build_tiny_model, build_tiny_tokenizer
 
@@ -77,8 +77,7 @@ def run_case(case: Case, sources: dict[str, str]):
     at = open_page(case.page, case.lang, query=case.query, state=state)
     if case.act:
         at.button(key={"generate": "live_generate", "race": "race_run", "law": "law_run"}[case.act]).click()
-        at.run()
-        assert not at.exception, [e.value for e in at.exception]
+        rerun(at)
     return at
 
 

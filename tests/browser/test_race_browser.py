@@ -28,9 +28,8 @@ def test_a_running_race_can_be_stopped(page: Page, app_url: str):
     expect(run).to_be_enabled(timeout=TIMEOUT)
     run.click()
     expect(page.get_by_text(re.compile(r"^bf16 copy: \d+ tokens"))).to_be_visible(timeout=RUN_TIMEOUT)
-    # Run reruns only its own part of the page (Job.panel): nothing else turns stale and fades
+    # the race runs in the run service; only its watching fragment reruns: nothing else fades
     assert not stale_texts(page), "elements outside the race were redrawn"
-    # Stop sits in that part too, where Streamlit would let its press wait for the race's end
     page.locator(".st-key-race_stop button").click()  # the page's Stop, not the toolbar's
     expect(page.get_by_text(re.compile(r"^The race was stopped: the table"))).to_be_visible(timeout=TIMEOUT)
     assert not page.get_by_test_id("stException").count()
