@@ -12,9 +12,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _path_lines() -> list[str]:
+def _path_lines(marker: str = "run-path") -> list[str]:
     text = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
-    block = text.split("<!-- run-path:", 1)[1].split("<!-- /run-path -->", 1)[0]
+    block = text.split(f"<!-- {marker}:", 1)[1].split(f"<!-- /{marker} -->", 1)[0]
     return [line for line in block.splitlines()[1:] if line.strip()]
 
 
@@ -39,6 +39,25 @@ def test_the_path_of_a_generate_press_fits_five_lines_and_names_real_functions()
     assert len(names) >= 10, names
     for name in names:
         assert callable(_resolve(name)), name
+
+
+def test_the_path_of_a_job_through_the_run_service_names_real_functions():
+    lines = _path_lines("run-service")
+    assert 1 <= len(lines) <= 5, lines
+    names = [n for line in lines for n in re.findall(r"`([a-z_]+(?:\.[A-Za-z_]+)+)`", line)]
+    assert len(names) >= 10, names
+    for name in names:
+        assert callable(_resolve(name)), name
+
+
+def test_the_core_never_calls_streamlit_or_a_page():
+    for path in sorted((ROOT / "specdec_core").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                mods = (
+                    [node.module or ""] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names]
+                )
+                assert not any(m.split(".")[0] in ("streamlit", "pages") for m in mods), path
 
 
 def test_shared_page_modules_import_no_page_and_no_page_s_parts():
