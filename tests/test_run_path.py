@@ -9,6 +9,8 @@ import importlib
 import re
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -32,17 +34,10 @@ def _resolve(dotted: str) -> object:
     raise ModuleNotFoundError(dotted)
 
 
-def test_the_path_of_a_generate_press_fits_five_lines_and_names_real_functions():
-    lines = _path_lines()
-    assert 1 <= len(lines) <= 5, lines
-    names = [n for line in lines for n in re.findall(r"`([a-z_]+(?:\.[A-Za-z_]+)+)`", line)]
-    assert len(names) >= 10, names
-    for name in names:
-        assert callable(_resolve(name)), name
-
-
-def test_the_path_of_a_job_through_the_run_service_names_real_functions():
-    lines = _path_lines("run-service")
+@pytest.mark.parametrize("marker", ["run-path", "run-service"])
+def test_each_path_told_in_contributing_fits_five_lines_and_names_real_functions(marker):
+    """The path of a Generate press, and of a job through the run service."""
+    lines = _path_lines(marker)
     assert 1 <= len(lines) <= 5, lines
     names = [n for line in lines for n in re.findall(r"`([a-z_]+(?:\.[A-Za-z_]+)+)`", line)]
     assert len(names) >= 10, names
