@@ -44,12 +44,12 @@ from specdec_core.live.compare import (
     CATEGORIES,
     DRAFT_KEYS,
     MAX_PER_CATEGORY,
-    TARGET_KEYS,
     GridResult,
     GridSpec,
     cells,
     grid_json,
     ranking,
+    target_keys,
 )
 from specdec_core.live.compare_run import GridModels, GridRun
 from specdec_core.live.compare_tables import summary
@@ -106,7 +106,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="Spec-Bench's six categories, one prompt each")
     parser.add_argument("--tokens", type=int, default=32, help="new tokens per run (default 32)")
-    parser.add_argument("--targets", type=_keys(TARGET_KEYS), default=TARGETS, help="comma-separated")
+    parser.add_argument("--targets", type=_keys(target_keys()), default=TARGETS, help="comma-separated")
     parser.add_argument("--drafts", type=_keys(DRAFT_KEYS), default=DRAFTS, help="comma-separated")
     parser.add_argument("--categories", type=_keys(CATEGORIES), help="comma-separated (default: all)")
     parser.add_argument("--per-category", type=int, help="prompts (or questions) per category")

@@ -37,12 +37,12 @@ from specdec_core.live.compare import (
     DEFAULT_TARGETS,
     DRAFT_KEYS,
     MAX_PER_CATEGORY,
-    TARGET_KEYS,
     GridError,
     example,
     gpu_rows,
     grid_from_json,
     published,
+    target_keys,
 )
 from specdec_core.live.limits import MAX_SOURCE_CHARS
 from specdec_core.viz.compare import METRICS
@@ -60,7 +60,7 @@ def _keys(allowed: tuple[str, ...]) -> Any:
 
 
 PARAMS = [
-    Param("cmp_targets", list(DEFAULT_TARGETS), _keys(TARGET_KEYS), ",".join),
+    Param("cmp_targets", list(DEFAULT_TARGETS), _keys(target_keys()), ",".join),
     text_param("cmp_source", "", MAX_SOURCE_CHARS),
     Param("cmp_drafts", list(DEFAULT_DRAFTS), _keys(DRAFT_KEYS), ",".join),
     Param("cmp_cats", list(CATEGORIES[:6]), _keys(CATEGORIES), ",".join),
@@ -82,7 +82,7 @@ if rejected:
 names = {**s["category_names"], **{k: k for k in DRAFT_KEYS}}
 text.show("intro")
 
-st.multiselect(s["targets"], TARGET_KEYS, key="cmp_targets", help=s["targets_help"])
+st.multiselect(s["targets"], target_keys(), key="cmp_targets", help=s["targets_help"])
 st.text_input(s["source"], key="cmp_source")
 st.multiselect(s["drafts"], DRAFT_KEYS, key="cmp_drafts", help=s["drafts_help"])
 st.multiselect(s["categories"], CATEGORIES, key="cmp_cats", format_func=lambda k: names[k])

@@ -28,13 +28,13 @@ from pages.live_parts.controls import controls
 from pages.live_parts.run import TRACE_KEY, LiveRun, keep, playback
 from pages.live_parts.view import show
 from specdec_core.live.limits import MAX_NEW_TOKENS, MAX_SOURCE_CHARS
-from specdec_core.live.model_choices import DRAFTS, MAX_VOCAB, TARGETS
+from specdec_core.live.model_choices import DRAFTS, MAX_VOCAB, targets
 from specdec_core.live.presets import PRESETS
 from specdec_core.live.trace import TraceError, from_json
 from specdec_core.viz.escape import md
 
 PARAMS = [
-    choice_param("live_target", "bundled", TARGETS),
+    choice_param("live_target", "bundled", targets()),
     text_param("live_target_src", "", MAX_SOURCE_CHARS),
     choice_param("live_draft", "ngram", DRAFTS),
     int_param("live_k", 20, 1, 256),

@@ -20,6 +20,7 @@ from pages.common.model_form import (
     set_prompt,
     source_input,
     target_choices,
+    target_label,
 )
 from pages.common.models import access, loaded_models_panel
 from pages.common.page import start
@@ -30,13 +31,14 @@ from pages.race_parts.run import LAST_KEY, RESULTS_KEY, keep, race_job, show_pro
 from pages.race_parts.view import by_task, show
 from specdec_core.live.access import drafts
 from specdec_core.live.limits import MAX_PROMPT_CHARS, MAX_RACE_NEW_TOKENS, MAX_SOURCE_CHARS
-from specdec_core.live.model_choices import PLAIN_TARGETS, TARGETS, TOY_DRAFTS
+from specdec_core.live.model_choices import drafts_for, plain_targets, targets
 from specdec_core.live.presets import PRESETS
 from specdec_core.live.race import RaceResult
 
-TOY_CHOICES = tuple(k for k in TOY_DRAFTS if k != "custom")  # the race offers no custom draft on the toy pair
+# the race offers no custom draft on the toy pair
+TOY_CHOICES = tuple(k for k in drafts_for("toy") if k != "custom")
 PARAMS = [
-    choice_param("race_target", "bundled", TARGETS),
+    choice_param("race_target", "bundled", targets()),
     text_param("race_target_src", "", MAX_SOURCE_CHARS),
     text_param("race_depths", "10, 20, 27", 100),
     text_param("race_draft_src", "", MAX_SOURCE_CHARS),
@@ -80,7 +82,7 @@ with st.container(border=True):
     target_kind = c1.selectbox(
         s["target"],
         targets,
-        format_func=lambda k: ls[f"targets.{k}"],
+        format_func=lambda k: target_label(k, ls),
         key="race_target",
         on_change=_target_changed,
     )
@@ -107,7 +109,7 @@ with st.container(border=True):
         on_change=set_prompt,
         args=("race",),
     )
-    c3.toggle(ls["chat"], key="race_chat", disabled=target_kind in PLAIN_TARGETS)
+    c3.toggle(ls["chat"], key="race_chat", disabled=target_kind in plain_targets())
     st.text_area(s["prompt"], key="race_prompt", height=110, help=ls("prompt_help", limit=MAX_PROMPT_CHARS))
     g1, g2, g3, g4 = st.columns(4)
     decoding_controls(g1, g2, "race")

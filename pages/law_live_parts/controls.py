@@ -27,7 +27,7 @@ from specdec_core.live.law import (
     law_drafts,
 )
 from specdec_core.live.limits import MAX_PROMPT_CHARS
-from specdec_core.live.model_choices import DRAFTS, PLAIN_TARGETS, TOY_WORDS, DraftSpec
+from specdec_core.live.model_choices import DRAFTS, TOY_WORDS, DraftSpec, plain_targets
 from specdec_core.live.presets import PRESETS
 from specdec_core.viz.escape import md
 
@@ -114,7 +114,7 @@ def controls() -> None:
             args=("law",),
             help=live["preset_help"],
         )
-        c3.toggle(live["chat"], key="law_chat", disabled=target in PLAIN_TARGETS, help=live["chat_help"])
+        c3.toggle(live["chat"], key="law_chat", disabled=target in plain_targets(), help=live["chat_help"])
         st.text_area(
             live["prompt"], key="law_prompt", height=110, help=live("prompt_help", limit=MAX_PROMPT_CHARS)
         )

@@ -22,12 +22,13 @@ from pages.common.model_form import (
     set_prompt,
     source_input,
     target_choices,
+    target_label,
     target_spec,
 )
 from pages.common.models import access, loaded_models_panel
 from specdec_core.live.access import drafts
 from specdec_core.live.limits import MAX_NEW_TOKENS, MAX_PROMPT_CHARS, MAX_UPLOAD_MB
-from specdec_core.live.model_choices import HEAD_DRAFTS, MAX_VOCAB, PLAIN_TARGETS, TOY_WORDS, DraftSpec
+from specdec_core.live.model_choices import HEAD_DRAFTS, MAX_VOCAB, TOY_WORDS, DraftSpec, plain_targets
 from specdec_core.live.presets import PRESETS
 from specdec_core.live.settings import LiveSettings
 
@@ -63,7 +64,7 @@ def _choice(
     return col.selectbox(
         s[name],
         options,
-        format_func=lambda k: s[f"{name}s.{k}"],
+        format_func=(lambda k: target_label(k, s)) if name == "target" else lambda k: s[f"{name}s.{k}"],
         key=f"live_{name}",
         on_change=on_change,
         args=args,
@@ -92,7 +93,7 @@ def controls() -> None:
         if draft_kind in HEAD_DRAFTS:
             c2.number_input(s["vocab"], 0, MAX_VOCAB, step=1024, key="live_vocab", help=s["vocab_help"])
         _choice(c3, "preset", PRESETS, set_prompt, ("live",))
-        c3.toggle(s["chat"], key="live_chat", disabled=target_kind in PLAIN_TARGETS, help=s["chat_help"])
+        c3.toggle(s["chat"], key="live_chat", disabled=target_kind in plain_targets(), help=s["chat_help"])
         st.text_area(
             s["prompt"], key="live_prompt", height=130, help=s("prompt_help", limit=MAX_PROMPT_CHARS)
         )

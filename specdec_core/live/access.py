@@ -28,13 +28,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from specdec_core.live.model_choices import (
-    TARGETS,
     ChoiceError,
     DraftSpec,
     TargetSpec,
     drafts_for,
     load_target,
     target_key,
+    targets,
 )
 from specdec_core.live.shelf import ModelShelf
 
@@ -79,8 +79,8 @@ class Access:
     def targets(self) -> tuple[str, ...]:
         """The target kinds offered: all of them, or in classroom mode the preloaded kinds."""
         if not self.classroom:
-            return TARGETS
-        return tuple(k for k in TARGETS if any(t.kind == k for t in self.preload))
+            return targets()
+        return tuple(k for k in targets() if any(t.kind == k for t in self.preload))
 
     @property
     def free_sources(self) -> bool:

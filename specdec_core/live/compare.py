@@ -27,6 +27,7 @@ from typing import Any
 
 from specdec_core.engine import RoundEvent, summarize
 from specdec_core.live.settings import DecodeSettings
+from specdec_core.models import families
 
 ASSETS = Path(__file__).resolve().parents[2] / "assets" / "compare"
 PROMPTS_FILE = ASSETS / "prompts.toml"
@@ -45,8 +46,14 @@ CATEGORIES: tuple[str, ...] = (
     "code",
 )
 BASELINE = "target-only"
+
+
 #: The targets a grid may hold (a custom one names its source in :attr:`GridSpec.custom_source`).
-TARGET_KEYS: tuple[str, ...] = ("bundled", "gemma", "custom")
+def target_keys() -> tuple[str, ...]:
+    """The targets a grid may hold: every family of the registry that encodes any text."""
+    return tuple(f.key for f in families.families() if f.free_text)
+
+
 #: The drafts a grid offers: kinds, layer-skip depths, and tree variants (``~tree``).
 DRAFT_KEYS: tuple[str, ...] = (
     "ngram",

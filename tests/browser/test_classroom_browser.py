@@ -17,7 +17,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from specdec_core.live.model_choices import TARGETS
+from specdec_core.live.model_choices import targets
 from support.browser import ROOT, free_port, serve, streamlit_cmd
 
 TIMEOUT = 60_000
@@ -136,7 +136,7 @@ def test_outside_classroom_mode_the_form_is_unchanged(page: Page, app_url: str):
     main = page.get_by_test_id("stMain")
     box = main.get_by_role("textbox", name="Target: Hugging Face id or local folder")
     expect(box).to_be_editable(timeout=TIMEOUT)
-    assert len(_options(page, "Target model")) == len(TARGETS)  # every target, Gemma included
+    assert len(_options(page, "Target model")) == len(targets())  # every target, Gemma included
     panel = _panel(page)
     expect(panel.get_by_role("button", name="Unload all models")).to_be_visible()
     assert not panel.locator("input[type=password]").count()
