@@ -1,28 +1,27 @@
 """Exact on a real model: hundreds of short speculative runs on one prompt, their first two
 tokens counted against the target's own law, beside a broken rule's.
 
-Controls (law_live_parts/controls.py) → Draw builds a ``LawLabRun`` (law_live_parts/run.py)
-that the page's ``Job`` drives: the samples come from ``specdec_core.live.law``, the tables and
-tests from ``specdec_core.live.law_view``, the figures from ``specdec_core.viz.law_live``.
+Controls (law_live_parts/controls.py) → Draw hands a ``LawJob`` (law_live_parts/run.py) to the
+run service: the samples come from ``specdec_core.live.law``, the tables and tests from
+``specdec_core.live.law_view``, the figures from ``specdec_core.viz.law_live``.
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from pages.common.jobs import Job
 from pages.common.page import start
 from pages.common.quiz import quiz
+from pages.common.service_run import ServiceRun
 from pages.common.urlstate import mirror, restore
 from pages.law_live_parts.controls import PARAMS, controls, problem, settings
-from pages.law_live_parts.run import LawLabRun
+from pages.law_live_parts.run import keep, law_job, show_progress
 from pages.law_live_parts.view import show, shown_result
 
 s, text = start("law_live")
 rejected_keys = restore(PARAMS)
 if rejected_keys:
     st.warning(s("url_rejected", keys=", ".join(rejected_keys)))
-job = Job("law")
 
 text.show("intro")
 controls()
@@ -30,7 +29,7 @@ mirror(PARAMS)
 trouble = problem(settings())
 if trouble is not None:
     st.error(trouble, icon=":material/error:")
-job.panel(s["run"], "law_run", ":material/play_arrow:", LawLabRun, PARAMS)
+ServiceRun("law", law_job, show_progress, keep, PARAMS).panel(s["run"], "law_run", ":material/play_arrow:")
 
 kept = shown_result()
 if kept is not None:

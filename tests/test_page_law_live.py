@@ -8,11 +8,12 @@ between samples (pages/common/stop.py), here made by a patched check after some 
 from __future__ import annotations
 
 import json
+import time
 
 import numpy as np
 import pytest
-import streamlit as st
 
+from specdec_core.live.law import MAX_SAMPLES
 from specdec_core.live.model_choices import toy_target
 from specdec_core.sampling import SamplingConfig, apply
 from specdec_core.viz.law_live import share_bars, tv_bars
@@ -88,23 +89,21 @@ def test_a_different_rule_and_seed_change_the_counts_not_the_law():
     assert sa.first.shares["exact"] != sb.first.shares["exact"]
 
 
-def test_stop_keeps_the_counts_so_far(monkeypatch):
-    import pages.law_live_parts.run as run
+def test_stop_keeps_the_counts_so_far():
+    from pages.common.models import run_service
 
-    calls = {"n": 0}
-
-    def stop_after_some() -> None:
-        calls["n"] += 1
-        if calls["n"] == 41:  # a press arrives after 40 samples
-            st.rerun()
-
-    monkeypatch.setattr(run, "stop_if_pressed", stop_after_some)
-    at = _draw(open_page("law_live", state=TOY))
+    at = open_page("law_live", state={**TOY, "law_n": MAX_SAMPLES})
+    at.button(key="law_run").click()
+    rerun(at, settle=False)
+    service, ticket = run_service(), at.session_state["_law_ticket"]
+    while (service.snapshot(ticket).result is None) and not service.snapshot(ticket).ended_already:
+        time.sleep(0.01)
+    at.button(key="law_stop").click()
+    rerun(at)
     _, snap = at.session_state[RESULT]
-    assert not snap.finished and snap.done == 40
-    assert snap.counts == {"exact": 20, "accept_all": 20}
-    assert snap.tests["exact"].n == 20 and snap.first.shares["exact"] is not None
-    assert any("Stopped after 40 of 300 samples" in w.value for w in at.warning)
+    assert not snap.finished and 0 < snap.done < snap.total
+    assert sum(snap.counts.values()) == snap.done and snap.tests["exact"].n == snap.counts["exact"]
+    assert any(f"Stopped after {snap.done:,} of {snap.total:,} samples" in w.value for w in at.warning)
     assert at.button(key="law_stop").disabled, "the page is back to idle"
 
 

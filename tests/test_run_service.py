@@ -140,3 +140,13 @@ def test_only_the_last_finished_snapshots_are_kept():
         assert service.snapshot(tickets[1]).state == DONE
     finally:
         service.close()
+
+
+def test_a_cancel_that_waits_returns_the_run_as_it_ended(service):
+    job = Steps(1000, pause=0.01)
+    ticket = service.submit(job)
+    while not service.snapshot(ticket).result:
+        time.sleep(0.005)
+    view = service.cancel(ticket, wait=5)
+    assert view.state == CANCELLED and view.ended is not None  # the worker finished its round
+    assert view.result == list(range(len(view.result)))

@@ -23,6 +23,8 @@ from pages.common.urlstate import Param, restore
 from specdec_core.live.run_service import FAILED, Job, Snapshot
 
 POLL_S = 0.5
+#: How long Stop waits for the run's round to end, so the result holds all it committed.
+STOP_WAIT_S = 30.0
 
 
 class ServiceRun:
@@ -64,7 +66,7 @@ class ServiceRun:
         if ticket is None:
             return
         try:
-            view = run_service().cancel(ticket)
+            view = run_service().cancel(ticket, wait=STOP_WAIT_S)
         except KeyError:  # ended and forgotten already
             return
         if view.result is not None:

@@ -1,95 +1,51 @@
-"""The lab's run (a :class:`~pages.common.jobs.Run`): N samples of each rule, drawn in turn, the
-view repainted as counts arrive; a Stop keeps the counts so far."""
+"""The lab's run: Draw hands a :class:`~specdec_core.live.law_job.LawJob` built from the
+controls to the run service; while it draws, the counts so far are shown as they come; a Stop
+keeps them."""
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import streamlit as st
 
 from pages.common.i18n import strings
 from pages.common.jobs import Refused
-from pages.common.models import get_draft, get_target
-from pages.common.stop import stop_if_pressed
+from pages.common.models import access, shelf
 from pages.law_live_parts.controls import problem, settings
 from pages.law_live_parts.view import RESULT_KEY, show
-from specdec_core.live.law import LawLab, eta_s
-from specdec_core.live.law_view import LawSnapshot, snapshot
-from specdec_core.live.runs import Pacer, encode_prompt
+from specdec_core.live.law_job import LawJob, LawRequest
+from specdec_core.live.run_service import WAITING, Snapshot
 from specdec_core.viz.escape import md
 
-#: Repaint the counts at most this often (a repaint redraws the charts and the tests).
-PAINT_EVERY = 1.0
+
+def law_job() -> LawJob:
+    """The job Draw hands to the run service; settings out of bounds are refused."""
+    spec = settings()
+    trouble = problem(spec)
+    if trouble is not None:
+        raise Refused(trouble)
+    return LawJob(LawRequest(spec, st.session_state["law_prompt"]), shelf(), access())
 
 
-class LawLabRun:
-    """Draw's run: the controls' settings and prompt, refused with a message when out of bounds."""
+def show_progress(snap: Snapshot) -> None:
+    """A drawing lab's bar (samples, each rule's count, time left) and its tables so far."""
+    s, p = strings("law_live"), snap.progress
+    if snap.state == WAITING:
+        st.info(strings("compare")("queue_grid", ahead=snap.ahead), icon=":material/hourglass_top:")
+    elif p is not None and p.loading is not None:
+        st.progress(min(max(p.loading[0], 0.0), 1.0), text=md(p.loading[1]))
+    elif p is not None and p.busy_s is not None:
+        st.info(s("busy", seconds=p.busy_s), icon=":material/hourglass_top:")
+    if p is None or p.total == 0 or snap.result is None:
+        st.progress(0.0, text=s["progress_start"])
+        return
+    spec, table = snap.result
+    counts = dict(p.counts)
+    text = s("progress", done=p.done, total=p.total, exact=counts["exact"], broken=counts[spec.broken],
+             rule=s[f"rules.{spec.broken}"], eta=p.eta_s or 0.0)  # fmt: skip
+    st.progress(p.done / p.total, text=md(text))
+    show(spec, table, key=f"law_live_{p.done}")
 
-    def __init__(self) -> None:
-        self.settings = settings()
-        self.prompt: str = st.session_state["law_prompt"]
-        self.problem = problem(self.settings)
-        self.strings = strings("law_live")  # read now: result() makes no Streamlit call
-        self.target: Any = None
-        self.draft: Any = None
-        self.ids: list[int] = []
-        self.lab: LawLab | None = None
 
-    def prepare(self) -> None:
-        """Refuse settings out of bounds; load the models and encode the prompt."""
-        if self.problem is not None:
-            raise Refused(self.problem)
-        s = self.settings
-        self.target = get_target(s.target)
-        self.draft = get_draft(s.target, self.target, s.draft)
-        self.ids = encode_prompt(self.target, self.prompt, s.chat, s.max_new_tokens)
-
-    def stream(self) -> None:
-        """Prefill and the first token's law, then the samples, repainting as they come."""
-        s = self.strings
-        status = st.empty()
-        bar = st.progress(0.0, text=s["progress_start"])
-        board = st.empty()
-        waited = [time.perf_counter()]
-
-        def wait() -> None:  # another session holds the models: say so, and let Stop through
-            stop_if_pressed()
-            status.info(s("busy", seconds=time.perf_counter() - waited[0]), icon=":material/hourglass_top:")
-
-        lab = self.lab = LawLab(self.target, self.draft, self.ids, self.settings, wait)
-        lab.prime()
-        start, pacer, paints = time.perf_counter(), Pacer(PAINT_EVERY), 0
-        for rule in lab.order():
-            stop_if_pressed()
-            waited[0] = time.perf_counter()
-            lab.draw(rule)
-            status.empty()
-            last = lab.done == lab.total
-            if not pacer.due(last):
-                continue
-            left = eta_s(lab.done, lab.total, time.perf_counter() - start)
-            counts = {r: t.n for r, t in lab.tallies.items()}
-            text = s(
-                "progress",
-                done=lab.done,
-                total=lab.total,
-                exact=counts["exact"],
-                broken=counts[self.settings.broken],
-                rule=s[f"rules.{self.settings.broken}"],
-                eta=left or 0.0,
-            )
-            bar.progress(lab.done / lab.total, text=md(text))
-            paints += 1
-            with board.container():
-                show(self.settings, snapshot(lab, self.target.token_text), key=f"law_live_{paints}")
-
-    def result(self, finished: bool) -> tuple[Any, LawSnapshot] | None:
-        """The counts so far and what they show (None before the first sample)."""
-        lab = self.lab
-        if lab is None or lab.done == 0:
-            return None
-        return (self.settings, snapshot(lab, self.target.token_text, finished))
-
-    def keep(self, value: Any) -> None:
-        st.session_state[RESULT_KEY] = value
+def keep(value: Any) -> None:
+    st.session_state[RESULT_KEY] = value

@@ -146,9 +146,10 @@ class RunService:
             ahead = (0 if self._running is None else 1) + self._line.index(run) if run in self._line else 0
             return self._view(ticket, run, ahead)
 
-    def cancel(self, ticket: str) -> Snapshot:
+    def cancel(self, ticket: str, wait: float = 0.0) -> Snapshot:
         """This ticket stops watching; its run ends at the end of its round once no ticket
-        watches it (a waiting run leaves the line at once). Returns the ticket's last view."""
+        watches it (a waiting run leaves the line at once). Returns the ticket's last view,
+        after up to `wait` seconds for a running run to end, so it holds all it committed."""
         with self._cond:
             if ticket in self._ended:
                 return self._ended[ticket]
@@ -159,6 +160,8 @@ class RunService:
                 if run in self._line:
                     self._line.remove(run)
                     run.state, run.ended = CANCELLED, time.time()
+                elif wait > 0:
+                    self._cond.wait_for(lambda: run.state in ENDED, timeout=wait)
             view = replace(self._view(ticket, run, 0), state=CANCELLED)
             self._end(ticket, view)
             return view

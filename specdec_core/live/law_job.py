@@ -1,0 +1,84 @@
+"""The lab "Exact on a real model" as a job of the run service: the page builds a
+:class:`LawRequest` from its controls; the job loads the models, encodes the prompt, primes the
+first token's law and draws each rule's samples in turn, publishing a :class:`LawProgress` and
+the ``(settings, LawSnapshot)`` so far as they come. A cancel ends it after the sample going,
+and the counts so far stay (the snapshot marked unfinished)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from specdec_core.live import job_models
+from specdec_core.live.access import Access
+from specdec_core.live.law import LawLab, LawSettings, eta_s
+from specdec_core.live.law_view import LawSnapshot, snapshot
+from specdec_core.live.runs import Pacer, encode_prompt
+from specdec_core.live.shelf import ModelShelf
+
+#: Publish the tables at most this often (the page redraws charts and tests from each).
+PUBLISH_EVERY = 1.0
+
+
+@dataclass(frozen=True)
+class LawProgress:
+    """Where the lab is: samples `done` of `total`, the count of each rule, the seconds left
+    (None until it can be told), a model being loaded, or seconds spent waiting for models."""
+
+    done: int = 0
+    total: int = 0
+    counts: tuple[tuple[str, int], ...] = ()
+    eta_s: float | None = None
+    loading: tuple[float, str] | None = None
+    busy_s: float | None = None
+
+
+@dataclass(frozen=True)
+class LawRequest:
+    """The lab as the controls describe it (already checked against the server's bounds)."""
+
+    settings: LawSettings
+    prompt: str
+
+
+class LawJob:
+    """One lab run for the run service (never shared: each learner draws their own samples)."""
+
+    key = None
+
+    def __init__(self, request: LawRequest, shelf: ModelShelf, rules: Access) -> None:
+        self.request, self.shelf, self.rules = request, shelf, rules
+
+    def run(self, ctx: Any) -> tuple[LawSettings, LawSnapshot] | None:
+        s = self.request.settings
+
+        def loading(fraction: float, message: str) -> None:
+            ctx.publish(LawProgress(loading=(fraction, message)))
+
+        waited = [time.perf_counter()]
+
+        def wait() -> None:  # another session holds the models: say so, and let a cancel through
+            ctx.check()
+            ctx.publish(LawProgress(busy_s=time.perf_counter() - waited[0]))
+
+        target = job_models.target(self.shelf, self.rules, s.target, loading)
+        draft = job_models.draft(self.shelf, self.rules, s.target, target, s.draft, loading)
+        ids = encode_prompt(target, self.request.prompt, s.chat, s.max_new_tokens)
+        lab = LawLab(target, draft, ids, s, wait)
+        lab.prime()
+        start, pacer = time.perf_counter(), Pacer(PUBLISH_EVERY)
+        for rule in lab.order():
+            if ctx.cancelled:
+                break
+            waited[0] = time.perf_counter()
+            lab.draw(rule)
+            if pacer.due(lab.done == lab.total):
+                counts = tuple((r, t.n) for r, t in lab.tallies.items())
+                left = eta_s(lab.done, lab.total, time.perf_counter() - start)
+                ctx.publish(
+                    LawProgress(lab.done, lab.total, counts, left), (s, snapshot(lab, target.token_text))
+                )
+        if lab.done == 0:
+            return None
+        return (s, snapshot(lab, target.token_text, finished=lab.done == lab.total))
