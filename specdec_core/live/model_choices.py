@@ -1,13 +1,14 @@
 """The models the live pages offer: targets, drafts for each, and how to build them.
 
-Targets: the bundled SmolLM2-135M-Instruct (real, the default), the shipped Gemma-3-270M (base,
-another family), a toy word-level Markov pair (instant, exact, no download) and any Hugging Face
-id or local folder. Drafts for a
+Targets are the families of the registry (``specdec_core.models.families``: the bundled
+SmolLM2-135M-Instruct, the shipped Gemma-3-270M, the toy word-level Markov pair and any Hugging
+Face id or local folder); :func:`targets`, :func:`plain_targets`, :func:`drafts_for` and
+:func:`target_layers` read it, and :func:`load_target` loads through it. Drafts for a
 transformer target: n-gram prompt lookup, a bf16 copy, its own first k layers, the shipped
 EAGLE-style head or Medusa heads (assets/head, assets/medusa), or a custom model; for the toy
-target: the toy draft chain or n-gram. A choice is a small frozen spec, so it can key a
-cache (:func:`target_key`, :func:`draft_key`); ``ModelShelf`` (specdec_core/live/shelf.py)
-builds each model once per process.
+target: the toy draft chain or n-gram. A choice is a small frozen spec, so it can key a cache
+(:func:`target_key`, :func:`draft_key`); ``ModelShelf`` (specdec_core/live/shelf.py) builds
+each model once per process.
 """
 
 from __future__ import annotations
