@@ -20,11 +20,26 @@ from pages.common.i18n import strings
 from pages.common.jobs import error_text
 from pages.common.models import run_service
 from pages.common.urlstate import Param, restore
-from specdec_core.live.run_service import FAILED, Job, Snapshot
+from specdec_core.live.run_service import FAILED, WAITING, Job, Snapshot
+from specdec_core.viz.escape import md
 
 POLL_S = 0.5
 #: How long Stop waits for the run's round to end, so the result holds all it committed.
 STOP_WAIT_S = 30.0
+
+
+def show_status(snap: Snapshot, busy: Callable[[float], str]) -> None:
+    """What every job shows above its own progress: its place in line while it waits, a model
+    loading (a progress's ``loading``), or `busy(seconds)` while another session's generation
+    holds the models (a progress's ``busy_s``)."""
+    p = snap.progress
+    if snap.state == WAITING:
+        st.info(strings("common")("queue_job", ahead=snap.ahead), icon=":material/hourglass_top:")
+    elif getattr(p, "loading", None) is not None:
+        fraction, message = p.loading
+        st.progress(min(max(fraction, 0.0), 1.0), text=md(message))
+    elif getattr(p, "busy_s", None) is not None:
+        st.info(busy(p.busy_s), icon=":material/hourglass_top:")
 
 
 class ServiceRun:

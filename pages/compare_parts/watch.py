@@ -12,11 +12,11 @@ import streamlit as st
 from pages.common.i18n import strings
 from pages.common.jobs import WAIT_LIMIT, Refused
 from pages.common.models import access, classroom, shelf
-from pages.common.service_run import ServiceRun
+from pages.common.service_run import ServiceRun, show_status
 from pages.common.urlstate import Param
 from pages.compare_parts.run import RESULT_KEY, grid_problem, grid_spec
 from specdec_core.live.compare_run import GridJob
-from specdec_core.live.run_service import WAITING, Snapshot
+from specdec_core.live.run_service import Snapshot
 from specdec_core.viz.escape import md
 
 
@@ -31,13 +31,7 @@ def _job() -> GridJob:
 def _show(snap: Snapshot) -> None:
     """A running grid's place in line, model load, wait for busy models, or last generation."""
     s, progress = strings("compare"), snap.progress
-    if snap.state == WAITING:
-        st.info(s("queue_grid", ahead=snap.ahead), icon=":material/hourglass_top:")
-    elif progress is not None and progress.loading is not None:
-        fraction, message = progress.loading
-        st.progress(min(max(fraction, 0.0), 1.0), text=md(message))
-    elif progress is not None and progress.busy_s is not None:
-        st.info(strings("live")("models.busy", seconds=progress.busy_s), icon=":material/hourglass_top:")
+    show_status(snap, lambda seconds: strings("live")("models.busy", seconds=seconds))
     step = None if progress is None else progress.step
     if step is None:
         st.progress(0.0, text=s["starting"])

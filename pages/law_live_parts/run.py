@@ -11,10 +11,11 @@ import streamlit as st
 from pages.common.i18n import strings
 from pages.common.jobs import Refused
 from pages.common.models import access, shelf
+from pages.common.service_run import show_status
 from pages.law_live_parts.controls import problem, settings
 from pages.law_live_parts.view import RESULT_KEY, show
 from specdec_core.live.law_job import LawJob, LawRequest
-from specdec_core.live.run_service import WAITING, Snapshot
+from specdec_core.live.run_service import Snapshot
 from specdec_core.viz.escape import md
 
 
@@ -30,12 +31,7 @@ def law_job() -> LawJob:
 def show_progress(snap: Snapshot) -> None:
     """A drawing lab's bar (samples, each rule's count, time left) and its tables so far."""
     s, p = strings("law_live"), snap.progress
-    if snap.state == WAITING:
-        st.info(strings("compare")("queue_grid", ahead=snap.ahead), icon=":material/hourglass_top:")
-    elif p is not None and p.loading is not None:
-        st.progress(min(max(p.loading[0], 0.0), 1.0), text=md(p.loading[1]))
-    elif p is not None and p.busy_s is not None:
-        st.info(s("busy", seconds=p.busy_s), icon=":material/hourglass_top:")
+    show_status(snap, lambda seconds: s("busy", seconds=seconds))
     if p is None or p.total == 0 or snap.result is None:
         st.progress(0.0, text=s["progress_start"])
         return

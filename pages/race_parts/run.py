@@ -13,6 +13,7 @@ from pages.common.i18n import Strings, strings
 from pages.common.jobs import WAIT_LIMIT
 from pages.common.model_form import chat_on, decoding_values, layer_bound, preset_text, target_spec
 from pages.common.models import access, shelf
+from pages.common.service_run import show_status
 from specdec_core.live.model_choices import DraftSpec
 from specdec_core.live.race import (
     BASELINE,
@@ -24,8 +25,7 @@ from specdec_core.live.race import (
     race_task,
 )
 from specdec_core.live.race_job import RaceJob, RaceRequest
-from specdec_core.live.run_service import WAITING, Snapshot
-from specdec_core.viz.escape import md
+from specdec_core.live.run_service import Snapshot
 
 RESULTS_KEY = "race_results"
 LAST_KEY = "_race_last"
@@ -90,13 +90,8 @@ def race_job() -> RaceJob:
 
 def show_progress(snap: Snapshot) -> None:
     """A running race's model load, wait for busy models, or the run going with its share done."""
-    s, ls, p = strings("race"), strings("live"), snap.progress
-    if snap.state == WAITING:
-        st.info(strings("compare")("queue_grid", ahead=snap.ahead), icon=":material/hourglass_top:")
-    elif p is not None and p.loading is not None:
-        st.progress(min(max(p.loading[0], 0.0), 1.0), text=md(p.loading[1]))
-    elif p is not None and p.busy_s is not None:
-        st.info(ls("models.busy", seconds=p.busy_s), icon=":material/hourglass_top:")
+    s, p = strings("race"), snap.progress
+    show_status(snap, lambda seconds: strings("live")("models.busy", seconds=seconds))
     if p is not None and p.key is not None:
         st.progress(p.share, text=s("progress", name=p.name, n=p.produced))
     else:
