@@ -82,10 +82,11 @@ def train(
         last = now
         state["step"] = n + 1
         state["positions"] += positions
-        state["log"].append((n + 1, round(float(loss), 4), [round(a, 3) for a in agree]))
+        value = loss.item()  # a plain number: the log and the line need no graph
+        state["log"].append((n + 1, round(value, 4), [round(a, 3) for a in agree]))
         if (n + 1) % 5 == 0:
             print(
-                f"step {label(n)}: loss {float(loss):.3f}, top-1 agreement by {per} "
+                f"step {label(n)}: loss {value:.3f}, top-1 agreement by {per} "
                 f"{' '.join(f'{a:.2f}' for a in agree)}, lr {lr:.2e}, {state['seconds'] / 60:.1f} min",
                 flush=True,
             )
