@@ -32,9 +32,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import subprocess
 import time
+import tomllib
 from datetime import date
 from pathlib import Path
 
@@ -44,14 +44,13 @@ from specdec_core.live.compare import (
     CATEGORIES,
     DRAFT_KEYS,
     MAX_PER_CATEGORY,
-    GridResult,
     GridSpec,
     cells,
-    grid_json,
     ranking,
     target_keys,
 )
 from specdec_core.live.compare_run import GridModels, GridRun
+from specdec_core.live.compare_saved import GridResult, grid_json
 from specdec_core.live.compare_tables import summary
 from specdec_core.live.settings import DecodeSettings
 from specdec_core.live.shelf import ModelShelf
@@ -75,28 +74,19 @@ def _keys(allowed: tuple[str, ...]):
 
 def label() -> dict[str, str]:
     """What a saved grid says about where it was measured: machine, date and app version."""
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    version = next(
-        (ln.split("=")[1].strip().strip('"') for ln in (ROOT / "pyproject.toml").read_text().splitlines()
-         if ln.startswith("version")),
-        "?",
-    )  # fmt: skip
+    from specdec_core.models.hf.kernel_choice import cpu_model
+
+    with (ROOT / "pyproject.toml").open("rb") as f:
+        version = tomllib.load(f)["project"]["version"]
     try:
         rev = subprocess.run(
             ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
         )
         version += f" ({rev.stdout.strip()})" if rev.returncode == 0 else ""
-    except OSError:
+    except OSError:  # no git: the version alone
         pass
     return {
-        "machine": f"{cpu}, {os.cpu_count()} cores",
+        "machine": f"{cpu_model()}, {os.cpu_count()} cores",
         "date": date.today().isoformat(),
         "app_version": version,
     }

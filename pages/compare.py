@@ -38,12 +38,11 @@ from specdec_core.live.compare import (
     DRAFT_KEYS,
     MAX_PER_CATEGORY,
     GridError,
-    example,
     gpu_rows,
-    grid_from_json,
     published,
     target_keys,
 )
+from specdec_core.live.compare_saved import example, grid_from_json
 from specdec_core.live.limits import MAX_SOURCE_CHARS
 from specdec_core.viz.compare import METRICS
 from specdec_core.viz.escape import md

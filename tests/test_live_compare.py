@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -15,17 +16,15 @@ from specdec_core.live.compare import (
     CATEGORIES,
     Cell,
     GridError,
-    GridResult,
     GridSpec,
     Measured,
     cells,
-    grid_from_json,
-    grid_json,
     projected_speedup,
     prompts,
     ranking,
 )
 from specdec_core.live.compare_run import GridRun, draft_spec, encode
+from specdec_core.live.compare_saved import GridResult, grid_from_json, grid_json
 from specdec_core.live.compare_tables import CSV_COLUMNS, cells_csv, summary
 from specdec_core.live.model_choices import ChoiceError
 from specdec_core.live.settings import DecodeSettings
@@ -173,7 +172,7 @@ def test_a_saved_grid_loads_back_the_same(finished):
     result = GridResult(grid, tuple(run.measured), True, {("tiny", "medusa"): "no head"}, {"machine": "x"})
     loaded = grid_from_json(grid_json(result))
     assert loaded == result
-    relabelled = grid_from_json(grid_json(result, label={"date": "2026-12-05"}))
+    relabelled = grid_from_json(grid_json(replace(result, label={"date": "2026-12-05"})))
     assert relabelled.label == {"date": "2026-12-05"}
     for bad in ("{}", "not json", json.dumps({"format": "specdec-studio/compare-grid", "spec": {}})):
         with pytest.raises(GridError) as err:

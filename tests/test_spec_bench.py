@@ -11,16 +11,17 @@ import zipfile
 from pathlib import Path
 from statistics import fmean
 
-import numpy as np
 import pytest
 from transformers import AutoTokenizer
 
 from specdec_core.engine import estimate_cost_ratio
 from specdec_core.live import spec_bench as sb
-from specdec_core.live.compare import BASELINE, GridResult, GridSpec, cells, grid_from_json, grid_json
+from specdec_core.live.compare import BASELINE, GridSpec, cells
 from specdec_core.live.compare_run import GridRun
+from specdec_core.live.compare_saved import GridResult, grid_from_json, grid_json
 from specdec_core.live.compare_tables import MARKDOWN_COLUMNS, markdown_table
 from specdec_core.live.settings import DecodeSettings
+from support.spec_bench_speed import speed_py
 from tests.test_live_compare import TinyModels
 
 TEXTS = ["the cat sat on the mat", "a dog ran in the park", "the sun is hot", "we read a book", "it rains"]
@@ -93,28 +94,6 @@ def test_the_sample_is_seeded_in_file_order_and_takes_the_first_turn():
     assert sb.sample(qs, 80, seed=0).counts["qa"] == 5  # all where the file has fewer
     with pytest.raises(ValueError):
         sb.sample(qs, 0, seed=0)
-
-
-def speed_py(method_file: str, base_file: str, tokenizer, task: str) -> tuple[float, float]:
-    """(mean accepted tokens, speedup) of one task, computed as Spec-Bench's
-    evaluation/speed.py computes them (its `speed` function, re-typed here: CI has no network)."""
-    mt_bench_list = ["writing", "roleplay", "reasoning", "math", "coding", "extraction", "stem", "humanities"]
-
-    def rows(text):
-        data = [json.loads(line) for line in text.splitlines()]
-        if task == "mt_bench":
-            return [d for d in data if d["category"] in mt_bench_list]
-        return [d for d in data if d["category"] == task]
-
-    speeds, accept = [], []
-    for d in rows(method_file):
-        accept.extend(d["choices"][0]["accept_lengths"])
-        speeds.append(sum(d["choices"][0]["new_tokens"]) / sum(d["choices"][0]["wall_time"]))
-    speeds0 = []
-    for d in rows(base_file):
-        tokens = sum(len(tokenizer(t).input_ids) - 1 for t in d["choices"][0]["turns"])
-        speeds0.append(tokens / sum(d["choices"][0]["wall_time"]))
-    return float(np.mean(accept)), float(np.array(speeds).mean() / np.array(speeds0).mean())
 
 
 @pytest.fixture(scope="module")

@@ -9,8 +9,9 @@ import pandas as pd
 import streamlit as st
 
 from pages.common.models import shelf
-from specdec_core.live.compare import GridResult, grid_json, winners
+from specdec_core.live.compare import winners
 from specdec_core.live.compare_run import loaded_tokenizers
+from specdec_core.live.compare_saved import GridResult, grid_json
 from specdec_core.live.compare_tables import cell_rows, cells_csv, markdown_table
 from specdec_core.live.spec_bench import answer_files, answers_zip
 from specdec_core.viz.compare import METRICS, heat_cells, heatmap

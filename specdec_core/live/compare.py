@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from statistics import fmean
@@ -32,7 +32,6 @@ from specdec_core.models import families
 ASSETS = Path(__file__).resolve().parents[2] / "assets" / "compare"
 PROMPTS_FILE = ASSETS / "prompts.toml"
 PUBLISHED_FILE = ASSETS / "published.toml"
-EXAMPLE_FILE = ASSETS / "example_grid.json"
 GPU_RESULTS_FILE = Path(__file__).resolve().parents[2] / "bench" / "gpu_results.json"
 #: Spec-Bench's six task categories, then copying and code.
 CATEGORIES: tuple[str, ...] = (
@@ -75,7 +74,6 @@ DEFAULT_DRAFTS: tuple[str, ...] = ("ngram", "bf16", "head")
 #: Two figures closer than this share of the larger are a tie.
 TIE_SHARE = 0.10
 MAX_PER_CATEGORY = 5
-FORMAT = "specdec-studio/compare-grid"
 
 
 class GridError(ValueError):
@@ -245,6 +243,12 @@ def _ratio(num: float, den: float) -> float | None:
     return num / den if den > 0 and num > 0 else None
 
 
+def _mean(values: Sequence[float | None]) -> float | None:
+    """The mean of `values`; None when there are none or one is undefined."""
+    known = [v for v in values if v is not None]
+    return fmean(known) if known and len(known) == len(values) else None
+
+
 @dataclass(frozen=True)
 class Cell:
     """One draft on one target over one category's prompts, against those prompts' target-only runs."""
@@ -315,16 +319,16 @@ class Cell:
     def tokens_per_s(self) -> float | None:
         """Spec-Bench's tokens per second with the draft: the mean over prompts of each run's
         new tokens ÷ its wall time; None when a run took no time."""
-        rates = [_ratio(r.tokens, r.wall_s) for r in self.runs]
-        return fmean(rates) if rates and None not in rates else None  # type: ignore[arg-type]
+        return _mean([_ratio(r.tokens, r.wall_s) for r in self.runs])
 
     @property
     def baseline_tokens_per_s(self) -> float | None:
         """Spec-Bench's tokens per second of the target alone: the mean over prompts of each
         run's tokens as ``speed.py`` counts a baseline's (its text re-tokenised) ÷ its wall
         time; None for runs saved without that count."""
-        rates = [_ratio(b.answer_tokens, b.wall_s) if b.answer_tokens >= 0 else None for b in self.baselines]
-        return fmean(rates) if rates and None not in rates else None  # type: ignore[arg-type]
+        return _mean(
+            [_ratio(b.answer_tokens, b.wall_s) if b.answer_tokens >= 0 else None for b in self.baselines]
+        )
 
     @property
     def spec_bench_speedup(self) -> float | None:
@@ -412,83 +416,9 @@ def ranking(cells_: Iterable[Cell], target: str, category: str, by: str = "tau")
     return [Placing(d, v, v >= (1 - TIE_SHARE) * top) for d, v in values]
 
 
-@dataclass(frozen=True)
-class GridResult:
-    """A grid as shown: its spec, the runs that finished, whether every run did, the (target,
-    draft) pairs skipped with why, and a saved grid's label (machine, date, app version)."""
-
-    spec: GridSpec
-    runs: tuple[Measured, ...]
-    complete: bool
-    skipped: dict[tuple[str, str], str] = field(default_factory=dict)
-    label: dict[str, str] = field(default_factory=dict)
-
-    @property
-    def cells(self) -> list[Cell]:
-        return cells(self.spec, self.runs)
-
-
-def grid_json(result: GridResult, label: dict[str, str] | None = None) -> str:
-    """A grid and every run it measured, as JSON (load it with :func:`grid_from_json`);
-    `label` (machine, date, app version) replaces the result's own."""
-    data = {
-        "format": FORMAT,
-        "version": 2,
-        "complete": result.complete,
-        "label": dict(result.label if label is None else label),
-        "spec": {**asdict(result.spec), "settings": asdict(result.spec.settings)},
-        "skipped": [[t, d, why] for (t, d), why in result.skipped.items()],
-        "runs": [asdict(m) for m in result.runs],
-    }
-    return json.dumps(data, ensure_ascii=False, allow_nan=False)
-
-
-def _spec_from(raw: dict[str, Any]) -> GridSpec:
-    settings = DecodeSettings(**{**raw["settings"], "tree": tuple(raw["settings"].get("tree", ()))})
-    return GridSpec(
-        targets=tuple(raw["targets"]),
-        drafts=tuple(raw["drafts"]),
-        categories=tuple(raw["categories"]),
-        per_category=int(raw["per_category"]),
-        settings=settings,
-        custom_source=str(raw.get("custom_source", "")),
-        own_prompts=tuple((str(c), tuple(map(str, p))) for c, p in raw.get("own_prompts", ())),
-        questions=tuple((str(c), tuple((q, str(k)) for q, k in ids)) for c, ids in raw.get("questions", ())),
-    )
-
-
-def _measured(raw: dict[str, Any]) -> Measured:
-    lists = {k: tuple(raw.get(k, ())) for k in ("output", "accept_lengths")}
-    return Measured(**{**raw, **lists})
-
-
-def grid_from_json(text: str | bytes) -> GridResult:
-    """The grid saved by :func:`grid_json`; GridError("file") when the text is not one."""
-    try:
-        data = json.loads(text)
-        if not isinstance(data, dict) or data.get("format") != FORMAT:
-            raise GridError("this file is not a saved comparison grid.", "file")
-        spec = _spec_from(data["spec"])
-        spec.check()
-        runs = tuple(_measured(m) for m in data["runs"])
-        skipped = {(str(t), str(d)): str(why) for t, d, why in data.get("skipped", ())}
-        label = {str(k): str(v) for k, v in data.get("label", {}).items()}
-        return GridResult(spec, runs, bool(data.get("complete", False)), skipped, label)
-    except GridError:
-        raise
-    except (ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise GridError(f"this file is not a saved comparison grid ({exc}).", "file") from None
-
-
 def winners(cells_: Iterable[Cell], target: str, category: str, by: str) -> list[str]:
     """The drafts that win on `target` and `category` by `by`: the best and those tied with it."""
     return [p.draft for p in ranking(cells_, target, category, by) if p.tied_with_best]
-
-
-def example() -> GridResult | None:
-    """The measured grid shipped to show before anything runs (assets/compare/example_grid.json,
-    labelled with its machine, date and app version); None when the file is absent."""
-    return grid_from_json(EXAMPLE_FILE.read_bytes()) if EXAMPLE_FILE.is_file() else None
 
 
 @cache

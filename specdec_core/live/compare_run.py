@@ -9,7 +9,7 @@ the engine is deterministic, so a class pressing Run on the same grid runs it on
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
@@ -17,7 +17,8 @@ from specdec_core.engine import estimate_cost_ratio, measured_cost_ratio
 from specdec_core.live import job_models
 from specdec_core.live.access import Access
 from specdec_core.live.classroom import request_key
-from specdec_core.live.compare import BASELINE, GridResult, GridSpec, Measured
+from specdec_core.live.compare import BASELINE, GridSpec, Measured
+from specdec_core.live.compare_saved import GridResult
 from specdec_core.live.model_choices import (
     ChoiceError,
     DraftSpec,
@@ -101,7 +102,7 @@ def encode(model: Any, text: str) -> list[int]:
     return list(model.encode(text, chat=chat))
 
 
-def answer(target: Any, output: list[int]) -> dict[str, Any]:
+def answer(target: Any, output: Sequence[int]) -> dict[str, Any]:
     """A run's output as text (special tokens left out, as Spec-Bench writes answers) and its
     tokens counted as Spec-Bench's ``speed.py`` counts a baseline's; -1 without a tokenizer."""
     text = target.decode(output, skip_special_tokens=True).strip()
@@ -203,10 +204,8 @@ class GridRun:
                 stream.close()
                 return None, False
             events.append(event)
-        output = [tok for e in events for tok in e.committed]
-        run = Measured.from_events(
-            t, d, c, i, events, stream.wall_s, **answer(target, output), **costs(target, draft)
-        )
+        run = Measured.from_events(t, d, c, i, events, stream.wall_s, **costs(target, draft))
+        run = replace(run, **answer(target, run.output))
         if self.cache is not None and events and events[-1].finished:
             self.cache.store(key, run)
             self.cache.note_pace(pace_label(which), run.wall_s, run.tokens)

@@ -10,10 +10,11 @@ import json
 import zipfile
 from pathlib import Path
 
-import numpy as np
 import pytest
 from playwright.sync_api import Page, expect
 from transformers import AutoTokenizer
+
+from support.spec_bench_speed import speed_py
 
 pytestmark = pytest.mark.slow
 
@@ -43,20 +44,6 @@ def test_a_small_grid_shows_its_heatmap_and_exports_csv(page: Page, app_url: str
         ("bundled", "ngram", "code"),
     ]
     assert all(float(r["tau"]) >= 1.0 and r["greedy_identical"] == "true" for r in rows)
-
-
-def _speed_py(method: str, base: str, tokenizer, task: str) -> tuple[float, float]:
-    """(mean accepted tokens, speedup) of `task` as Spec-Bench's evaluation/speed.py computes them."""
-    rows = [json.loads(x) for x in method.splitlines() if json.loads(x)["category"] == task]
-    base_rows = [json.loads(x) for x in base.splitlines() if json.loads(x)["category"] == task]
-    accept = [n for r in rows for n in r["choices"][0]["accept_lengths"]]
-    speeds = [sum(r["choices"][0]["new_tokens"]) / sum(r["choices"][0]["wall_time"]) for r in rows]
-    speeds0 = [
-        sum(len(tokenizer(t).input_ids) - 1 for t in r["choices"][0]["turns"])
-        / sum(r["choices"][0]["wall_time"])
-        for r in base_rows
-    ]
-    return float(np.mean(accept)), float(np.mean(speeds) / np.mean(speeds0))
 
 
 def test_spec_bench_questions_run_and_their_answer_files_give_the_pages_figures(
@@ -105,6 +92,6 @@ def test_spec_bench_questions_run_and_their_answer_files_give_the_pages_figures(
     method, base = ((folder / f).read_text("utf-8") for f in ("ngram.jsonl", "target-only.jsonl"))
     assert [json.loads(x)["question_id"] for x in base.splitlines()] == [7, 9]
     for category, task in (("qa", "qa"), ("rag", "rag")):
-        tau, speedup = _speed_py(method, base, tokenizer, task)
+        tau, speedup = speed_py(method, base, tokenizer, task)
         assert abs(tau - float(rows[category]["tau"])) < 1e-4
         assert abs(speedup - float(rows[category]["spec_bench_speedup"])) < 1e-4
