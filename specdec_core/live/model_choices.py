@@ -42,11 +42,6 @@ def plain_targets() -> tuple[str, ...]:
     return tuple(f.key for f in families.families() if not f.chat)
 
 
-def shipped_targets() -> tuple[str, ...]:
-    """The targets that ship with the app (loaded from their wheels, no path or id to type)."""
-    return tuple(f.key for f in families.families() if f.shipped and f.key != "toy")
-
-
 class ChoiceError(ValueError):
     """A draft that cannot go with the chosen target, or a custom choice left empty.
 
@@ -135,7 +130,7 @@ def load_target(spec: TargetSpec, progress: Progress | None = None) -> Any:
     except KeyError as exc:
         raise ChoiceError(f"{exc.args[0]}.") from None
     source = spec.source.strip()
-    if not fam.shipped and not source:
+    if fam.needs_source and not source:
         raise ChoiceError(
             "Enter a Hugging Face model id or a local folder for the custom target.", "no_target_source"
         )

@@ -3,11 +3,11 @@
 A :class:`Family` says everything the app needs to offer a family: its key and English label,
 how it loads (``load(source, progress)``, `source` being the id or folder a custom family
 needs), whether its prompts go through a chat template, how many layers it has without reading
-its weights, the drafts it offers, whether it ships with the app, whether it is warmed up after
-loading, and whether it encodes any text. The live page, the draft race, the Compare page, the
-server's rules and the benches read :func:`families`; a new family is one :func:`register` call
-(and, for its name in another language, its strings). Loaders import torch only when they run,
-so the toy chain stays light.
+its weights, the drafts it offers, whether it needs a typed id or folder, whether it is warmed
+up after loading, and whether it encodes any text. The live page, the draft race, the Compare
+page, the server's rules and the benches read :func:`families`; a new family is one
+:func:`register` call (and, for its name in another language, its strings). Loaders import
+torch only when they run, so the toy chain stays light.
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+from specdec_core.models import layer_count
 
 #: ``progress(fraction in [0, 1], message)`` while a model loads.
 Progress = Callable[[float, str], None]
@@ -32,7 +34,8 @@ class Family:
     layers: Callable[[str], int | None]
     drafts: tuple[str, ...]
     chat: bool = True
-    shipped: bool = True
+    #: loads from an id or folder the user types (a custom model); the others need none
+    needs_source: bool = False
     warm: bool = True
     #: encodes any text (the Compare page's prompts); the toy chain knows only its words
     free_text: bool = True
@@ -60,15 +63,6 @@ def _custom(source: str, progress: Progress | None) -> Any:
     from specdec_core.models.hf import HFCausalLM
 
     return HFCausalLM.load(source, progress=progress)
-
-
-def _layers(name: str) -> Callable[[str], int | None]:
-    def count(source: str) -> int | None:
-        from specdec_core.models import layer_count
-
-        return getattr(layer_count, name)(*([source] if name == "source_layers" else []))
-
-    return count
 
 
 _REGISTRY: dict[str, Family] = {}
@@ -101,7 +95,11 @@ def family(key: str) -> Family:
 
 _BUILT_IN = (
     Family(
-        "bundled", "SmolLM2-135M-Instruct (bundled)", _bundled, _layers("bundled_layers"), TRANSFORMER_DRAFTS
+        "bundled",
+        "SmolLM2-135M-Instruct (bundled)",
+        _bundled,
+        lambda source: layer_count.bundled_layers(),
+        TRANSFORMER_DRAFTS,
     ),
     # the shipped heads read SmolLM2's features, so they do not fit Gemma; SmolLM2 drafts for
     # it across the two tokenizers instead
@@ -109,7 +107,7 @@ _BUILT_IN = (
         "gemma",
         "Gemma-3-270M (base)",
         _gemma,
-        _layers("gemma_layers"),
+        lambda source: layer_count.gemma_layers(),
         ("ngram", "bf16", "layerskip", "smollm2", "custom"),
         chat=False,
     ),
@@ -127,9 +125,9 @@ _BUILT_IN = (
         "custom",
         "Custom transformers model",
         _custom,
-        _layers("source_layers"),
+        layer_count.source_layers,
         TRANSFORMER_DRAFTS,
-        shipped=False,
+        needs_source=True,
     ),
 )
 for _family in _BUILT_IN:
