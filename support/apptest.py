@@ -46,7 +46,7 @@ def open_page(
 
 def rerun(at: AppTest, settle: bool = True) -> AppTest:
     """Run again and assert the page raised nothing; with `settle`, until a run it started in
-    the run service has ended and been collected (:func:`until_run_ends`), as a learner who
+    the run service has ended and been collected (:func:`until_runs_end`), as a learner who
     waits for it sees the page."""
     at.run()
     assert not at.exception, [e.value for e in at.exception]
@@ -68,8 +68,3 @@ def until_runs_end(at: AppTest, timeout: float = 300.0, poll: float = 0.2) -> Ap
         at.run()
         assert not at.exception, [e.value for e in at.exception]
     return at
-
-
-def until_run_ends(at: AppTest, prefix: str, timeout: float = 300.0) -> AppTest:
-    """:func:`until_runs_end`, for a page's one job (kept for readability at call sites)."""
-    return until_runs_end(at, timeout)

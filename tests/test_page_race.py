@@ -6,15 +6,14 @@ import pytest
 
 from specdec_core.live.race import BASELINE, result_json
 from specdec_core.viz.escape import md
-from support.apptest import open_page, rerun, until_run_ends
+from support.apptest import open_page, rerun
 
 TOY = {"race_target": "toy", "race_max": 40}
 
 
 def _run(at):
     at.button(key="race_run").click()
-    rerun(at)
-    return until_run_ends(at, "race")
+    return rerun(at)  # until the race has ended
 
 
 @pytest.mark.parametrize(("lang", "title"), [("en", "Draft race"), ("zh", "草稿竞赛")])

@@ -19,7 +19,7 @@ from specdec_core.live.text import readable, token_bytes
 from specdec_core.viz import escape
 from specdec_core.viz import live as live_viz
 from specdec_core.viz.labels import short_label
-from support.apptest import open_page, rerun, until_runs_end
+from support.apptest import open_page, rerun
 from tests.bad_input.hostile import hostile_trace
 from tests.bad_input.payloads import MARKERS, PAYLOADS, rendered_text, shows_literally
 
@@ -141,7 +141,7 @@ def test_live_page_shows_a_hostile_trace_literally_everywhere():
 def test_race_results_show_draft_names_literally():
     at = open_page("race", state={"race_target": "toy", "race_max": 24, "race_t": 0.0})
     at.button(key="race_run").click()
-    until_runs_end(rerun(at))
+    rerun(at)
     result = at.session_state["race_results"]["copy"]
     names = {k: PAYLOADS[i % len(PAYLOADS)] for i, k in enumerate(result.names)}
     hostile = replace(result, names=names)
