@@ -28,6 +28,7 @@ from specdec_core.live.model_choices import (
     target_key,
 )
 from specdec_core.live.race import TREE_SUFFIX, layerskip_depth
+from specdec_core.live.run_service import Context
 from specdec_core.live.runs import Stream, starter
 from specdec_core.live.settings import DecodeSettings
 from specdec_core.live.shelf import ModelShelf
@@ -285,15 +286,10 @@ class GridJob:
         self.key = ("grid", spec)  # identical grids pressed by two sessions run once
         self.shelf, self.rules, self.cache, self.timeout = shelf, rules, cache, timeout
 
-    def run(self, ctx: Any) -> GridResult:
+    def run(self, ctx: Context) -> GridResult:
         last: list[Step | None] = [None]
 
-        def loading(fraction: float, message: str) -> None:
-            ctx.publish(GridProgress(last[0], loading=(fraction, message)))
-
-        def busy(seconds: float) -> None:
-            ctx.check()  # a Stop while another session holds the models ends the wait
-            ctx.publish(GridProgress(last[0], busy_s=seconds))
+        loading, busy = ctx.reporters(lambda **shown: GridProgress(last[0], **shown))
 
         models = GridModels(self.shelf, self.spec.custom_source, self.rules, loading)
         grid = GridRun(self.spec, models, self.cache, busy, self.timeout, cancelled=lambda: ctx.cancelled)

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any
 
 from specdec_core.live import job_models
 from specdec_core.live.access import Access
 from specdec_core.live.law import LawLab, LawSettings, eta_s
 from specdec_core.live.law_view import LawSnapshot, snapshot
+from specdec_core.live.run_service import Context
 from specdec_core.live.runs import Pacer, encode_prompt
 from specdec_core.live.shelf import ModelShelf
 
@@ -50,17 +50,14 @@ class LawJob:
     def __init__(self, request: LawRequest, shelf: ModelShelf, rules: Access) -> None:
         self.request, self.shelf, self.rules = request, shelf, rules
 
-    def run(self, ctx: Any) -> tuple[LawSettings, LawSnapshot] | None:
+    def run(self, ctx: Context) -> tuple[LawSettings, LawSnapshot] | None:
         s = self.request.settings
 
-        def loading(fraction: float, message: str) -> None:
-            ctx.publish(LawProgress(loading=(fraction, message)))
-
+        loading, busy = ctx.reporters(LawProgress)
         waited = [time.perf_counter()]
 
-        def wait() -> None:  # another session holds the models: say so, and let a cancel through
-            ctx.check()
-            ctx.publish(LawProgress(busy_s=time.perf_counter() - waited[0]))
+        def wait() -> None:  # the lab's wait callback counts its own seconds
+            busy(time.perf_counter() - waited[0])
 
         target = job_models.target(self.shelf, self.rules, s.target, loading)
         draft = job_models.draft(self.shelf, self.rules, s.target, target, s.draft, loading)

@@ -14,6 +14,7 @@ from specdec_core.live import job_models
 from specdec_core.live.access import Access
 from specdec_core.live.model_choices import DraftSpec, TargetSpec
 from specdec_core.live.race import Race, RaceResult, RaceSettings
+from specdec_core.live.run_service import Context
 from specdec_core.live.runs import Pacer, encode_prompt
 from specdec_core.live.shelf import ModelShelf
 
@@ -58,15 +59,10 @@ class RaceJob:
     def __init__(self, request: RaceRequest, shelf: ModelShelf, rules: Access, timeout: float) -> None:
         self.request, self.shelf, self.rules, self.timeout = request, shelf, rules, timeout
 
-    def run(self, ctx: Any) -> RaceResult | None:
+    def run(self, ctx: Context) -> RaceResult | None:
         req = self.request
 
-        def loading(fraction: float, message: str) -> None:
-            ctx.publish(RaceProgress(loading=(fraction, message)))
-
-        def busy(seconds: float) -> None:
-            ctx.check()  # a Stop while another session holds the models ends the wait
-            ctx.publish(RaceProgress(busy_s=seconds))
+        loading, busy = ctx.reporters(RaceProgress)
 
         target = job_models.target(self.shelf, self.rules, req.target, loading)
         drafts = [

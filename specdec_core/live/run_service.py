@@ -21,7 +21,7 @@ import itertools
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
@@ -58,6 +58,22 @@ class Context:
             self._run.progress = progress
             if result is not None:
                 self._run.result = result
+
+    def reporters(
+        self, progress: Callable[..., Any]
+    ) -> tuple[Callable[[float, str], None], Callable[[float], None]]:
+        """A job's two model callbacks, publishing ``progress(loading=(fraction, message))`` while
+        a model loads and ``progress(busy_s=seconds)`` while another session's generation holds
+        the models; a cancel ends that wait (:meth:`check`)."""
+
+        def loading(fraction: float, message: str) -> None:
+            self.publish(progress(loading=(fraction, message)))
+
+        def busy(seconds: float) -> None:
+            self.check()
+            self.publish(progress(busy_s=seconds))
+
+        return loading, busy
 
 
 class Job(Protocol):
