@@ -58,5 +58,19 @@ if [ $want_tests = 1 ]; then
         "Install them yourself (chromium at /usr/bin/chromium) to run the browser tier."
     fi
   fi
+  # The class-answer tests start a throwaway PostgreSQL cluster with Debian's server binaries
+  # (/usr/lib/postgresql/<version>/bin/initdb, not on PATH). Where they are missing this installs
+  # Debian's postgresql package the same way; where that cannot be done, those tests fail and say why.
+  if ! compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null; then
+    echo "The PostgreSQL tests need Debian's postgresql package."
+    if command -v apt-get >/dev/null 2>&1 && $as_root true 2>/dev/null \
+      && $as_root apt-get update -qq \
+      && $as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; then
+      echo "Installed postgresql with apt-get."
+    else
+      echo "Skipped: installing postgresql needs apt-get, as root or with sudo that asks no password." \
+        "Without it the PostgreSQL tests fail and say so."
+    fi
+  fi
 fi
 echo "Setup complete."

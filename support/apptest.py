@@ -30,9 +30,12 @@ def open_page(
     query: dict[str, str] | None = None,
     state: dict[str, Any] | None = None,
     timeout: float = 60,
+    secrets: dict[str, Any] | None = None,
 ) -> AppTest:
-    """A fresh AppTest showing pages/<page>.py, already run once; asserts no exception."""
+    """A fresh AppTest showing pages/<page>.py, already run once; asserts no exception.
+    `secrets`: what ``.streamlit/secrets.toml`` would hold (read as TOML) for this session."""
     at = AppTest.from_file(APP, default_timeout=timeout)
+    at.secrets.update(secrets or {})
     at.query_params["lang"] = lang
     for key, value in (query or {}).items():
         at.query_params[key] = value

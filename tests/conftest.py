@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from hypothesis import settings
+
+from support.postgres import Cluster, Unavailable
 
 # -- hypothesis: the same examples on every run, so CI is reproducible; HYPOTHESIS_PROFILE=explore
 #    searches afresh (run it when changing the maths) -------------------------------------------
@@ -120,3 +123,27 @@ def bundled_model():
 
     # No skip: the setup script installs the model, and a missing one must fail the run.
     return load_bundled()
+
+
+# -- a throwaway PostgreSQL cluster (tests of the class's answers; support/postgres.py) ----------
+
+
+@pytest.fixture(scope="session")
+def postgres_cluster() -> Iterator[Cluster]:
+    """One PostgreSQL cluster for the test session, removed at its end. Where none can be started
+    the tests that need it fail and say why: they never skip."""
+    try:
+        cluster = Cluster()
+    except Unavailable as exc:
+        pytest.fail(f"PostgreSQL could not be started: {exc}", pytrace=False)
+    yield cluster
+    cluster.remove()
+
+
+@pytest.fixture
+def postgres(postgres_cluster: Cluster) -> Cluster:
+    """The session's PostgreSQL cluster, running (a test that stopped it and failed before
+    starting it again leaves it stopped)."""
+    if not postgres_cluster.running():
+        postgres_cluster.start()
+    return postgres_cluster

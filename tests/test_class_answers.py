@@ -1,4 +1,6 @@
-"""The class's answer store (specdec_core.live.answers) on a real SQLite file, and its figure."""
+"""The class's answer store (specdec_core.live.answers) on a real SQLite file and on a real
+PostgreSQL server (each test of the store runs on both: ids ``[sqlite]`` and ``[postgres]``),
+and its figure."""
 
 from __future__ import annotations
 
@@ -13,10 +15,20 @@ from specdec_core.live import answers
 from specdec_core.viz.answers import answer_histogram
 from tests.figure_strings import figure_text
 
+#: The databases every store test runs on; PostgreSQL's start a server, so they are not unit tests.
+DATABASES = ["sqlite", pytest.param("postgres", marks=pytest.mark.fast)]
 
-@pytest.fixture
-def db(tmp_path):
-    engine = create_engine(f"sqlite:///{tmp_path / 'answers.sqlite'}")
+
+@pytest.fixture(params=DATABASES)
+def db(request, tmp_path):
+    """An empty answers database: a SQLite file, or a new database on the session's PostgreSQL
+    cluster reached with the README's example URL (its driver, user and password)."""
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path / 'answers.sqlite'}"
+    else:
+        cluster = request.getfixturevalue("postgres")
+        url = cluster.readme_url(cluster.new_database())
+    engine = create_engine(url)
     answers.ensure_schema(engine)
     yield engine
     engine.dispose()
