@@ -1,8 +1,9 @@
 """Live generation: a real model pair decoding, every token coloured by what happened to it.
 
-Controls (live_parts/controls.py) → Generate builds a ``LiveRun`` (live_parts/run.py) that the
-page's ``Job`` drives: models loaded once per process, the engine's events streamed into the
-page, a ``LiveTrace`` kept in session state. The finished view (live_parts/view.py: text,
+Controls (live_parts/controls.py) → Generate hands a ``LiveJob`` (live_parts/run.py) to the
+process's run service, which loads the models once per process and runs the engine; a fragment
+draws the job's snapshot while it goes, and its ``LiveTrace`` is kept in session state. The
+page stays usable meanwhile. The finished view (live_parts/view.py: text,
 stats, timeline, inspector) is drawn from the trace alone, so a run loaded from a JSON file
 looks exactly the same.
 """
@@ -11,10 +12,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages.common.jobs import Job
 from pages.common.model_form import decoding_params
 from pages.common.page import start
 from pages.common.quiz import quiz
+from pages.common.service_run import ServiceRun
 from pages.common.urlstate import (
     bool_param,
     choice_param,
@@ -25,7 +26,7 @@ from pages.common.urlstate import (
     text_param,
 )
 from pages.live_parts.controls import controls
-from pages.live_parts.run import TRACE_KEY, LiveRun, keep, playback
+from pages.live_parts.run import TRACE_KEY, keep, live_job, playback_panel, show_progress
 from pages.live_parts.view import show
 from specdec_core.live.limits import MAX_NEW_TOKENS, MAX_SOURCE_CHARS
 from specdec_core.live.model_choices import DRAFTS, MAX_VOCAB, targets
@@ -56,7 +57,7 @@ s, text = start("live")
 rejected_keys = restore(PARAMS)
 if rejected_keys:
     st.warning(s("url_rejected", keys=", ".join(rejected_keys)))
-job = Job("live")
+job = ServiceRun("live", live_job, show_progress, keep, PARAMS)
 
 text.show("intro")
 controls()
@@ -69,12 +70,11 @@ if raw is not None:
         job.set_error(None)
     except TraceError as exc:
         job.set_error(s("import_error", message=md(exc)))
-job.panel(s["generate"], "live_generate", ":material/play_arrow:", LiveRun, PARAMS)
+job.panel(s["generate"], "live_generate", ":material/play_arrow:")
 
 trace = st.session_state.get(TRACE_KEY)
 if trace is not None:
-    if st.button(s["playback"], key="live_playback", icon=":material/replay:", help=s["playback_help"]):
-        playback(trace)
+    playback_panel()
     show(trace)
 else:
     st.info(s["press_generate"])

@@ -2,7 +2,7 @@
 message, the page goes back to idle, and the next run on the toy pair works.
 
 The live page (Generate) and the draft race (Run the race) start, fail and recover through
-the same job (pages/common/jobs.py); each scenario opens a fresh AppTest.
+the same run service (pages/common/service_run.py); each scenario opens a fresh AppTest.
 """
 
 import pytest

@@ -7,7 +7,7 @@ import pytest
 
 from specdec_core.engine import generate
 from specdec_core.live.model_choices import toy_draft, toy_target
-from specdec_core.live.runs import MAX_PROMPT_CHARS, Handoff, Pacer, PromptError, Stream, encode_prompt
+from specdec_core.live.runs import MAX_PROMPT_CHARS, Pacer, PromptError, Stream, encode_prompt
 from specdec_core.models import ModelBusyError
 from specdec_core.sampling import SamplingConfig
 
@@ -104,15 +104,6 @@ def test_stopping_a_stream_releases_the_models():
             break
     stream.close()
     assert not target.lock.busy and not draft.lock.busy
-
-
-def test_handoff_lets_another_thread_wait_for_an_interrupted_run():
-    job = Handoff()
-    assert not job.done and not job.wait(0.05)
-    worker = threading.Thread(target=lambda: (time.sleep(0.2), job.finish("trace", None)))
-    worker.start()
-    assert job.wait(5) and job.done and job.value == "trace" and job.error is None
-    worker.join()
 
 
 def test_pacer_repaints_at_most_every_interval_and_always_at_the_end():

@@ -4,7 +4,7 @@ import pytest
 
 from specdec_core.engine import autoregressive, generate, summarize
 from specdec_core.live.model_choices import toy_draft, toy_target
-from specdec_core.live.streaming import Chunks, TextFeed
+from specdec_core.live.streaming import TextFeed, played
 from specdec_core.live.text import readable, spans
 from specdec_core.sampling import SamplingConfig
 
@@ -78,30 +78,8 @@ def test_running_totals_equal_the_summary(runs):
         assert feed.tokens_per_second == pytest.approx(sm.tokens_per_second)
 
 
-@pytest.mark.parametrize("per", [1, 3, 8])
-def test_chunks_rewrite_a_few_elements_that_add_up_to_the_text(runs, per):
-    """What a view shows element by element (each rewritten with its chunk) is the feed's text,
-    in order; an element holds `per` repaints, so 10 repaints make ceil(10 / per) elements."""
-    for events in runs:
-        feed, chunks = TextFeed(text_of), Chunks(per)
-        elements: list[list] = []
-        repaints = 0
-        for e in events:
-            feed.add(e)
-            new = feed.take()
-            if not new:
-                continue
-            fresh, chunk = chunks.add(new)
-            if fresh:
-                elements.append([])
-            assert chunk[: len(elements[-1])] == elements[-1], "a rewrite keeps what the element showed"
-            elements[-1] = chunk
-            repaints += 1
-        assert [x for el in elements for x in el] == feed_all(events, text_of)
-        assert len(elements) == -(-repaints // per)
-        assert all(len(el) > 0 for el in elements)
-
-
-def test_chunks_need_one_repaint_at_least():
-    with pytest.raises(ValueError, match="at least 1"):
-        Chunks(0)
+def test_a_playback_shows_each_round_after_the_capped_pauses_before_it():
+    seconds = [0.1, 2.0, 0.05, 0.3]  # the second round's pause is capped at 0.4
+    assert [played(seconds, t, 0.4) for t in (0.0, 0.09, 0.1, 0.49, 0.5, 0.55, 10.0)] == [1, 1, 2, 2, 3, 4, 4]
+    assert played([], 5.0, 0.4) == 0
+    assert played([-1.0, 0.2], 0.0, 0.4) == 2, "a negative time is no pause"

@@ -7,6 +7,7 @@ models, streams, keeps the trace in session state and reruns into the finished v
 
 import json
 import re
+import time
 
 import pytest
 
@@ -119,8 +120,16 @@ def test_trace_export_then_import_gives_the_same_view():
     assert any("Replayed from a saved trace" in i.value for i in replay.info)
     assert _view(replay) == original
     replay.button(key="live_playback").click()
-    rerun(replay)  # streams the saved rounds again, then shows the same view
-    assert _view(replay) == original
+    rerun(replay)  # the saved rounds stream again above the view, at their recorded pace
+    assert "_live_play" in replay.session_state and any(
+        "speculative: round" in c.value for c in replay.caption
+    )
+    deadline = time.monotonic() + 60
+    while "_live_play" in replay.session_state and time.monotonic() < deadline:
+        time.sleep(0.2)
+        rerun(replay)  # AppTest does not run the playback's fragment on its timer
+    assert "_live_play" not in replay.session_state, "the playback ended"
+    assert _view(replay) == original, "and the same view is left"
     broken = open_page("live", state={"live_target": "toy"})
     broken.file_uploader(key="live_upload").set_value(("run.json", exported[:200], "application/json"))
     rerun(broken)
@@ -218,35 +227,50 @@ def test_an_identical_request_is_a_replay_of_the_stored_run_and_says_so():
     assert not other.session_state["live_trace"].meta.get("cached")
 
 
-def test_an_identical_request_in_line_is_answered_when_its_twin_ends_not_after_the_rest():
-    """Another session runs this very request and a different one waits behind it: a press
-    waits for its twin only, and is answered from the cache while the different one still
-    holds its place at the head of the line."""
+def test_requests_wait_in_line_with_an_estimate_and_an_identical_one_shares_the_run():
+    """While another job holds the models, a press waits "In line" with its place and the
+    wait expected, and the page stays usable; a second session asking for the very same run
+    joins it (one run, one trace for both), and Stop in one leaves the other's run going."""
     import threading
 
-    from pages.common.models import classroom
-    from specdec_core.live.classroom import request_key
+    from pages.common.models import classroom, run_service
 
-    room = classroom()
-    room.forget()
-    state = {**TOY, "live_t": 0.7, "live_seed": 31}
-    first = open_page("live", state=state)
-    _generate(first)
-    ran = first.session_state["live_trace"]
-    key = request_key(ran.settings, ran.prompt)
-    room.forget()  # as if that run were still going: its twin holds the head of the line
-    twin, other = room.enqueue(10, key), room.enqueue(10, "another request")
-    finish = threading.Timer(1.0, room.finish, (twin, key, ran))
-    finish.start()
+    classroom().forget()
+    gate = threading.Event()
+
+    class Hold:  # another session's long job, expected to take 40 s more
+        key = None
+
+        def run(self, ctx):
+            assert gate.wait(60)
+
+        def expected_s(self):
+            return 40.0
+
+    held = run_service().submit(Hold())
     try:
-        second = open_page("live", state=state)
-        _generate(second)
+        state = {**TOY, "live_t": 0.7, "live_seed": 41}
+        first, second, third = (open_page("live", state=state) for _ in range(3))
+        for at in (first, second, third):
+            at.button(key="live_generate").click()
+            rerun(at, settle=False)
+        line = [i.value for i in first.info if i.value.startswith("In line for the models")]
+        assert line and "1 request(s) ahead of yours" in line[0] and "about 40 s" in line[0], line
+        assert first.button(key="live_generate").disabled and not first.button(key="live_stop").disabled
+        first.slider(key="live_topp").set_value(0.9)  # the page answers while the run waits
+        rerun(first, settle=False)
+        assert "_live_ticket" in first.session_state and not first.exception
+        third.button(key="live_stop").click()
+        rerun(third)
+        assert "live_trace" not in third.session_state, "stopped before its first round: nothing to keep"
     finally:
-        finish.join()
-    replay = second.session_state["live_trace"]
-    assert replay.meta["cached"] and replay.speculative.events == ran.speculative.events
-    assert other.position == 0 and room.waiting == 1, "the different request still waits its turn"
-    other.release()
+        gate.set()
+    rerun(first)
+    rerun(second)
+    a, b = first.session_state["live_trace"], second.session_state["live_trace"]
+    assert a is b, "one run answered both sessions"
+    assert not a.meta.get("cached") and a.speculative.complete
+    run_service().cancel(held)
 
 
 def test_the_inspector_says_why_a_lookup_round_drafted_fewer_than_gamma():

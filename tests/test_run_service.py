@@ -150,3 +150,46 @@ def test_a_cancel_that_waits_returns_the_run_as_it_ended(service):
     view = service.cancel(ticket, wait=5)
     assert view.state == CANCELLED and view.ended is not None  # the worker finished its round
     assert view.result == list(range(len(view.result)))
+
+
+class Priced(Steps):
+    """A Steps job that says how long it expects to run."""
+
+    def __init__(self, n, expected, **kw):
+        super().__init__(n, **kw)
+        self.expected = expected
+
+    def expected_s(self):
+        return self.expected
+
+
+def test_a_waiting_ticket_estimates_its_wait_from_the_jobs_ahead(service):
+    gate = threading.Event()
+    first = service.submit(Priced(2, 30.0, gate=gate))
+    until(service, first, (RUNNING,))
+    second = service.submit(Priced(1, 20.0, gate=gate))
+    third = service.submit(Priced(1, 5.0, gate=gate))
+    snap = service.snapshot(third)
+    assert (snap.state, snap.ahead) == (WAITING, 2)
+    assert 49.0 < snap.wait_s <= 50.0, "the running job's 30 s less what it ran, then the next 20 s"
+    unpriced = service.submit(Steps(1, gate=gate))
+    assert service.snapshot(service.submit(Priced(1, 1.0, gate=gate))).wait_s is None, "one ahead cannot say"
+    assert service.snapshot(second).wait_s <= 30.0 and service.snapshot(unpriced).wait_s is not None
+    gate.set()
+
+
+class Answered(Steps):
+    """A job whose answer is ready before it runs (a replay)."""
+
+    def ready(self):
+        return "stored answer"
+
+
+def test_a_job_answered_at_once_never_waits_in_line(service):
+    gate = threading.Event()
+    busy = service.submit(Steps(1, gate=gate))
+    until(service, busy, (RUNNING,))
+    job = Answered(1)
+    snap = service.snapshot(service.submit(job))
+    assert (snap.state, snap.result) == (DONE, "stored answer") and job.runs == 0
+    gate.set()

@@ -19,7 +19,6 @@ import streamlit as st
 
 from pages.common.gc_settle import settle_after_load
 from pages.common.i18n import strings
-from pages.common.stop import stop_if_pressed
 from specdec_core.live import access as rules
 from specdec_core.live.classroom import Classroom
 from specdec_core.live.model_choices import (
@@ -75,7 +74,7 @@ def run_service() -> RunService:
 
 @st.cache_resource(show_spinner=False)
 def classroom() -> Classroom:
-    """The process-wide trace cache and line for the models (specdec_core.live.classroom)."""
+    """The process-wide trace cache and pace of the last runs (specdec_core.live.classroom)."""
     return Classroom()
 
 
@@ -123,17 +122,6 @@ def get_draft(target_spec: TargetSpec, target: Any, spec: DraftSpec) -> Any:
     return _load(
         draft_key(target_spec, spec), build, spec.source or spec.kind, parent=target_key(target_spec)
     )
-
-
-def wait_notice(slot: Any) -> Callable[[float], None]:
-    """An ``on_wait(seconds)`` callback that tells the user another session is generating."""
-    s = strings("live")
-
-    def show(seconds: float) -> None:
-        stop_if_pressed()
-        slot.info(s("models.busy", seconds=seconds), icon=":material/hourglass_top:")
-
-    return show
 
 
 def _unload() -> None:

@@ -17,15 +17,59 @@ from typing import Any
 import streamlit as st
 
 from pages.common.i18n import strings
-from pages.common.jobs import error_text
 from pages.common.models import run_service
 from pages.common.urlstate import Param, restore
+from specdec_core.live.model_choices import ChoiceError
 from specdec_core.live.run_service import FAILED, WAITING, Job, Snapshot
-from specdec_core.viz.escape import md
+from specdec_core.live.runs import PromptError
+from specdec_core.models import ModelBusyError
+from specdec_core.viz.escape import md, server_paths_hidden
 
 POLL_S = 0.5
 #: How long Stop waits for the run's round to end, so the result holds all it committed.
 STOP_WAIT_S = 30.0
+#: Seconds a job waits for models another session's generation holds, before giving up.
+WAIT_LIMIT = 600.0
+
+
+class Refused(ValueError):
+    """A run its page refuses before it starts (settings out of bounds); the message is already
+    in the page's language and is shown as it is."""
+
+
+def error_text(exc: BaseException) -> str:
+    """Why a run could not start or ended early, in the page's language: a refused setting, a
+    bad prompt, models busy too long, a model that cannot load, or the run's own error."""
+    s = strings("live")
+    if isinstance(exc, Refused):
+        return str(exc)
+    if isinstance(exc, PromptError):
+        params = {k: md(v) if isinstance(v, str) else v for k, v in exc.params.items()}
+        return s(f"prompt_errors.{exc.code}", **params)
+    if isinstance(exc, ModelBusyError):
+        return s("busy_timeout", seconds=int(WAIT_LIMIT))
+    if isinstance(exc, ValueError | OSError):  # a missing model, a mismatched pair, a bad layer count
+        return model_error_text(exc)
+    return s("run_error", message=md(server_paths_hidden(exc)))
+
+
+#: Model errors by class name (the loading errors live with torch, imported only when a real
+#: model loads, so they are matched by name) → their message in lessons/<lang>/live.toml.
+_MODEL_ERRORS = {
+    "TokenizerMismatchError": "mismatch",
+    "ModelNotAvailableError": "not_available",
+    "ModelLoadError": "cannot_load",
+}
+
+
+def model_error_text(exc: Exception) -> str:
+    """Why the models could not be prepared, in the page's language; the core's own (English)
+    detail follows, escaped, since it names the model or folder at fault."""
+    s = strings("live")
+    code = getattr(exc, "code", None) if isinstance(exc, ChoiceError) else None
+    for cls in type(exc).__mro__:
+        code = code or _MODEL_ERRORS.get(cls.__name__)
+    return s(f"model_errors.{code or 'other'}", detail=md(server_paths_hidden(exc)))
 
 
 def show_status(snap: Snapshot, busy: Callable[[float], str]) -> None:
@@ -59,11 +103,19 @@ class ServiceRun:
         self.params = params
         self.ticket_key = f"_{prefix}_ticket"
         self.error_key = f"_{prefix}_error"
+        self.stop_key = f"{prefix}_stop"
         self.make_job, self.show, self.keep = make_job, show, keep
 
     @property
     def going(self) -> bool:
         return self.ticket_key in st.session_state
+
+    def set_error(self, message: str | None) -> None:
+        """Show `message` as this page's error from now on (None clears it)."""
+        if message is None:
+            st.session_state.pop(self.error_key, None)
+        else:
+            st.session_state[self.error_key] = message
 
     def _start(self) -> None:
         ss = st.session_state
@@ -114,8 +166,7 @@ class ServiceRun:
         row = st.container(horizontal=True)
         going = self.going
         row.button(label, type="primary", key=key, on_click=self._start, icon=icon, disabled=going)
-        stop_key = key.removesuffix("_run") + "_stop"
-        row.button(strings("live")["stop"], key=stop_key, on_click=self._stop, disabled=not going,
+        row.button(strings("live")["stop"], key=self.stop_key, on_click=self._stop, disabled=not going,
                    icon=":material/stop:")  # fmt: skip
         if going:
             st.fragment(self._watch, run_every=POLL_S)()

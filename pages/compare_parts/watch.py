@@ -10,9 +10,8 @@ from collections.abc import Sequence
 import streamlit as st
 
 from pages.common.i18n import strings
-from pages.common.jobs import WAIT_LIMIT, Refused
 from pages.common.models import access, classroom, shelf
-from pages.common.service_run import ServiceRun, show_status
+from pages.common.service_run import WAIT_LIMIT, Refused, ServiceRun, show_status
 from pages.common.urlstate import Param
 from pages.compare_parts.run import RESULT_KEY, grid_problem, grid_spec
 from specdec_core.live.compare_run import GridJob

@@ -80,7 +80,7 @@ def _target_changed() -> None:
 
 
 def controls() -> None:
-    """The control panel; Draw and Stop come after it (``Job.panel``)."""
+    """The control panel; Draw and Stop come after it (``ServiceRun.panel``)."""
     s, live = strings("law_live"), strings("live")
     fit_models()
     follow_preset("law")

@@ -9,9 +9,8 @@ from typing import Any
 import streamlit as st
 
 from pages.common.i18n import strings
-from pages.common.jobs import Refused
 from pages.common.models import access, shelf
-from pages.common.service_run import show_status
+from pages.common.service_run import Refused, show_status
 from pages.law_live_parts.controls import problem, settings
 from pages.law_live_parts.view import RESULT_KEY, show
 from specdec_core.live.law_job import LawJob, LawRequest

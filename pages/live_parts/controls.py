@@ -74,7 +74,7 @@ def _choice(
 
 def controls() -> None:
     """The control panel (a draft that fits the target first, and a prompt that follows its
-    preset); Generate and Stop come after it, with the run (``Job.panel``)."""
+    preset); Generate and Stop come after it, with the run (``ServiceRun.panel``)."""
     s = strings("live")
     targets = target_choices("live")
     _fit_draft()

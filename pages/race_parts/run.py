@@ -10,10 +10,9 @@ from __future__ import annotations
 import streamlit as st
 
 from pages.common.i18n import Strings, strings
-from pages.common.jobs import WAIT_LIMIT
 from pages.common.model_form import chat_on, decoding_values, layer_bound, preset_text, target_spec
 from pages.common.models import access, shelf
-from pages.common.service_run import show_status
+from pages.common.service_run import WAIT_LIMIT, show_status
 from specdec_core.live.model_choices import DraftSpec
 from specdec_core.live.race import (
     BASELINE,

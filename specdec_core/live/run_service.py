@@ -9,7 +9,10 @@ for the CPU or the models. A page then reads :meth:`RunService.snapshot` as ofte
 through :meth:`Context.publish` and checks :attr:`Context.cancelled` between rounds.
 
 Identical requests (the same ``key``, not None) waiting or running share one run: each page
-gets its own ticket, and the run is cancelled only when every ticket on it is. A finished
+gets its own ticket, and the run is cancelled only when every ticket on it is. A job that can
+be answered without running (its ``ready()`` gives the result, e.g. a replay of a stored run)
+ends as it is submitted, without waiting in line. A waiting ticket's snapshot estimates its
+wait from the jobs ahead that say what they expect to take (``expected_s()``). A finished
 run's snapshot is kept for the next :data:`KEEP_FINISHED` tickets' lookups, so a page that
 comes back to it (another page of the course visited meanwhile) still finds its result.
 """
@@ -78,22 +81,31 @@ class Context:
 
 class Job(Protocol):
     """A unit of work for the service: ``key`` (identical jobs share a run; None: never shared)
-    and ``run(ctx)``, which returns the result and may publish progress on the way."""
+    and ``run(ctx)``, which returns the result and may publish progress on the way. A job may
+    also have ``ready()`` (its result when it needs no run, else None) and ``expected_s()``
+    (seconds it expects to run, or None), which the service calls when they exist."""
 
     key: Hashable | None
 
     def run(self, ctx: Context) -> Any: ...
 
 
+def _expected_s(job: Job) -> float | None:
+    expected = getattr(job, "expected_s", None)
+    return None if expected is None else expected()
+
+
 @dataclass(frozen=True)
 class Snapshot:
     """A ticket's view of its run: ``state`` (waiting, running, done, cancelled, failed),
-    ``ahead`` (runs before it in the line), the job's last ``progress`` and ``result`` (partial
-    while it runs), the ``error`` a failed run raised, and when it started and ended."""
+    ``ahead`` (runs before it in the line) and ``wait_s`` (their expected seconds left; None
+    when one of them cannot say), the job's last ``progress`` and ``result`` (partial while it
+    runs), the ``error`` a failed run raised, and when it started and ended."""
 
     ticket: str
     state: str
     ahead: int = 0
+    wait_s: float | None = None
     progress: Any = None
     result: Any = None
     error: BaseException | None = None
@@ -139,10 +151,16 @@ class RunService:
     # -- what pages call ---------------------------------------------------------------------
     def submit(self, job: Job) -> str:
         """Queue `job` (or join the identical one waiting or running); its ticket id."""
+        ready = getattr(job, "ready", None)
+        answer = None if ready is None else ready()  # outside the lock: it may look things up
         with self._cond:
             if self._closed:
                 raise RuntimeError("the run service is closed")
             ticket = f"run-{next(self._ids)}"
+            if answer is not None:
+                now = time.time()
+                self._end(ticket, Snapshot(ticket, DONE, result=answer, started=now, ended=now))
+                return ticket
             run = self._same(job.key)
             if run is None:
                 run = _Run(job)
@@ -159,8 +177,10 @@ class RunService:
             if ticket in self._ended:
                 return self._ended[ticket]
             run = self._by_ticket[ticket]
-            ahead = (0 if self._running is None else 1) + self._line.index(run) if run in self._line else 0
-            return self._view(ticket, run, ahead)
+            if run not in self._line:
+                return self._view(ticket, run, 0)
+            before = ([self._running] if self._running else []) + self._line[: self._line.index(run)]
+            return replace(self._view(ticket, run, len(before)), wait_s=self._wait_s(before))
 
     def cancel(self, ticket: str, wait: float = 0.0) -> Snapshot:
         """This ticket stops watching; its run ends at the end of its round once no ticket
@@ -200,11 +220,24 @@ class RunService:
                 return run
         return None
 
+    @staticmethod
+    def _wait_s(before: list[_Run]) -> float | None:
+        """Seconds until the runs in `before` end, from what each expects (less what it has run)."""
+        total = 0.0
+        for run in before:
+            expected = _expected_s(run.job)
+            if expected is None:
+                return None
+            ran = 0.0 if run.started is None else time.time() - run.started
+            total += max(expected - ran, 0.0)
+        return total
+
     def _view(self, ticket: str, run: _Run, ahead: int) -> Snapshot:
         with run.lock:
             return Snapshot(
-                ticket, run.state, ahead, run.progress, run.result, run.error, run.started, run.ended
-            )
+                ticket, run.state, ahead, progress=run.progress, result=run.result, error=run.error,
+                started=run.started, ended=run.ended,
+            )  # fmt: skip
 
     def _end(self, ticket: str, view: Snapshot) -> None:
         self._ended[ticket] = view

@@ -1,12 +1,8 @@
 """Starting a live generation safely: check the prompt, wait for busy models, time the run.
 
-* :func:`encode_prompt` refuses an empty prompt, an over-long one (before tokenising it) and
-  one that leaves no room in the model's context, each with a ``PromptError`` whose
-  ``code`` a UI can translate.
-* :class:`Handoff` carries a run's result to the next script run of a UI: when a UI
-  interrupts a run (Stop, or any rerun) it may start the next script run in another thread
-  before the interrupted one has finished; that run waits for the hand-off instead of
-  reading half-written state.
+* :func:`encode_prompt` refuses an empty prompt, an over-long one (before tokenising it:
+  :func:`check_prompt`, which needs no model) and one that leaves no room in the model's
+  context, each with a ``PromptError`` whose ``code`` a UI can translate.
 * :func:`starter` gives the ``start(lock_timeout)`` of a speculative run (or of a
   target-only one, without a draft) with a run's settings.
 * :class:`Stream` iterates a run's events; when another generation holds the models it
@@ -19,7 +15,6 @@
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -39,8 +34,8 @@ class PromptError(ValueError):
         self.params = params
 
 
-def encode_prompt(model: Any, text: str, chat: bool, max_new_tokens: int) -> list[int]:
-    """Token ids of `text` (with the chat template when `chat`), checked to fit the context."""
+def check_prompt(text: str) -> None:
+    """Refuse an empty prompt or one over the length limit (``PromptError``), before any model."""
     if not text.strip():
         raise PromptError("empty", "The prompt is empty: type something for the model to continue.")
     if len(text) > MAX_PROMPT_CHARS:
@@ -50,6 +45,11 @@ def encode_prompt(model: Any, text: str, chat: bool, max_new_tokens: int) -> lis
             chars=len(text),
             limit=MAX_PROMPT_CHARS,
         )
+
+
+def encode_prompt(model: Any, text: str, chat: bool, max_new_tokens: int) -> list[int]:
+    """Token ids of `text` (with the chat template when `chat`), checked to fit the context."""
+    check_prompt(text)
     try:
         ids = model.encode(text, chat=chat)
     except ValueError as exc:
@@ -64,29 +64,6 @@ def encode_prompt(model: Any, text: str, chat: bool, max_new_tokens: int) -> lis
             limit=limit,
         )
     return ids
-
-
-class Handoff:
-    """A result finished in one thread and collected in another: ``finish`` once, ``wait`` for it."""
-
-    def __init__(self) -> None:
-        self._done = threading.Event()
-        self.value: Any = None
-        self.error: str | None = None
-
-    @property
-    def done(self) -> bool:
-        return self._done.is_set()
-
-    def finish(self, value: Any = None, error: str | None = None) -> None:
-        """Publish the result (`value`, or an `error` message) and wake every waiter."""
-        self.value = value
-        self.error = error
-        self._done.set()
-
-    def wait(self, timeout: float | None = None) -> bool:
-        """Block until :meth:`finish` (True) or `timeout` seconds pass (False)."""
-        return self._done.wait(timeout)
 
 
 def starter(

@@ -1,13 +1,9 @@
-"""A run's text and counters while it streams, handed to the view a piece at a time.
+"""A run's text and counters while it streams, and the pace of a kept run played back.
 
-A repaint that re-sent the whole coloured text every fraction of a second grew with the run
-(each message carried every token so far, and the browser rebuilt all of it) and re-added
-the run's events for its caption. :class:`TextFeed` keeps the spans of the events seen so
-far with running totals, and :meth:`TextFeed.take` hands out only the spans not shown yet,
-each with the text :func:`specdec_core.live.text.readable` would give it (the same UTF-8
-decoder, fed token by token), so a view can append them. :class:`Chunks` groups those pieces
-into a few elements: where every repaint makes the browser redraw every element on the page
-(Streamlit), one new element per repaint made each repaint dearer as the run grew.
+:class:`TextFeed` keeps the spans of the events seen so far with running totals, and
+:meth:`TextFeed.take` hands out the spans not shown yet, each with the text
+:func:`specdec_core.live.text.readable` would give it (the same UTF-8 decoder, fed token by
+token). :func:`played` says how many of a kept run's rounds a playback shows after some time.
 
 The one difference from ``readable``: the bytes of a character still incomplete at the end
 of the text are not shown on its last token until the run ends (a later token may complete
@@ -68,25 +64,14 @@ class TextFeed:
         return self.tokens / self.seconds if self.seconds > 0 else 0.0
 
 
-class Chunks:
-    """A streaming text's pieces in a bounded number of elements, each rewritten as it grows.
-
-    :meth:`add` takes the pieces of one repaint and says whether they start a new element, with
-    every piece of the current element: a view rewrites that element with them. An element takes
-    `repaints` repaints, so a run of R repaints makes R / `repaints` elements, and a repaint
-    sends no more than `repaints` repaints' pieces.
-    """
-
-    def __init__(self, repaints: int) -> None:
-        if repaints < 1:
-            raise ValueError(f"repaints must be at least 1, not {repaints}")
-        self.repaints = repaints
-        self._count = 0
-        self._current: list[Shown] = []
-
-    def add(self, pieces: Sequence[Shown]) -> tuple[bool, list[Shown]]:
-        """(whether `pieces` start a new element, the current element's pieces with them)."""
-        fresh = self._count % self.repaints == 0
-        self._current = [*([] if fresh else self._current), *pieces]
-        self._count += 1
-        return fresh, self._current
+def played(seconds: Sequence[float], elapsed: float, max_pause: float) -> int:
+    """How many rounds a playback shows `elapsed` seconds after it began: round i appears once
+    the pauses of the rounds before it (each round's recorded `seconds`, capped at
+    `max_pause`) have passed; the first at once."""
+    shown, clock = 0, 0.0
+    for s in seconds:
+        if clock > elapsed:
+            break
+        shown += 1
+        clock += min(max(s, 0.0), max_pause)
+    return shown
