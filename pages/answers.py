@@ -3,12 +3,13 @@
 Classroom mode only, behind the teacher's passcode. The teacher sets the class code the
 answers are recorded under, clears a class's answers for the next one and downloads them as
 CSV; each question of the chosen page shows its histogram and share correct, refreshed while
-answers arrive. Storage and tallies: pages/common/class_answers.py, specdec_core.live.answers.
+answers arrive. When the database fails, it says what is wrong and how many answers wait on this
+process. Storage and tallies: pages/common/class_answers.py, specdec_core.live.answers.
 """
 
 import streamlit as st
 
-from pages.common.class_answers import UNREACHABLE, engine
+from pages.common.class_answers import UNREACHABLE, engine, fault, pause, send_waiting, waiting
 from pages.common.i18n import strings
 from pages.common.models import access
 from pages.common.nav import PAGES
@@ -17,6 +18,7 @@ from pages.common.quiz import questions
 from pages.common.urlstate import choice_param, mirror, restore
 from specdec_core.live import access as rules
 from specdec_core.live import answers
+from specdec_core.live.answer_outbox import fault as fault_of
 from specdec_core.viz.answers import answer_histogram
 
 #: Seconds between refreshes of the live view.
@@ -47,9 +49,31 @@ if not ss.get("_answers_teacher"):
         st.error(s["refused"])
     st.stop()
 
+
+def _problem(kind: str) -> str:
+    """What the teacher reads about a database failure of `kind` (answer_outbox.FAULTS)."""
+    return s["unavailable"] if kind == "down" else s[f"fault_{kind}"]
+
+
+def _trouble(kind: str | None) -> None:
+    """Say what is wrong with the database (`kind`, if anything) and how many answers wait on
+    this process; nothing while it works and no answer waits."""
+    n = waiting()
+    if kind is not None:
+        st.warning(_problem(kind))
+    if kind is not None or n:
+        st.info(s("waiting", n=n))
+
+
+def _failed(exc: BaseException) -> str:
+    """Pause the database after `exc` and say what it meant."""
+    pause(exc)
+    return _problem(fault_of(exc))
+
+
 db = engine()
 if db is None:
-    st.warning(s["unavailable"])
+    _trouble(fault() or "down")
     st.stop()
 
 
@@ -74,21 +98,27 @@ def _set_code() -> None:
         )
     except ValueError:
         ss["_answers_note"] = ("error", s["bad_code"])
-    except UNREACHABLE:
-        ss["_answers_note"] = ("error", s["unavailable"])
+    except UNREACHABLE as exc:
+        ss["_answers_note"] = ("error", _failed(exc))
 
 
 def _clear(code: str) -> None:
     try:
-        ss["_answers_note"] = ("success", s("cleared", n=answers.clear(db, code), code=code))
-    except UNREACHABLE:
-        ss["_answers_note"] = ("error", s["unavailable"])
+        n = answers.clear(db, code)
+    except UNREACHABLE as exc:
+        ss["_answers_note"] = ("error", _failed(exc))
+        return
+    # 0: another teacher (or this one, in another tab) cleared them a moment before
+    ss["_answers_note"] = (
+        ("success", s("cleared", n=n, code=code)) if n else ("info", s("cleared_none", code=code))
+    )
 
 
 try:
     code = answers.current_code(db)
-except UNREACHABLE:
-    st.warning(s["unavailable"])
+except UNREACHABLE as exc:
+    pause(exc)
+    _trouble(fault_of(exc))
     st.stop()
 
 st.caption(s("intro", code=code))
@@ -107,6 +137,8 @@ if kind == "success":
     note.success(message)
 elif kind == "error":
     note.error(message)
+elif kind == "info":
+    note.info(message)
 
 # The page whose questions are shown comes from the link too (the teach page's route opens it so).
 PAGE_PARAMS = [choice_param("answers_page", next(iter(quizzes)), tuple(quizzes))]
@@ -121,15 +153,18 @@ answer_keys = {k: [int(q["answer"]) for q in items] for k, items in quizzes.item
 @st.fragment(run_every=REFRESH_S)
 def live_view(code: str, page_key: str) -> None:
     """The chosen page's questions, each with its histogram, refreshed every few seconds."""
+    send_waiting()  # the open view writes this process's waiting answers as soon as it can
     items = quizzes[page_key]
     keys = [(len(q["options"]), int(q["answer"])) for q in items]
     try:
         tallies = answers.tally(db, code, page_key, keys)
         learners = answers.sessions(db, code)
         table = answers.answers_csv(db, code, answer_keys)
-    except UNREACHABLE:
-        st.warning(s["unavailable"])
+    except UNREACHABLE as exc:
+        pause(exc)
+        _trouble(fault_of(exc))
         return
+    _trouble(fault())  # e.g. a read-only database: the results show, new answers wait
     top = st.columns([3, 2], vertical_alignment="bottom")
     top[0].metric(s["learners"], learners)
     top[1].download_button(

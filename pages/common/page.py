@@ -11,6 +11,7 @@ from pathlib import Path
 import streamlit as st
 from streamlit import config
 
+from pages.common.class_answers import send_waiting
 from pages.common.i18n import Strings, current_lang, strings
 from pages.common.lesson import Lesson, lesson
 from pages.common.nav import PAGES
@@ -65,8 +66,10 @@ def _through_entry_script() -> None:
 def start(name: str, with_lesson: bool = True, params: Sequence[Param] = ()) -> tuple[Strings, Lesson | None]:
     """Set up a page: style, strings and lesson of `name` in the session language, title, and
     its controls `params` seeded from the link (urlstate.restore, with :func:`warn_rejected`).
-    Arriving from another page makes the URL's values a link to follow (urlstate.arrive)."""
+    Arriving from another page makes the URL's values a link to follow (urlstate.arrive).
+    On a classroom server, quiz answers waiting for the database are sent (class_answers)."""
     _through_entry_script()
+    send_waiting()
     arrive(name)
     lang = current_lang()
     if st.query_params.get("lang") != lang:

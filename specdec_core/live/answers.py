@@ -30,6 +30,7 @@ from sqlalchemy import (
     func,
     insert,
     select,
+    update,
 )
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
@@ -94,10 +95,20 @@ def set_code(engine: Engine, code: str) -> str:
     clean = clean_code(code)
     if clean is None:
         raise ValueError(f"a class code is 1–{CODE_MAX} letters, digits, '_', '.' or '-'")
-    with engine.begin() as conn:
-        conn.execute(delete(current_table).where(current_table.c.slot == 1))
-        conn.execute(insert(current_table).values(slot=1, class_code=clean))
+    try:
+        _write_code(engine, clean)
+    except IntegrityError:  # another teacher's insert came first: the row is there now, update it
+        _write_code(engine, clean)
     return clean
+
+
+def _write_code(engine: Engine, code: str) -> None:
+    """Update the class code's one row, or insert it where there is none yet (an update first:
+    two teachers setting a code at once must not both insert the row; the last code set stays)."""
+    with engine.begin() as conn:
+        slot = current_table.c.slot == 1
+        if conn.execute(update(current_table).where(slot).values(class_code=code)).rowcount == 0:
+            conn.execute(insert(current_table).values(slot=1, class_code=code))
 
 
 def record(engine: Engine, code: str, session: str, page: str, question: int, option: int) -> bool:
