@@ -131,6 +131,7 @@ def test_each_database_failure_is_named_for_the_teacher_postgres(postgres):
     answers.ensure_schema(good)
     postgres.sql(
         "CREATE ROLE no_room LOGIN CONNECTION LIMIT 0",
+        "CREATE ROLE stranger LOGIN",  # may connect, but has no rights on the teacher's tables
         "CREATE ROLE reader LOGIN",
         "ALTER ROLE reader SET default_transaction_read_only = on",
         "GRANT ALL ON ALL TABLES IN SCHEMA public TO reader",
@@ -141,6 +142,9 @@ def test_each_database_failure_is_named_for_the_teacher_postgres(postgres):
         "refused": _engine(postgres, database, user="no_room"),
         "read_only": _engine(postgres, database, user="reader"),
     }
+    with pytest.raises(SQLAlchemyError) as caught:
+        answers.current_code(_engine(postgres, database, user="stranger"))
+    assert fault(caught.value) == "settings"
     for expected, engine in cases.items():
         with pytest.raises(SQLAlchemyError) as caught:
             answers.record(engine, "c", "s1", "cost", 0, 1)

@@ -34,7 +34,8 @@ FAULTS = ("settings", "read_only", "refused", "down")
 _STATES = {
     "read_only": ("25006",),  # read_only_sql_transaction (e.g. a standby, or a read-only role)
     "refused": ("53300", "57P03"),  # too_many_connections, cannot_connect_now
-    "settings": ("28000", "28P01", "3D000"),  # bad authorization, bad password, no such database
+    # bad authorization, bad password, no such database, a user without rights on the tables
+    "settings": ("28000", "28P01", "3D000", "42501"),
 }
 _TEXTS = {
     "read_only": ("read-only transaction", "readonly database", "read-only database"),
