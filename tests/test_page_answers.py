@@ -3,21 +3,27 @@ the first per question, as the option's index in the lesson file; the teacher's 
 the passcode; an unreachable database degrades quietly.
 
 Each test points the answers database (``SPECDEC_ANSWERS_DB``) at its own SQLite file and
-reads what was stored through SQLAlchemy, as the teacher's view does.
+reads what was stored through SQLAlchemy, as the teacher's view does. The tests of recording,
+of the first answer and of the teacher's view also run on PostgreSQL (ids ``[postgres]``): a
+new database on the session's cluster, named by the README's ``.streamlit/secrets.toml``
+example (support/postgres.py).
 """
 
 from __future__ import annotations
 
 import json
 import tomllib
+from dataclasses import dataclass
 
 import pytest
 from sqlalchemy import create_engine
+from sqlalchemy.engine import make_url
 
 from pages.common import class_answers
 from pages.common.quiz import option_order
 from specdec_core.live import answers
 from support.apptest import ROOT, open_page, rerun
+from support.postgres import readme_secrets
 
 PASSCODE = "owl-42"
 COST = tomllib.loads((ROOT / "lessons" / "en" / "cost.toml").read_text("utf-8"))["quiz"]
@@ -39,8 +45,31 @@ def classroom(monkeypatch, db_file):
     return db_file
 
 
-def _tally(path, code=answers.DEFAULT_CODE, page="cost"):
-    engine = create_engine(f"sqlite:///{path}")
+@dataclass(frozen=True)
+class ClassDb:
+    """Where a classroom's answers go: `url` (to read them back) and the `secrets` the app's
+    sessions get (None: no secrets file, the default SQLite file)."""
+
+    url: str
+    secrets: dict | None = None
+
+    def open(self, page: str, **kwargs):
+        return open_page(page, secrets=self.secrets, **kwargs)
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def class_db(request, classroom) -> ClassDb:
+    """A classroom server recording into SQLite (its default file) or PostgreSQL (the README's
+    secrets example pointed at a new database of the test cluster)."""
+    if request.param == "sqlite":
+        return ClassDb(f"sqlite:///{classroom}")
+    cluster = request.getfixturevalue("postgres")
+    database = cluster.new_database()
+    return ClassDb(cluster.url(database), tomllib.loads(cluster.secrets_toml(database)))
+
+
+def _tally(where, code=answers.DEFAULT_CODE, page="cost"):
+    engine = create_engine(where if isinstance(where, str) else f"sqlite:///{where}")
     try:
         return answers.tally(engine, code, page, KEYS if page == "cost" else [])
     finally:
@@ -52,36 +81,36 @@ def _answer(at, question: int, option: int):
     return rerun(at)
 
 
-def _teacher(lang: str = "en", passcode: str = PASSCODE):
-    at = open_page("answers", lang=lang)
+def _teacher(lang: str = "en", passcode: str = PASSCODE, secrets: dict | None = None):
+    at = open_page("answers", lang=lang, secrets=secrets)
     at.text_input(key="answers_passcode").input(passcode)
     at.button(key="answers_open").click()
     return rerun(at)
 
 
-def test_a_learners_answer_is_stored_as_its_index_in_the_file_not_its_place(classroom):
+def test_a_learners_answer_is_stored_as_its_index_in_the_file_not_its_place(class_db):
     seed = 4021
     order = option_order(seed, "cost", 0, KEYS[0][0])
     place = next(p for p, j in enumerate(order) if p != j)  # an option shown away from its file place
-    at = open_page("cost", query={"quiz": str(seed)})
+    at = class_db.open("cost", query={"quiz": str(seed)})
     assert any("anonymously" in c.value for c in at.caption)
     shown = at.radio(key="quiz_cost_0").options
     assert shown[place] == COST[0]["options"][order[place]]
     _answer(at, 0, order[place])
-    counts = _tally(classroom)[0].counts
+    counts = _tally(class_db.url)[0].counts
     assert counts[order[place]] == 1 and sum(counts) == 1 and counts[place] == 0
 
 
-def test_only_the_first_answer_of_a_session_counts(classroom):
+def test_only_the_first_answer_of_a_session_counts(class_db):
     right, n = COST[1]["answer"], KEYS[1][0]
     wrong = (right + 1) % n
-    at = open_page("cost")
+    at = class_db.open("cost")
     _answer(at, 1, wrong)
     _answer(at, 1, right)  # a second thought, after the feedback
     assert at.success, "the learner still sees the feedback of the new choice"
-    other = open_page("cost")  # another learner
+    other = class_db.open("cost")  # another learner
     _answer(other, 1, right)
-    tally = _tally(classroom)[1]
+    tally = _tally(class_db.url)[1]
     assert tally.counts[wrong] == 1 and tally.counts[right] == 1 and tally.share_correct == 0.5
 
 
@@ -111,10 +140,10 @@ def test_without_a_passcode_the_view_stays_closed(monkeypatch, classroom):
     assert "no teacher's passcode" in at.info[0].value and not at.text_input
 
 
-def test_the_teacher_sees_the_answers_sets_the_class_code_and_clears_it(classroom):
-    learner = open_page("cost")
+def test_the_teacher_sees_the_answers_sets_the_class_code_and_clears_it(class_db):
+    learner = class_db.open("cost")
     _answer(learner, 0, COST[0]["answer"])
-    at = _teacher()
+    at = _teacher(secrets=class_db.secrets)
     at.selectbox(key="answers_page").set_value("cost")
     rerun(at)
     assert at.metric[0].value == "1"
@@ -129,15 +158,15 @@ def test_the_teacher_sees_the_answers_sets_the_class_code_and_clears_it(classroo
     rerun(at)
     assert at.success[0].value == "Answers are now recorded under class code tue-2."
     assert at.metric[0].value == "0"  # the new class has not answered yet
-    newcomer = open_page("cost")
+    newcomer = class_db.open("cost")
     _answer(newcomer, 0, (COST[0]["answer"] + 1) % KEYS[0][0])
-    assert _tally(classroom, "tue-2")[0].share_correct == 0.0
-    assert _tally(classroom)[0].share_correct == 1.0  # the earlier class keeps its answers
+    assert _tally(class_db.url, "tue-2")[0].share_correct == 0.0
+    assert _tally(class_db.url)[0].share_correct == 1.0  # the earlier class keeps its answers
 
     at.button(key="answers_clear").click()
     rerun(at)
     assert at.success[0].value == "1 answers of class tue-2 deleted."
-    assert _tally(classroom, "tue-2")[0].answered == 0 and _tally(classroom)[0].answered == 1
+    assert _tally(class_db.url, "tue-2")[0].answered == 0 and _tally(class_db.url)[0].answered == 1
 
     at.text_input(key="answers_code").input("no spaces")
     at.button(key="answers_set_code").click()
@@ -162,7 +191,7 @@ def test_a_database_in_secrets_is_used_instead_of_the_default_file(classroom, tm
     "where",
     [
         {"SPECDEC_ANSWERS_DB": "/nonexistent-folder/answers.sqlite"},
-        {"secrets": "postgresql://teacher@127.0.0.1:9/class"},  # no driver, no server
+        {"secrets": "postgresql://teacher@127.0.0.1:9/class"},  # no server there
     ],
     ids=["missing-folder", "postgresql-unreachable"],
 )
@@ -196,3 +225,17 @@ def test_a_database_that_failed_is_tried_again_only_after_a_pause(monkeypatch, c
         folder.mkdir()  # the database can be reached now
         at = _teacher()
         assert bool(at.warning) != available and bool(at.get("plotly_chart")) == available
+
+
+def test_the_readme_secrets_example_is_the_one_the_postgres_tests_use(postgres):
+    """The PostgreSQL tests' secrets are the README's text with only the URL's host, port and
+    database changed: its driver (psycopg, pinned in requirements.txt), user and password stay."""
+    readme, ours = readme_secrets(), postgres.secrets_toml("specdec_x")
+    changed = [(a, b) for a, b in zip(readme.splitlines(), ours.splitlines(), strict=True) if a != b]
+    assert len(changed) == 1 and changed[0][0].startswith("url = ")
+    example = make_url(tomllib.loads(readme)["connections"]["class_answers"]["url"])
+    used = make_url(tomllib.loads(ours)["connections"]["class_answers"]["url"])
+    assert example.drivername == used.drivername == "postgresql+psycopg"
+    assert (example.username, example.password) == (used.username, used.password)
+    assert (used.host, used.port, used.database) == ("127.0.0.1", postgres.port, "specdec_x")
+    assert "psycopg[binary]==" in (ROOT / "requirements.txt").read_text("utf-8")
