@@ -1,7 +1,9 @@
 """Two app processes, one database: a class served by several processes shares its answers.
 
 Each learner runs the app under AppTest in its own Python process, at the same time; both
-write to one SQLite file. The class code the teacher set is read from the database by both,
+write to one database: a SQLite file, or PostgreSQL named the way the README says, by its
+``.streamlit/secrets.toml`` example written (its URL pointed at the test cluster) into the
+processes' working folder. The class code the teacher set is read from the database by both,
 and the teacher's view, in a third process, counts both learners.
 """
 
@@ -12,7 +14,9 @@ import os
 import subprocess
 import sys
 import tomllib
+from pathlib import Path
 
+import pytest
 from sqlalchemy import create_engine
 
 from specdec_core.live import answers
@@ -43,10 +47,10 @@ print(json.dumps({"learners": at.metric[0].value, "title": spec["layout"]["title
 """
 
 
-def _start(script: str, env: dict[str, str], *args: str) -> subprocess.Popen:
+def _start(script: str, env: dict[str, str], *args: str, cwd: Path = ROOT) -> subprocess.Popen:
     return subprocess.Popen(
         [sys.executable, "-c", script, *args],
-        cwd=ROOT,
+        cwd=cwd,
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -60,22 +64,34 @@ def _finish(proc: subprocess.Popen) -> str:
     return out
 
 
-def test_two_processes_record_into_one_database_and_the_teacher_sees_both(tmp_path):
-    db_file = tmp_path / "shared.sqlite"
-    engine = create_engine(f"sqlite:///{db_file}")
-    answers.ensure_schema(engine)
-    answers.set_code(engine, "wed-10")  # the teacher's code, set before the learners start
+@pytest.mark.parametrize("where", ["sqlite", "postgres"])
+def test_two_processes_record_into_one_database_and_the_teacher_sees_both(tmp_path, where, request):
     env = {
         **os.environ,
         "SPECDEC_CLASSROOM": "1",
         "SPECDEC_PRELOAD": "toy",
         "SPECDEC_TEACHER_PASSCODE": "owl-42",
-        "SPECDEC_ANSWERS_DB": str(db_file),
     }
+    cwd = ROOT
+    if where == "sqlite":
+        db_file = tmp_path / "shared.sqlite"
+        engine = create_engine(f"sqlite:///{db_file}")
+        env["SPECDEC_ANSWERS_DB"] = str(db_file)
+    else:
+        cluster = request.getfixturevalue("postgres")
+        database = cluster.new_database()
+        engine = create_engine(cluster.url(database, "teacher"))  # the tables are the teacher's
+        cwd = tmp_path / "server"  # where the app runs: it reads .streamlit/secrets.toml there
+        (cwd / ".streamlit").mkdir(parents=True)
+        (cwd / ".streamlit" / "secrets.toml").write_text(cluster.secrets_toml(database), "utf-8")
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+        env["SPECDEC_ANSWERS_DB"] = str(tmp_path / "not-used.sqlite")  # the secrets' database wins
+    answers.ensure_schema(engine)
+    answers.set_code(engine, "wed-10")  # the teacher's code, set before the learners start
     right, n = COST[0]["answer"], len(COST[0]["options"])
     learners = [
-        _start(LEARNER, env, str(right), str(COST[1]["answer"])),
-        _start(LEARNER, env, str((right + 1) % n)),
+        _start(LEARNER, env, str(right), str(COST[1]["answer"]), cwd=cwd),
+        _start(LEARNER, env, str((right + 1) % n), cwd=cwd),
     ]
     for proc in learners:
         _finish(proc)
@@ -84,5 +100,6 @@ def test_two_processes_record_into_one_database_and_the_teacher_sees_both(tmp_pa
     assert answers.tally(engine, answers.DEFAULT_CODE, "cost", [(n, right)])[0].answered == 0
     assert answers.sessions(engine, "wed-10") == 2
     engine.dispose()
-    seen = json.loads(_finish(_start(TEACHER, env)).strip().splitlines()[-1])
+    seen = json.loads(_finish(_start(TEACHER, env, cwd=cwd)).strip().splitlines()[-1])
     assert seen == {"learners": "2", "title": "50% correct (1 of 2)"}
+    assert not (tmp_path / "not-used.sqlite").exists()
