@@ -91,7 +91,7 @@ def _pins() -> dict[str, str]:
             if line:
                 package, _, version = line.partition("==")
                 assert version, f"{name}: {line} is not pinned to one version"
-                pins[_normal(package)] = version.strip()
+                pins[_normal(package.split("[")[0])] = version.strip()  # psycopg[binary]: psycopg
     return pins
 
 
