@@ -14,22 +14,22 @@ from pages.common.page import start
 from pages.common.quiz import quiz
 from pages.common.service_run import ServiceRun
 from pages.common.urlstate import mirror, restore
-from pages.law_live_parts.controls import PARAMS, controls, problem, settings
+from pages.law_live_parts.controls import FORM, controls, problem, settings
 from pages.law_live_parts.run import keep, law_job, show_progress
 from pages.law_live_parts.view import show, shown_result
 
 s, text = start("law_live")
-rejected_keys = restore(PARAMS)
+rejected_keys = restore(FORM.params())
 if rejected_keys:
     st.warning(s("url_rejected", keys=", ".join(rejected_keys)))
 
 text.show("intro")
 controls()
-mirror(PARAMS)
+mirror(FORM.params())
 trouble = problem(settings())
 if trouble is not None:
     st.error(trouble, icon=":material/error:")
-ServiceRun("law", law_job, show_progress, keep, PARAMS).panel(s["run"], "law_run", ":material/play_arrow:")
+ServiceRun("law", law_job, show_progress, keep).panel(s["run"], "law_run", ":material/play_arrow:")
 
 kept = shown_result()
 if kept is not None:

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import streamlit as st
 
+from pages.common import form
 from pages.common.i18n import strings
 from pages.common.model_form import (
     decoding_controls,
-    decoding_params,
     follow_preset,
     layer_bound,
     set_prompt,
@@ -26,33 +26,21 @@ from pages.common.models import access, loaded_models_panel
 from pages.common.page import start
 from pages.common.quiz import quiz
 from pages.common.service_run import ServiceRun
-from pages.common.urlstate import bool_param, choice_param, int_param, mirror, restore, text_param
-from pages.race_parts.run import LAST_KEY, RESULTS_KEY, keep, race_job, show_progress
+from pages.common.urlstate import mirror, restore
+from pages.race_parts.run import LAST_KEY, RESULTS_KEY, keep, race_form, race_job, show_progress
 from pages.race_parts.view import by_task, show
 from specdec_core.live.access import drafts
-from specdec_core.live.limits import MAX_PROMPT_CHARS, MAX_RACE_NEW_TOKENS, MAX_SOURCE_CHARS
-from specdec_core.live.model_choices import drafts_for, plain_targets, targets
-from specdec_core.live.presets import PRESETS
+from specdec_core.live.limits import MAX_PROMPT_CHARS, MAX_RACE_NEW_TOKENS
+from specdec_core.live.model_choices import drafts_for, plain_targets
 from specdec_core.live.race import RaceResult
 
 # the race offers no custom draft on the toy pair
 TOY_CHOICES = tuple(k for k in drafts_for("toy") if k != "custom")
-PARAMS = [
-    choice_param("race_target", "bundled", targets()),
-    text_param("race_target_src", "", MAX_SOURCE_CHARS),
-    text_param("race_depths", "10, 20, 27", 100),
-    text_param("race_draft_src", "", MAX_SOURCE_CHARS),
-    choice_param("race_preset", "copy", PRESETS),
-    bool_param("race_chat", True),
-    *decoding_params("race"),
-    int_param("race_seed", 0, 0, 2**31 - 1),
-    int_param("race_max", 40, 4, MAX_RACE_NEW_TOKENS),
-    int_param("race_repeats", 1, 1, 5),
-]
 
 s, text = start("race")
 ls = strings("live")  # labels shared with the live page
-rejected_keys = restore(PARAMS)
+f = race_form()
+rejected_keys = restore(f.params())
 if rejected_keys:
     st.warning(s("url_rejected", keys=", ".join(rejected_keys)))
 
@@ -68,7 +56,7 @@ def _target_changed() -> None:
     set_prompt("race")
 
 
-targets = target_choices("race")
+offered = target_choices("race")
 if "race_drafts" not in st.session_state or not set(st.session_state["race_drafts"]) <= set(_choices()):
     st.session_state["race_drafts"] = list(_choices()[:3])
 follow_preset("race")
@@ -79,15 +67,16 @@ text.show("intro")
 with st.container(border=True):
     st.markdown(f"**{s['controls']}**")
     c1, c2, c3 = st.columns([1.1, 1.6, 1])
-    target_kind = c1.selectbox(
+    target_kind = form.select(
+        c1,
+        f.target,
         s["target"],
-        targets,
+        offered,
         format_func=lambda k: target_label(k, ls),
-        key="race_target",
         on_change=_target_changed,
     )
     if target_kind == "custom":
-        source_input(c1, "race_target_src", s["source"], ls["source_help"])
+        source_input(c1, f.target_src.key, s["source"], ls["source_help"])
     chosen = c2.multiselect(
         s["drafts_label"],
         _choices(),
@@ -98,37 +87,29 @@ with st.container(border=True):
     if "layerskip" in chosen:
         layers = layer_bound("race")
         depths_help = s["depths_help"] + ("" if layers is None else " " + s("depths_bound", n=layers))
-        c2.text_input(s["depths"], key="race_depths", help=depths_help)
+        form.text(c2, f.depths, s["depths"], help=depths_help)
     if "custom" in chosen:
-        source_input(c2, "race_draft_src", s["draft_source"], ls["source_help"])
+        source_input(c2, f.draft_src.key, s["draft_source"], ls["source_help"])
     c3.radio(
         s["preset"],
-        PRESETS,
+        f.preset.options,
         format_func=lambda k: ls[f"presets.{k}"],
-        key="race_preset",
+        key=f.preset.key,
         on_change=set_prompt,
         args=("race",),
     )
-    c3.toggle(ls["chat"], key="race_chat", disabled=target_kind in plain_targets())
+    form.toggle(c3, f.chat, ls["chat"], disabled=target_kind in plain_targets())
     st.text_area(s["prompt"], key="race_prompt", height=110, help=ls("prompt_help", limit=MAX_PROMPT_CHARS))
     g1, g2, g3, g4 = st.columns(4)
-    decoding_controls(g1, g2, "race")
-    g3.number_input(ls["seed"], min_value=0, max_value=2**31 - 1, step=1, key="race_seed")
-    g4.slider(
-        ls["max_new"],
-        4,
-        MAX_RACE_NEW_TOKENS,
-        key="race_max",
-        help=ls("max_new_help", limit=MAX_RACE_NEW_TOKENS),
-    )
-    g4.number_input(
-        s["repeats"], min_value=1, max_value=5, step=1, key="race_repeats", help=s["repeats_help"]
-    )
+    decoding_controls(g1, g2, f.decoding)
+    form.number(g3, f.seed, ls["seed"], step=1)
+    form.slider(g4, f.max, ls["max_new"], help=ls("max_new_help", limit=MAX_RACE_NEW_TOKENS))
+    form.number(g4, f.repeats, s["repeats"], step=1, help=s["repeats_help"])
     loaded_models_panel()
-mirror(PARAMS)
+mirror(f.params())
 
 
-ServiceRun("race", race_job, show_progress, keep, PARAMS).panel(
+ServiceRun("race", lambda: race_job(f), show_progress, keep).panel(
     s["run"], "race_run", ":material/sports_score:"
 )
 

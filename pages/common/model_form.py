@@ -2,7 +2,8 @@
 
 The prompt box starts from a preset, and an unedited preset prompt follows the language and
 the target (the toy pair has its own words); γ, adaptive γ and the temperature are the same
-widgets on both pages, with their URL parameters and their values as settings fields; the
+widgets on both pages, described once (:class:`DecodingForm`: their URL parameters, widgets
+and values as settings fields); the
 target's spec and the chat switch are read back from the form. The targets offered, where a
 custom model comes from and the layer-skip depth's bound follow the server's rules and the
 chosen target (specdec_core.live.access, model_choices.target_layers). Labels come from
@@ -11,11 +12,14 @@ lessons/<lang>/live.toml.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
+from pages.common import form
+from pages.common.form import Form
 from pages.common.i18n import Strings, current_lang, strings
 from pages.common.models import access, shelf
 from pages.common.urlstate import Param, bool_param, choice_param, float_param, int_param
@@ -51,41 +55,48 @@ def follow_preset(prefix: str) -> None:
         set_prompt(prefix)
 
 
-def decoding_controls(gamma_col: DeltaGenerator, temperature_col: DeltaGenerator, prefix: str) -> None:
-    """γ and adaptive γ in `gamma_col`, the temperature in `temperature_col`."""
-    s = strings("live")
-    gamma_col.slider(s["gamma"], 1, 16, key=f"{prefix}_gamma", help=s["gamma_help"])
-    gamma_col.toggle(s["adaptive"], key=f"{prefix}_adaptive", help=s["adaptive_help"])
-    gamma_col.selectbox(
-        s["tree"],
-        TREE_SHAPES,
-        key=f"{prefix}_shape",
-        format_func=lambda k: s["tree_chain"] if k == "chain" else s("tree_shape", shape=k, n=shape_nodes(k)),
-        help=s["tree_help"],
-    )
-    temperature_col.slider(
-        s["temperature"], 0.0, 2.0, step=0.05, key=f"{prefix}_t", help=s["temperature_help"]
-    )
+@dataclass(frozen=True)
+class DecodingForm(Form):
+    """γ, adaptive γ, the tree's shape and the temperature: the same controls on every page
+    that decodes (keys ``<prefix>_gamma``, ``_adaptive``, ``_shape``, ``_t``)."""
+
+    gamma: Param
+    adaptive: Param
+    shape: Param
+    t: Param
 
 
-def decoding_params(prefix: str) -> list[Param]:
-    """The URL parameters of :func:`decoding_controls`."""
-    return [
+def decoding_form(prefix: str) -> DecodingForm:
+    return DecodingForm(
         int_param(f"{prefix}_gamma", 4, 1, 16),
         bool_param(f"{prefix}_adaptive", False),
         choice_param(f"{prefix}_shape", "chain", TREE_SHAPES),
         float_param(f"{prefix}_t", 0.0, 0.0, 2.0),
-    ]
+    )
 
 
-def decoding_values(prefix: str) -> dict[str, Any]:
+def decoding_controls(gamma_col: DeltaGenerator, temperature_col: DeltaGenerator, f: DecodingForm) -> None:
+    """γ and adaptive γ in `gamma_col`, the temperature in `temperature_col`."""
+    s = strings("live")
+    form.slider(gamma_col, f.gamma, s["gamma"], help=s["gamma_help"])
+    form.toggle(gamma_col, f.adaptive, s["adaptive"], help=s["adaptive_help"])
+    form.select(
+        gamma_col,
+        f.shape,
+        s["tree"],
+        format_func=lambda k: s["tree_chain"] if k == "chain" else s("tree_shape", shape=k, n=shape_nodes(k)),
+        help=s["tree_help"],
+    )
+    form.slider(temperature_col, f.t, s["temperature"], step=0.05, help=s["temperature_help"])
+
+
+def decoding_values(f: DecodingForm) -> dict[str, Any]:
     """The values of :func:`decoding_controls`, as ``DecodeSettings`` fields."""
-    ss = st.session_state
     return {
-        "gamma": int(ss[f"{prefix}_gamma"]),
-        "adaptive": bool(ss[f"{prefix}_adaptive"]),
-        "tree": parse_shape(ss[f"{prefix}_shape"]),
-        "temperature": float(ss[f"{prefix}_t"]),
+        "gamma": int(form.value(f.gamma)),
+        "adaptive": bool(form.value(f.adaptive)),
+        "tree": parse_shape(form.value(f.shape)),
+        "temperature": float(form.value(f.t)),
     }
 
 

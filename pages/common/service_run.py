@@ -11,14 +11,13 @@ exception enters the core: the worker only publishes, the page only reads.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
 
 from pages.common.i18n import strings
 from pages.common.models import run_service
-from pages.common.urlstate import Param, restore
 from specdec_core.live.model_choices import ChoiceError
 from specdec_core.live.run_service import FAILED, WAITING, Job, Snapshot
 from specdec_core.live.runs import PromptError
@@ -89,8 +88,9 @@ def show_status(snap: Snapshot, busy: Callable[[float], str]) -> None:
 class ServiceRun:
     """The Start / Stop of one page (session keys ``_<prefix>_ticket`` and ``_<prefix>_error``):
     `make_job()` builds the job from the controls, `show(snapshot)` draws a running one's
-    progress, `keep(result)` puts a result (partial after a Stop) where the page shows it;
-    `params` (the page's URL-mirrored controls) are restored before the job is built."""
+    progress, `keep(result)` puts a result (partial after a Stop) where the page shows it.
+    `make_job` reads the controls through :func:`pages.common.form.value` (a control the last
+    page run did not draw gives its default), so the page's one ``restore`` per run suffices."""
 
     def __init__(
         self,
@@ -98,9 +98,7 @@ class ServiceRun:
         make_job: Callable[[], Job],
         show: Callable[[Snapshot], None],
         keep: Callable[[Any], None],
-        params: Sequence[Param] = (),
     ) -> None:
-        self.params = params
         self.ticket_key = f"_{prefix}_ticket"
         self.error_key = f"_{prefix}_error"
         self.stop_key = f"{prefix}_stop"
@@ -120,7 +118,6 @@ class ServiceRun:
     def _start(self) -> None:
         ss = st.session_state
         ss.pop(self.error_key, None)
-        restore(self.params)  # a control the last page run did not draw has no value left
         try:
             job = self.make_job()
         except (ValueError, OSError) as exc:  # refused settings, a bad depth list, a bad prompt

@@ -23,12 +23,16 @@ _PAGE = "_url_page"  # the page the session's last whole-page run showed
 
 @dataclass(frozen=True)
 class Param:
-    """One control: its session-state / widget key (also its URL name) and codec."""
+    """One control: its session-state / widget key (also its URL name) and codec, with the
+    bounds (`lo`, `hi`) or `options` its widget offers (pages/common/form.py draws it)."""
 
     key: str
     default: Any
     parse: Callable[[str], Any]
     dump: Callable[[Any], str] = str
+    lo: Any = None
+    hi: Any = None
+    options: tuple[str, ...] = ()
 
 
 def _bounded(cast: Callable[[str], Any], lo: float, hi: float) -> Callable[[str], Any]:
@@ -42,11 +46,11 @@ def _bounded(cast: Callable[[str], Any], lo: float, hi: float) -> Callable[[str]
 
 
 def float_param(key: str, default: float, lo: float, hi: float) -> Param:
-    return Param(key, default, _bounded(float, lo, hi), lambda v: f"{float(v):.6g}")
+    return Param(key, default, _bounded(float, lo, hi), lambda v: f"{float(v):.6g}", lo, hi)
 
 
 def int_param(key: str, default: int, lo: int, hi: int) -> Param:
-    return Param(key, default, _bounded(int, lo, hi))
+    return Param(key, default, _bounded(int, lo, hi), str, lo, hi)
 
 
 def bool_param(key: str, default: bool) -> Param:
@@ -64,7 +68,7 @@ def choice_param(key: str, default: str, choices: Sequence[str]) -> Param:
             raise ValueError(raw)
         return raw
 
-    return Param(key, default, parse)
+    return Param(key, default, parse, options=tuple(choices))
 
 
 def text_param(key: str, default: str, max_len: int) -> Param:
@@ -75,7 +79,20 @@ def text_param(key: str, default: str, max_len: int) -> Param:
             raise ValueError("too long")
         return raw
 
-    return Param(key, default, parse)
+    return Param(key, default, parse, hi=max_len)
+
+
+def keys_param(key: str, default: Sequence[str], allowed: Sequence[str]) -> Param:
+    """Several of `allowed` (a multiselect), comma-separated in the URL and kept in `allowed`'s
+    order; none, or one not allowed, is refused."""
+
+    def parse(raw: str) -> list[str]:
+        chosen = [k for k in raw.split(",") if k]
+        if not chosen or any(k not in allowed for k in chosen):
+            raise ValueError(raw)
+        return [k for k in allowed if k in chosen]
+
+    return Param(key, list(default), parse, ",".join, options=tuple(allowed))
 
 
 def arrive(page: str) -> None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages.compare_parts.run import SAMPLE_KEY
+from pages.common import form
+from pages.compare_parts.run import SAMPLE_KEY, CompareForm
 from specdec_core.live.spec_bench import QuestionFileError, read_questions, sample
 from specdec_core.viz.escape import md
 
@@ -17,7 +18,7 @@ def short(text: str) -> str:
     return text if len(text) <= PREVIEW_CHARS else text[:PREVIEW_CHARS] + "…"
 
 
-def questions_panel(s, names: dict[str, str]) -> None:
+def questions_panel(s, names: dict[str, str], f: CompareForm) -> None:
     """The upload and its sample: kept under :data:`SAMPLE_KEY` for the grid, cleared when the
     file is removed or cannot be read (the message names the line at fault)."""
     ss = st.session_state
@@ -27,13 +28,13 @@ def questions_panel(s, names: dict[str, str]) -> None:
     ss.pop(SAMPLE_KEY, None)
     if upload is None:
         return
-    st.number_input(s["question_seed"], 0, 1_000_000, key="cmp_qseed")
+    form.number(st, f.qseed, s["question_seed"])
     try:
         found = read_questions(upload.getvalue())
     except QuestionFileError as exc:
         st.error(s("questions_error", name=md(upload.name), message=md(exc)), icon=":material/error:")
         return
-    picked = sample(found, int(ss["cmp_n"]), int(ss["cmp_qseed"]))
+    picked = sample(found, int(form.value(f.n)), int(form.value(f.qseed)))
     ss[SAMPLE_KEY] = picked
     counts = ", ".join(f"{names[c]} {n}" for c, n in picked.counts.items())
     st.caption(s("questions_loaded", name=md(upload.name), n=len(found), counts=counts))

@@ -8,17 +8,16 @@ from functools import partial
 import pandas as pd
 import streamlit as st
 
+from pages.common import form
 from pages.common.models import shelf
+from pages.compare_parts.run import CompareForm
 from specdec_core.live.compare import winners
 from specdec_core.live.compare_run import loaded_tokenizers
 from specdec_core.live.compare_saved import GridResult, grid_json
 from specdec_core.live.compare_tables import cell_rows, cells_csv, markdown_table
 from specdec_core.live.spec_bench import answer_files, answers_zip
-from specdec_core.viz.compare import METRICS, heat_cells, heatmap
+from specdec_core.viz.compare import heat_cells, heatmap
 from specdec_core.viz.escape import md
-
-#: "own": each draft's own cost from its weights; the rest override it for every draft.
-C_CHOICES = ("own", "0.01", "0.05", "0.1", "0.25")
 
 
 def verdicts(s, result: GridResult) -> None:
@@ -37,15 +36,13 @@ def verdicts(s, result: GridResult) -> None:
         st.success(s["greedy_same"])
 
 
-def figures(s, result: GridResult, names: dict[str, str]) -> float | None:
+def figures(s, result: GridResult, names: dict[str, str], f: CompareForm) -> float | None:
     """The chosen figure as a heatmap per target, with its winners; returns the projection's c
     (None: each draft's own)."""
     table, shown = result.cells, result.spec
-    metric = st.segmented_control(
-        s["metric"], METRICS, key="cmp_metric", format_func=lambda k: s[f"metrics.{k}"]
-    )
+    metric = form.segmented(st, f.metric, s["metric"], format_func=lambda k: s[f"metrics.{k}"])
     metric = metric or "tau"
-    choice = st.selectbox(s["c_preset"], C_CHOICES, key="cmp_c", format_func=lambda k: s["c_presets"][k])
+    choice = form.select(st, f.c, s["c_preset"], format_func=lambda k: s["c_presets"][k])
     c = None if choice == "own" else float(choice)
     for t in shown.targets:
         title = f"{t}: {s['metrics.' + metric]}"

@@ -5,22 +5,19 @@ visit a lesson and come back): the run lives in the service, this session keeps 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import streamlit as st
 
 from pages.common.i18n import strings
 from pages.common.models import access, classroom, shelf
 from pages.common.service_run import WAIT_LIMIT, Refused, ServiceRun, show_status
-from pages.common.urlstate import Param
-from pages.compare_parts.run import RESULT_KEY, grid_problem, grid_spec
+from pages.compare_parts.run import RESULT_KEY, CompareForm, grid_problem, grid_spec
 from specdec_core.live.compare_run import GridJob
 from specdec_core.live.run_service import Snapshot
 from specdec_core.viz.escape import md
 
 
-def _job() -> GridJob:
-    spec = grid_spec()
+def _job(f: CompareForm) -> GridJob:
+    spec = grid_spec(f)
     problem = grid_problem(spec)
     if problem is not None:
         raise Refused(problem)
@@ -45,7 +42,6 @@ def _keep(result) -> None:
         st.session_state[RESULT_KEY] = result
 
 
-def run_panel(s, params: Sequence[Param]) -> None:
-    """Run and Stop, and while this session's grid goes, its progress (`params`: the page's
-    URL-mirrored controls, restored before the grid is read)."""
-    ServiceRun("cmp", _job, _show, _keep, params).panel(s["run"], "cmp_run", ":material/play_arrow:")
+def run_panel(s, f: CompareForm) -> None:
+    """Run and Stop, and while this session's grid goes, its progress (the grid is read from `f`)."""
+    ServiceRun("cmp", lambda: _job(f), _show, _keep).panel(s["run"], "cmp_run", ":material/play_arrow:")

@@ -1,15 +1,20 @@
 """The lab's controls: models, prompt, sampling, γ, N, the broken rule and the seed.
 
-Widgets keyed ``law_*`` (pages/law_live.py mirrors them in the URL); :func:`settings` reads
-them back as a :class:`~specdec_core.live.law.LawSettings`, and :func:`problem` says, in the
+:class:`LawForm` names every setting once (key ``law_*``, also its URL name; default; bounds
+or options); the widgets take their bounds from it, :func:`settings` reads it back as a
+:class:`~specdec_core.live.law.LawSettings`, and :func:`problem` says, in the
 page's language, why those settings cannot run (None when they can). Model, draft and preset
 names come from live.toml, the lab's own strings from law_live.toml.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import streamlit as st
 
+from pages.common import form
+from pages.common.form import Form
 from pages.common.i18n import strings
 from pages.common.model_form import chat_on, depth_input, follow_preset, set_prompt, target_spec
 from pages.common.models import access, loaded_models_panel
@@ -31,20 +36,39 @@ from specdec_core.live.model_choices import DRAFTS, TOY_WORDS, DraftSpec, plain_
 from specdec_core.live.presets import PRESETS
 from specdec_core.viz.escape import md
 
-PARAMS: list[Param] = [
-    choice_param("law_target", "bundled", LAW_TARGETS),
-    choice_param("law_draft", "head", DRAFTS),
-    int_param("law_k", 8, 1, 256),
-    choice_param("law_preset", "copy", PRESETS),
-    bool_param("law_chat", True),
-    float_param("law_t", 1.0, 0.0, 2.0),
-    int_param("law_topk", 0, 0, 1000),
-    float_param("law_topp", 1.0, 0.05, 1.0),
-    int_param("law_gamma", DEFAULT_GAMMA, *GAMMA_RANGE),
-    int_param("law_n", DEFAULT_SAMPLES, 1, MAX_SAMPLES),
-    choice_param("law_broken", "accept_all", BROKEN_RULES),
-    int_param("law_seed", 0, 0, 2**31 - 1),
-]
+
+@dataclass(frozen=True)
+class LawForm(Form):
+    """Every setting of the lab, named once."""
+
+    target: Param
+    draft: Param
+    k: Param
+    preset: Param
+    chat: Param
+    t: Param
+    topk: Param
+    topp: Param
+    gamma: Param
+    n: Param
+    broken: Param
+    seed: Param
+
+
+FORM = LawForm(
+    target=choice_param("law_target", "bundled", LAW_TARGETS),
+    draft=choice_param("law_draft", "head", DRAFTS),
+    k=int_param("law_k", 8, 1, 256),
+    preset=choice_param("law_preset", "copy", PRESETS),
+    chat=bool_param("law_chat", True),
+    t=float_param("law_t", 1.0, 0.0, 2.0),
+    topk=int_param("law_topk", 0, 0, 1000),
+    topp=float_param("law_topp", 1.0, 0.05, 1.0),
+    gamma=int_param("law_gamma", DEFAULT_GAMMA, *GAMMA_RANGE),
+    n=int_param("law_n", DEFAULT_SAMPLES, 1, MAX_SAMPLES),
+    broken=choice_param("law_broken", "accept_all", BROKEN_RULES),
+    seed=int_param("law_seed", 0, 0, 2**31 - 1),
+)
 
 
 def fit_models() -> None:
@@ -81,79 +105,75 @@ def _target_changed() -> None:
 
 def controls() -> None:
     """The control panel; Draw and Stop come after it (``ServiceRun.panel``)."""
-    s, live = strings("law_live"), strings("live")
+    s, live, f = strings("law_live"), strings("live"), FORM
     fit_models()
     follow_preset("law")
     with st.container(border=True, key="noprint_law_controls"):
         st.markdown(f"**{s['controls']}**")
         c1, c2, c3 = st.columns([1.2, 1.2, 1])
         offered = tuple(k for k in access().targets if k in LAW_TARGETS)
-        target = c1.selectbox(
+        target = form.select(
+            c1,
+            f.target,
             live["target"],
             offered,
             format_func=lambda k: live[f"targets.{k}"],
-            key="law_target",
             on_change=_target_changed,
             help=s["target_help"],
         )
-        draft = c2.selectbox(
+        draft = form.select(
+            c2,
+            f.draft,
             live["draft"],
             law_drafts(target),
             format_func=lambda k: live[f"drafts.{k}"],
-            key="law_draft",
             help=s["draft_help"],
         )
         if draft == "layerskip":
-            depth_input(c2, "law_k", "law")
-        c3.selectbox(
+            depth_input(c2, f.k.key, "law")
+        form.select(
+            c3,
+            f.preset,
             live["preset"],
-            PRESETS,
             format_func=lambda k: live[f"presets.{k}"],
-            key="law_preset",
             on_change=set_prompt,
             args=("law",),
             help=live["preset_help"],
         )
-        c3.toggle(live["chat"], key="law_chat", disabled=target in plain_targets(), help=live["chat_help"])
+        form.toggle(c3, f.chat, live["chat"], disabled=target in plain_targets(), help=live["chat_help"])
         st.text_area(
             live["prompt"], key="law_prompt", height=110, help=live("prompt_help", limit=MAX_PROMPT_CHARS)
         )
         if target == "toy":
             st.caption(live("toy_words", words=" ".join(TOY_WORDS)))
         g = st.columns([1.2, 1, 1, 1, 1.2, 1.4, 1])
-        g[0].slider(live["temperature"], 0.0, 2.0, step=0.05, key="law_t", help=s["temperature_help"])
-        g[1].number_input(live["top_k"], 0, 1000, step=1, key="law_topk", help=s["top_k_help"])
-        g[2].slider(live["top_p"], 0.05, 1.0, step=0.05, key="law_topp", help=live["top_p_help"])
-        g[3].slider(s["gamma"], *GAMMA_RANGE, key="law_gamma", help=s["gamma_help"])
+        form.slider(g[0], f.t, live["temperature"], step=0.05, help=s["temperature_help"])
+        form.number(g[1], f.topk, live["top_k"], step=1, help=s["top_k_help"])
+        form.slider(g[2], f.topp, live["top_p"], step=0.05, help=live["top_p_help"])
+        form.slider(g[3], f.gamma, s["gamma"], help=s["gamma_help"])
         cap = access().max_law_samples
         n_help = s("samples_help", limit=MAX_SAMPLES) + (f" {s('samples_cap', limit=cap)}" if cap else "")
-        g[4].number_input(s["samples"], 1, MAX_SAMPLES, step=50, key="law_n", help=n_help)
-        g[5].selectbox(
-            s["broken"],
-            BROKEN_RULES,
-            format_func=lambda k: s[f"rules.{k}"],
-            key="law_broken",
-            help=s["broken_help"],
-        )
-        g[6].number_input(s["seed"], 0, 2**31 - 1, step=1, key="law_seed", help=s["seed_help"])
+        form.number(g[4], f.n, s["samples"], step=50, help=n_help)
+        form.select(g[5], f.broken, s["broken"], format_func=lambda k: s[f"rules.{k}"], help=s["broken_help"])
+        form.number(g[6], f.seed, s["seed"], step=1, help=s["seed_help"])
         loaded_models_panel()
 
 
 def settings() -> LawSettings:
     """The lab run the controls describe (not checked: :func:`problem`)."""
-    ss = st.session_state
-    draft = ss["law_draft"]
+    f, v = FORM, form.value
+    draft = v(f.draft)
     return LawSettings(
         target=target_spec("law"),
-        draft=DraftSpec(draft, int(ss["law_k"]) if draft == "layerskip" else 0),
+        draft=DraftSpec(draft, int(v(f.k)) if draft == "layerskip" else 0),
         chat=chat_on("law"),
-        temperature=float(ss["law_t"]),
-        top_k=int(ss["law_topk"]),
-        top_p=float(ss["law_topp"]),
-        gamma=int(ss["law_gamma"]),
-        samples=int(ss["law_n"]),
-        broken=ss["law_broken"],
-        seed=int(ss["law_seed"]),
+        temperature=float(v(f.t)),
+        top_k=int(v(f.topk)),
+        top_p=float(v(f.topp)),
+        gamma=int(v(f.gamma)),
+        samples=int(v(f.n)),
+        broken=v(f.broken),
+        seed=int(v(f.seed)),
     )
 
 

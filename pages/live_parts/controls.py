@@ -1,21 +1,27 @@
 """The live page's controls: models, prompt, γ and sampling, Generate / Stop, a saved run to replay.
 
-Widgets keyed ``live_*`` (pages/live.py mirrors them in the URL); :func:`settings` reads
-them back as the run's :class:`~specdec_core.live.settings.LiveSettings`.
+:class:`LiveForm` names every setting once (key ``live_*``, also its URL name; default; bounds
+or options): the page restores and mirrors its params, the widgets take their bounds from it,
+and :func:`settings` reads it back as the run's :class:`~specdec_core.live.settings.LiveSettings`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
+from pages.common import form
+from pages.common.form import Form
 from pages.common.i18n import strings
 from pages.common.model_form import (
+    DecodingForm,
     chat_on,
     decoding_controls,
+    decoding_form,
     decoding_values,
     depth_input,
     follow_preset,
@@ -26,11 +32,64 @@ from pages.common.model_form import (
     target_spec,
 )
 from pages.common.models import access, loaded_models_panel
+from pages.common.urlstate import Param, bool_param, choice_param, float_param, int_param, text_param
 from specdec_core.live.access import drafts
-from specdec_core.live.limits import MAX_NEW_TOKENS, MAX_PROMPT_CHARS, MAX_UPLOAD_MB
-from specdec_core.live.model_choices import HEAD_DRAFTS, MAX_VOCAB, TOY_WORDS, DraftSpec, plain_targets
+from specdec_core.live.limits import MAX_NEW_TOKENS, MAX_PROMPT_CHARS, MAX_SOURCE_CHARS, MAX_UPLOAD_MB
+from specdec_core.live.model_choices import (
+    DRAFTS,
+    HEAD_DRAFTS,
+    MAX_VOCAB,
+    TOY_WORDS,
+    DraftSpec,
+    plain_targets,
+    targets,
+)
 from specdec_core.live.presets import PRESETS
 from specdec_core.live.settings import LiveSettings
+
+
+@dataclass(frozen=True)
+class LiveForm(Form):
+    """Every setting of the live page, named once."""
+
+    target: Param
+    target_src: Param
+    draft: Param
+    k: Param
+    vocab: Param
+    draft_src: Param
+    preset: Param
+    chat: Param
+    decoding: DecodingForm
+    topk: Param
+    topp: Param
+    seed: Param
+    max: Param
+    compare: Param
+    void: Param
+    shown: Param
+
+
+def live_form() -> LiveForm:
+    """The live page's settings, built per script run (the targets are the registry's now)."""
+    return LiveForm(
+        target=choice_param("live_target", "bundled", targets()),
+        target_src=text_param("live_target_src", "", MAX_SOURCE_CHARS),
+        draft=choice_param("live_draft", "ngram", DRAFTS),
+        k=int_param("live_k", 20, 1, 256),
+        vocab=int_param("live_vocab", 0, 0, MAX_VOCAB),
+        draft_src=text_param("live_draft_src", "", MAX_SOURCE_CHARS),
+        preset=choice_param("live_preset", "copy", PRESETS),
+        chat=bool_param("live_chat", True),
+        decoding=decoding_form("live"),
+        topk=int_param("live_topk", 0, 0, 1000),
+        topp=float_param("live_topp", 1.0, 0.05, 1.0),
+        seed=int_param("live_seed", 0, 0, 2**31 - 1),
+        max=int_param("live_max", 64, 4, MAX_NEW_TOKENS),
+        compare=bool_param("live_compare", True),
+        void=bool_param("live_void", False),
+        shown=int_param("live_shown", 8, 3, 20),
+    )
 
 
 def _fit_draft() -> None:
@@ -54,6 +113,7 @@ def _import() -> None:
 def _choice(
     col: DeltaGenerator,
     name: str,
+    p: Param,
     options: tuple[str, ...],
     on_change: Callable[..., None] | None = None,
     args: tuple[Any, ...] | None = None,
@@ -61,57 +121,52 @@ def _choice(
     """A select box for `name` (target, draft, preset): its label, options and help from live.toml;
     `on_change(*args)` runs when it changes."""
     s = strings("live")
-    return col.selectbox(
+    return form.select(
+        col,
+        p,
         s[name],
         options,
         format_func=(lambda k: target_label(k, s)) if name == "target" else lambda k: s[f"{name}s.{k}"],
-        key=f"live_{name}",
         on_change=on_change,
         args=args,
         help=s[f"{name}_help"],
     )
 
 
-def controls() -> None:
+def controls(f: LiveForm) -> None:
     """The control panel (a draft that fits the target first, and a prompt that follows its
     preset); Generate and Stop come after it, with the run (``ServiceRun.panel``)."""
     s = strings("live")
-    targets = target_choices("live")
+    offered = target_choices("live")
     _fit_draft()
     follow_preset("live")
     with st.container(border=True):
         st.markdown(f"**{s['controls']}**")
         c1, c2, c3 = st.columns([1.2, 1.2, 1])
-        target_kind = _choice(c1, "target", targets, _target_changed)
+        target_kind = _choice(c1, "target", f.target, offered, _target_changed)
         if target_kind == "custom":
-            source_input(c1, "live_target_src", s["source"], s["source_help"])
-        draft_kind = _choice(c2, "draft", drafts(access(), target_kind))
+            source_input(c1, f.target_src.key, s["source"], s["source_help"])
+        draft_kind = _choice(c2, "draft", f.draft, drafts(access(), target_kind))
         if draft_kind == "layerskip":
-            depth_input(c2, "live_k", "live")
+            depth_input(c2, f.k.key, "live")
         if draft_kind == "custom":
-            source_input(c2, "live_draft_src", s["draft_source"], s["source_help"])
+            source_input(c2, f.draft_src.key, s["draft_source"], s["source_help"])
         if draft_kind in HEAD_DRAFTS:
-            c2.number_input(s["vocab"], 0, MAX_VOCAB, step=1024, key="live_vocab", help=s["vocab_help"])
-        _choice(c3, "preset", PRESETS, set_prompt, ("live",))
-        c3.toggle(s["chat"], key="live_chat", disabled=target_kind in plain_targets(), help=s["chat_help"])
+            form.number(c2, f.vocab, s["vocab"], step=1024, help=s["vocab_help"])
+        _choice(c3, "preset", f.preset, PRESETS, set_prompt, ("live",))
+        form.toggle(c3, f.chat, s["chat"], disabled=target_kind in plain_targets(), help=s["chat_help"])
         st.text_area(
             s["prompt"], key="live_prompt", height=130, help=s("prompt_help", limit=MAX_PROMPT_CHARS)
         )
         if target_kind == "toy":
             st.caption(s("toy_words", words=" ".join(TOY_WORDS)))
         g1, g2, g3, g4, g5, g6 = st.columns([1.3, 1.3, 1, 1, 1, 1.3])
-        decoding_controls(g1, g2, "live")
-        g3.number_input(
-            s["top_k"], min_value=0, max_value=1000, step=1, key="live_topk", help=s["top_k_help"]
-        )
-        g4.slider(s["top_p"], 0.05, 1.0, step=0.05, key="live_topp", help=s["top_p_help"])
-        g5.number_input(
-            s["seed"], min_value=0, max_value=2**31 - 1, step=1, key="live_seed", help=s["seed_help"]
-        )
-        g6.slider(
-            s["max_new"], 4, MAX_NEW_TOKENS, key="live_max", help=s("max_new_help", limit=MAX_NEW_TOKENS)
-        )
-        st.toggle(s["compare"], key="live_compare", help=s["compare_help"])
+        decoding_controls(g1, g2, f.decoding)
+        form.number(g3, f.topk, s["top_k"], step=1, help=s["top_k_help"])
+        form.slider(g4, f.topp, s["top_p"], step=0.05, help=s["top_p_help"])
+        form.number(g5, f.seed, s["seed"], step=1, help=s["seed_help"])
+        form.slider(g6, f.max, s["max_new"], help=s("max_new_help", limit=MAX_NEW_TOKENS))
+        form.toggle(st, f.compare, s["compare"], help=s["compare_help"])
         with st.expander(s["replay_title"]):
             st.file_uploader(
                 s["upload"],
@@ -124,23 +179,23 @@ def controls() -> None:
         loaded_models_panel()
 
 
-def settings() -> LiveSettings:
+def settings(f: LiveForm) -> LiveSettings:
     """The run the controls describe."""
-    ss = st.session_state
-    draft = ss["live_draft"]
+    v = form.value
+    draft = v(f.draft)
     return LiveSettings(
         target=target_spec("live"),
         draft=DraftSpec(
             draft,
-            int(ss["live_k"]) if draft == "layerskip" else 0,
-            ss["live_draft_src"].strip() if draft == "custom" else "",
-            int(ss["live_vocab"]) if draft in HEAD_DRAFTS else 0,
+            int(v(f.k)) if draft == "layerskip" else 0,
+            v(f.draft_src).strip() if draft == "custom" else "",
+            int(v(f.vocab)) if draft in HEAD_DRAFTS else 0,
         ),
         chat=chat_on("live"),
-        **decoding_values("live"),
-        top_k=int(ss["live_topk"]),
-        top_p=float(ss["live_topp"]),
-        seed=int(ss["live_seed"]),
-        max_new_tokens=int(ss["live_max"]),
-        compare=bool(ss["live_compare"]),
+        **decoding_values(f.decoding),
+        top_k=int(v(f.topk)),
+        top_p=float(v(f.topp)),
+        seed=int(v(f.seed)),
+        max_new_tokens=int(v(f.max)),
+        compare=bool(v(f.compare)),
     )

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import streamlit as st
 
+from pages.common import form
 from pages.common.i18n import strings
 from pages.common.lesson import lesson
+from pages.common.urlstate import Param
 from pages.live_parts.draft_tree import draft_tree_view
 from pages.live_parts.tokens import fig_text
 from specdec_core.course.probability_tree import path_nodes, tree_view
@@ -23,7 +25,7 @@ from specdec_core.viz import probability_tree as tree_viz
 from specdec_core.viz.escape import md
 
 
-def inspector(trace: LiveTrace) -> None:
+def inspector(trace: LiveTrace, shown: Param) -> None:
     """Pick a round and one of its tokens; show what p and q said there and what was decided."""
     s = strings("live")
     events = trace.speculative.events
@@ -34,7 +36,7 @@ def inspector(trace: LiveTrace) -> None:
     c1, c2 = st.columns([3, 1])
     if last > 0:
         c1.slider(s["round"], 0, last, key="live_round")
-    c2.slider(s["shown"], 3, 20, key="live_shown", help=s["shown_help"])
+    form.slider(c2, shown, s["shown"], help=s["shown_help"])
     event = events[st.session_state["live_round"]]
     if not event.p_rows:
         st.info(s["no_rows"])
@@ -67,9 +69,7 @@ def inspector(trace: LiveTrace) -> None:
         st.caption(s(f"short_{short}", k=len(event.draft_tokens), gamma=event.gamma))
     if event.tree is not None:
         draft_tree_view(trace, event)
-    view = position_view(
-        event, st.session_state["live_slot"], trace.vocab_size, st.session_state["live_shown"]
-    )
+    view = position_view(event, st.session_state["live_slot"], trace.vocab_size, int(form.value(shown)))
     pool_names = {
         t: s[f"pool.{t}"] if view.q is not None else s["other"] for t in view.ids if isinstance(t, str)
     }

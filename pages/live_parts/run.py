@@ -15,7 +15,7 @@ import streamlit as st
 from pages.common.i18n import strings
 from pages.common.models import access, classroom, shelf
 from pages.common.service_run import WAIT_LIMIT, show_status
-from pages.live_parts.controls import settings
+from pages.live_parts.controls import LiveForm, settings
 from pages.live_parts.tokens import feed_html, prompt_html
 from specdec_core.engine import RoundEvent
 from specdec_core.live.live_job import BASE, SPEC, LiveJob, LiveProgress
@@ -37,11 +37,11 @@ def keep(trace: LiveTrace) -> None:
     st.session_state["live_slot"] = 0
 
 
-def live_job() -> LiveJob:
-    """The job Generate hands to the run service: the controls' settings and prompt (an empty
+def live_job(f: LiveForm) -> LiveJob:
+    """The job Generate hands to the run service: the settings of `f` and the prompt (an empty
     or over-long prompt is refused here, before it waits in line)."""
     prompt: str = st.session_state["live_prompt"]
-    return LiveJob(settings(), prompt, shelf(), access(), classroom(), WAIT_LIMIT)
+    return LiveJob(settings(f), prompt, shelf(), access(), classroom(), WAIT_LIMIT)
 
 
 def _stream_view(

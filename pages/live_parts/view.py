@@ -10,8 +10,10 @@ from functools import partial
 
 import streamlit as st
 
+from pages.common import form
 from pages.common.i18n import strings
 from pages.common.lesson import lesson
+from pages.live_parts.controls import LiveForm
 from pages.live_parts.inspector import inspector
 from pages.live_parts.tokens import fig_text, pickable_tokens, tokens_html
 from specdec_core.live import stats as live_stats
@@ -97,8 +99,8 @@ def _stats(trace: LiveTrace) -> live_stats.LiveStats:
     return stats
 
 
-def show(trace: LiveTrace) -> None:
-    """The whole finished view of `trace`."""
+def show(trace: LiveTrace, f: LiveForm) -> None:
+    """The whole finished view of `trace` (`f`: the page's settings, two of which it draws)."""
     s, text, fig = strings("live"), lesson("live"), fig_text()
     events = trace.speculative.events
     selected = int(st.session_state.get("live_round", 0))
@@ -111,9 +113,9 @@ def show(trace: LiveTrace) -> None:
         st.warning(s["stopped"])
     # The legend: the speculative kinds, then "void" when shown, then "target" (below) when present.
     kinds = [k for k in live_text.SPAN_KINDS if k not in ("target", "void")] + (
-        ["void"] if st.session_state["live_void"] else []
+        ["void"] if form.value(f.void) else []
     )
-    items = live_text.spans(events, show_void=st.session_state["live_void"])
+    items = live_text.spans(events, show_void=bool(form.value(f.void)))
     counts = live_text.counts(items)
     plain = trace.baseline is not None or counts["target"] > 0
     numbered = {k: n for k, n in counts.items() if k != "target"}  # "target" also names the other column
@@ -134,7 +136,7 @@ def show(trace: LiveTrace) -> None:
     if trace.baseline:
         cols[1].markdown(f"**{s['base_title']}** · {md(trace.target_name)}")
         cols[1].html(tokens_html(trace.prompt, live_text.spans(trace.baseline.events), trace.text))
-    st.toggle(s["show_void"], key="live_void", help=s["show_void_help"])
+    form.toggle(st, f.void, s["show_void"], help=s["show_void_help"])
     _comparison(trace)
     text.show("colours")
 
@@ -168,7 +170,7 @@ def show(trace: LiveTrace) -> None:
         st.plotly_chart(viz.speed_figure(curves, fig), theme=None, key="live_speed")
         st.caption(s["speed_caption"])
     text.show("stats")
-    inspector(trace)
+    inspector(trace, f.shown)
     st.download_button(
         s["download"],
         data=partial(to_json, trace),  # built when downloaded, not on every rerun

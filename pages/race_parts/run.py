@@ -7,13 +7,28 @@ finished runs) are kept per task under ``RESULTS_KEY``.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import streamlit as st
 
+from pages.common import form
+from pages.common.form import Form
 from pages.common.i18n import Strings, strings
-from pages.common.model_form import chat_on, decoding_values, layer_bound, preset_text, target_spec
+from pages.common.model_form import (
+    DecodingForm,
+    chat_on,
+    decoding_form,
+    decoding_values,
+    layer_bound,
+    preset_text,
+    target_spec,
+)
 from pages.common.models import access, shelf
 from pages.common.service_run import WAIT_LIMIT, show_status
-from specdec_core.live.model_choices import DraftSpec
+from pages.common.urlstate import Param, bool_param, choice_param, int_param, text_param
+from specdec_core.live.limits import MAX_RACE_NEW_TOKENS, MAX_SOURCE_CHARS
+from specdec_core.live.model_choices import DraftSpec, targets
+from specdec_core.live.presets import PRESETS
 from specdec_core.live.race import (
     BASELINE,
     TREE_SUFFIX,
@@ -30,14 +45,46 @@ RESULTS_KEY = "race_results"
 LAST_KEY = "_race_last"
 
 
-def entries() -> list[tuple[str, DraftSpec]]:
+@dataclass(frozen=True)
+class RaceForm(Form):
+    """Every URL-mirrored setting of the race, named once (the chosen drafts are not in the URL)."""
+
+    target: Param
+    target_src: Param
+    depths: Param
+    draft_src: Param
+    preset: Param
+    chat: Param
+    decoding: DecodingForm
+    seed: Param
+    max: Param
+    repeats: Param
+
+
+def race_form() -> RaceForm:
+    """The race's settings, built per script run (the targets are the registry's now)."""
+    return RaceForm(
+        target=choice_param("race_target", "bundled", targets()),
+        target_src=text_param("race_target_src", "", MAX_SOURCE_CHARS),
+        depths=text_param("race_depths", "10, 20, 27", 100),
+        draft_src=text_param("race_draft_src", "", MAX_SOURCE_CHARS),
+        preset=choice_param("race_preset", "copy", PRESETS),
+        chat=bool_param("race_chat", True),
+        decoding=decoding_form("race"),
+        seed=int_param("race_seed", 0, 0, 2**31 - 1),
+        max=int_param("race_max", 40, 4, MAX_RACE_NEW_TOKENS),
+        repeats=int_param("race_repeats", 1, 1, 5),
+    )
+
+
+def entries(f: RaceForm) -> list[tuple[str, DraftSpec]]:
     """The chosen drafts as (race key, spec); a bad depth list or a layer-skip deeper than the
     target is refused (ValueError with the page's message) before any model loads."""
-    s, ss = strings("race"), st.session_state
+    s, v = strings("race"), form.value
     try:
-        chosen = race_entries(ss["race_drafts"], ss["race_depths"], ss["race_draft_src"])
+        chosen = race_entries(st.session_state.get("race_drafts", []), v(f.depths), v(f.draft_src))
     except ValueError:  # only the depths can be wrong
-        raise ValueError(s("bad_depths", raw=ss["race_depths"])) from None
+        raise ValueError(s("bad_depths", raw=v(f.depths))) from None
     layers = layer_bound("race")
     deepest = max((d.k for _, d in chosen if d.kind == "layerskip"), default=0)
     if layers is not None and deepest > layers:
@@ -56,18 +103,18 @@ def name(s: Strings, key: str, tree: tuple[int, ...] = ()) -> str:
     return s[f"short.{key}"] if depth is None else s("layerskip_name", k=depth)
 
 
-def race_request() -> RaceRequest:
+def race_request(f: RaceForm) -> RaceRequest:
     """The race the controls describe, its runs named in the page's language; a bad depth list,
     a layer-skip deeper than the target or no draft is refused (ValueError, the page's message)."""
-    ss, s = st.session_state, strings("race")
-    chosen = entries()
+    ss, s, v = st.session_state, strings("race"), form.value
+    chosen = entries(f)
     if not chosen:
         raise ValueError(s["no_drafts"])
     settings = RaceSettings(
-        **decoding_values("race"),
-        seed=int(ss["race_seed"]),
-        max_new_tokens=int(ss["race_max"]),
-        repeats=int(ss["race_repeats"]),
+        **decoding_values(f.decoding),
+        seed=int(v(f.seed)),
+        max_new_tokens=int(v(f.max)),
+        repeats=int(v(f.repeats)),
     )
     keys = [BASELINE, *(k for k, _ in chosen), *(k + TREE_SUFFIX for k, _ in chosen)]
     prompt: str = ss["race_prompt"]
@@ -77,14 +124,14 @@ def race_request() -> RaceRequest:
         prompt=prompt,
         chat=chat_on("race"),
         settings=settings,
-        task=race_task(prompt, ss["race_preset"], preset_text("race")),
+        task=race_task(prompt, v(f.preset), preset_text("race")),
         names={k: name(s, k, settings.tree) for k in keys},
     )
 
 
-def race_job() -> RaceJob:
+def race_job(f: RaceForm) -> RaceJob:
     """The job Start hands to the run service."""
-    return RaceJob(race_request(), shelf(), access(), WAIT_LIMIT)
+    return RaceJob(race_request(f), shelf(), access(), WAIT_LIMIT)
 
 
 def show_progress(snap: Snapshot) -> None:

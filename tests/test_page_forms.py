@@ -1,0 +1,81 @@
+"""Settings named once: each run page's form gives its URL keys (today's names, so saved links
+still work), its widgets' bounds and options, and its run request; ``restore`` runs once per
+script run, a Start press included."""
+
+from __future__ import annotations
+
+import pytest
+
+from pages.common import urlstate
+from support.apptest import open_page, rerun
+
+#: The URL keys each page mirrored before its settings were described once: saved links use them.
+SAVED_LINK_KEYS = {
+    "live": "live_target live_target_src live_draft live_k live_vocab live_draft_src live_preset live_chat "
+    "live_gamma live_adaptive live_shape live_t live_topk live_topp live_seed live_max live_compare "
+    "live_void live_shown",
+    "race": "race_target race_target_src race_depths race_draft_src race_preset race_chat race_gamma "
+    "race_adaptive race_shape race_t race_seed race_max race_repeats",
+    "law_live": "law_target law_draft law_k law_preset law_chat law_t law_topk law_topp law_gamma law_n "
+    "law_broken law_seed",
+    "compare": "cmp_targets cmp_source cmp_drafts cmp_cats cmp_n cmp_qseed cmp_gamma cmp_adaptive cmp_temp "
+    "cmp_max cmp_metric cmp_c",
+}
+
+
+def _forms():
+    from pages.compare_parts.run import compare_form
+    from pages.law_live_parts.controls import FORM
+    from pages.live_parts.controls import live_form
+    from pages.race_parts.run import race_form
+
+    return {"live": live_form(), "race": race_form(), "law_live": FORM, "compare": compare_form()}
+
+
+def test_every_form_keeps_the_url_keys_of_saved_links():
+    for page, form in _forms().items():
+        assert [p.key for p in form.params()] == SAVED_LINK_KEYS[page].split(), page
+
+
+@pytest.mark.parametrize("page", ["live", "race", "law_live", "compare"])
+def test_every_drawn_widget_takes_its_bounds_and_options_from_the_form(page):
+    at = open_page(page)
+    params = {p.key: p for p in _forms()[page].params()}
+    checked = 0
+    for kind in ("slider", "number_input", "selectbox", "multiselect"):
+        for widget in at.get(kind):
+            p = params.get(widget.key)
+            if p is None:
+                continue
+            if kind in ("slider", "number_input"):
+                assert (widget.min, widget.max) == (p.lo, p.hi), widget.key
+            else:  # AppTest lists the options by their labels: their number, and the value, tell
+                chosen = widget.value if kind == "multiselect" else [widget.value]
+                assert len(widget.options) <= len(p.options) and set(chosen) <= set(p.options), widget.key
+            checked += 1
+    assert checked >= 4, f"only {checked} widgets of {page} checked"
+
+
+def test_a_link_value_outside_the_widgets_bounds_is_refused_and_named():
+    at = open_page("live", query={"live_topk": "1001", "live_max": "8"})
+    assert any("live_topk" in w.value for w in at.warning)
+    assert at.session_state["live_topk"] == 0 and at.session_state["live_max"] == 8
+
+
+def test_restore_runs_once_per_script_run_a_start_press_included(monkeypatch):
+    calls: list[int] = []
+    real = urlstate.restore
+
+    def counted(params):
+        calls.append(len(params))
+        return real(params)
+
+    monkeypatch.setattr(urlstate, "restore", counted)
+    at = open_page("live", state={"live_target": "toy", "live_draft": "toy_draft", "live_max": 16})
+    assert len(calls) == 1
+    calls.clear()
+    at.button(key="live_generate").click()
+    rerun(at, settle=False)  # the press's on_click builds the job from the form, then the page runs
+    assert len(calls) == 1, calls
+    rerun(at)
+    assert at.session_state["live_trace"].settings.max_new_tokens == 16
