@@ -75,6 +75,7 @@ class Cluster:
         self.log = self.root / "server.log"
         self.port = free_port()
         self._databases = 0
+        self._roles = 0
         self._as_root = os.geteuid() == 0
         try:
             if self._as_root:
@@ -140,6 +141,14 @@ class Cluster:
         self._databases += 1
         name = f"specdec_{self._databases}"
         self.sql(f"CREATE DATABASE {name} OWNER {owner}")
+        return name
+
+    def new_role(self, options: str = "") -> str:
+        """A new login role with the README's password and `options` (e.g. ``CONNECTION LIMIT 0``);
+        its name (roles belong to the whole cluster, so each test makes its own)."""
+        self._roles += 1
+        name = f"role_{self._roles}"
+        self.sql(f"CREATE ROLE {name} LOGIN PASSWORD 'secret' {options}")
         return name
 
     def readme_url(self, database: str) -> str:

@@ -129,21 +129,21 @@ def test_each_database_failure_is_named_for_the_teacher_postgres(postgres):
     database = postgres.new_database()
     good = _engine(postgres, database)
     answers.ensure_schema(good)
+    no_room = postgres.new_role("CONNECTION LIMIT 0")
+    stranger = postgres.new_role()  # may connect, but has no rights on the teacher's tables
+    reader = postgres.new_role()
     postgres.sql(
-        "CREATE ROLE no_room LOGIN CONNECTION LIMIT 0",
-        "CREATE ROLE stranger LOGIN",  # may connect, but has no rights on the teacher's tables
-        "CREATE ROLE reader LOGIN",
-        "ALTER ROLE reader SET default_transaction_read_only = on",
-        "GRANT ALL ON ALL TABLES IN SCHEMA public TO reader",
+        f"ALTER ROLE {reader} SET default_transaction_read_only = on",
+        f"GRANT ALL ON ALL TABLES IN SCHEMA public TO {reader}",
         database=database,
     )
     cases = {
         "settings": _engine(postgres, "no_such_database"),
-        "refused": _engine(postgres, database, user="no_room"),
-        "read_only": _engine(postgres, database, user="reader"),
+        "refused": _engine(postgres, database, user=no_room),
+        "read_only": _engine(postgres, database, user=reader),
     }
     with pytest.raises(SQLAlchemyError) as caught:
-        answers.current_code(_engine(postgres, database, user="stranger"))
+        answers.current_code(_engine(postgres, database, user=stranger))
     assert fault(caught.value) == "settings"
     for expected, engine in cases.items():
         with pytest.raises(SQLAlchemyError) as caught:

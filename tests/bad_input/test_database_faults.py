@@ -105,8 +105,8 @@ def test_a_read_only_database_shows_its_results_and_keeps_new_answers_waiting_po
 
 def test_a_database_that_refuses_new_connections_is_named_and_learners_go_on_postgres(classroom, postgres):
     database = postgres.new_database()
-    postgres.sql("CREATE ROLE no_room LOGIN PASSWORD 'secret' CONNECTION LIMIT 0")
-    secrets = _secrets(postgres, database, username="no_room")
+    no_room = postgres.new_role("CONNECTION LIMIT 0")  # a role that may open no connection
+    secrets = _secrets(postgres, database, username=no_room)
     learner = open_page("cost", secrets=secrets)
     _answer(learner)
     teacher = _teacher(secrets, "zh")
