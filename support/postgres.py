@@ -30,6 +30,8 @@ from support.browser import ROOT, free_port
 
 #: Debian's server binaries, one folder per installed version.
 BIN_GLOB = "/usr/lib/postgresql/*/bin"
+#: Names another folder of server binaries (``initdb``, ``pg_ctl``) to use instead.
+BIN_ENV = "SPECDEC_POSTGRES_BIN"
 #: The role and password of the README's example URL; the test cluster has them too.
 TEACHER = "teacher"
 _README_TOML = re.compile(r"```toml\n(# \.streamlit/secrets\.toml.*?)```", re.S)
@@ -54,12 +56,14 @@ def readme_url() -> str:
 
 
 def server_bin() -> Path:
-    """The newest installed PostgreSQL's binaries; :class:`Unavailable` when there are none."""
-    found = sorted(glob.glob(BIN_GLOB), key=lambda p: [int(x) for x in re.findall(r"\d+", p)])
+    """The newest installed PostgreSQL's binaries (or those in ``$SPECDEC_POSTGRES_BIN``);
+    :class:`Unavailable` when there are none."""
+    where = os.environ.get(BIN_ENV) or BIN_GLOB
+    found = sorted(glob.glob(where), key=lambda p: [int(x) for x in re.findall(r"\d+", p)])
     found = [p for p in found if os.access(Path(p) / "initdb", os.X_OK)]
     if not found:
         raise Unavailable(
-            f"no PostgreSQL server binaries in {BIN_GLOB}: run `bash .ci/setup.sh --test` "
+            f"no PostgreSQL server binaries (initdb) in {where}: run `bash .ci/setup.sh --test` "
             "(it installs Debian's postgresql package) as root or with sudo that asks no password"
         )
     return Path(found[-1])

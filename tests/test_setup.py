@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import importlib.metadata
+import os
 import re
 import shlex
 import subprocess
@@ -125,3 +126,20 @@ def test_every_imported_package_is_pinned_at_the_installed_version():
     assert sorted(dists - set(pins)) == []
     installed = {d: importlib.metadata.version(d).split("+")[0] for d in dists}  # 2.13.0+cpu is 2.13.0
     assert {d: (pins[d], v) for d, v in installed.items() if v != pins[d]} == {}
+
+
+def test_without_postgresql_its_tests_fail_and_say_why(tmp_path):
+    """Where no PostgreSQL server can be started, the tests that need one fail with the reason;
+    they never skip."""
+    out = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "unit or fast",
+         "tests/test_answers_outage.py", "-k", "chinese"],
+        cwd=ROOT,
+        env={**os.environ, "SPECDEC_POSTGRES_BIN": str(tmp_path / "no-postgres-here")},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )  # fmt: skip
+    assert out.returncode != 0, out.stdout
+    assert "PostgreSQL could not be started: no PostgreSQL server binaries (initdb)" in out.stdout, out.stdout
+    assert "skipped" not in out.stdout and "1 error" in out.stdout, out.stdout
