@@ -72,5 +72,17 @@ if [ $want_tests = 1 ]; then
         "Without it the PostgreSQL tests fail and say so."
     fi
   fi
+  # The replica tests and bench.classroom put two app processes behind Debian's nginx on loopback.
+  if ! command -v nginx >/dev/null 2>&1 && [ ! -x /usr/sbin/nginx ]; then
+    echo "The replica tests need Debian's nginx package."
+    if command -v apt-get >/dev/null 2>&1 && $as_root true 2>/dev/null \
+      && $as_root apt-get update -qq \
+      && $as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx >/dev/null; then
+      echo "Installed nginx with apt-get."
+    else
+      echo "Skipped: installing nginx needs apt-get, as root or with sudo that asks no password." \
+        "Without it the replica tests fail and say so."
+    fi
+  fi
 fi
 echo "Setup complete."
