@@ -50,13 +50,15 @@ def streamlit_cmd(port: int) -> list[str]:
 
 
 @contextlib.contextmanager
-def serve(cmd: list[str], port: int, log: Path, env: dict[str, str] | None = None) -> Iterator[str]:
-    """Run a Streamlit server command (output to `log`), wait until its health check answers,
-    yield its URL; stop it afterwards."""
+def serve(
+    cmd: list[str], port: int, log: Path, env: dict[str, str] | None = None, cwd: Path = ROOT
+) -> Iterator[str]:
+    """Run a Streamlit server command in `cwd` (output to `log`), wait until its health check
+    answers, yield its URL; stop it afterwards."""
     log.parent.mkdir(parents=True, exist_ok=True)
     with log.open("w") as out:
         proc = subprocess.Popen(
-            cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})}
+            cmd, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})}
         )
     url = f"http://localhost:{port}"
     try:
