@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import streamlit as st
 
+from pages.common.live_form import live_form
 from pages.common.page import start
 from pages.common.quiz import quiz
 from pages.common.service_run import ServiceRun
 from pages.common.urlstate import mirror, restore
-from pages.live_parts.controls import controls, live_form
+from pages.live_parts.controls import controls
 from pages.live_parts.run import TRACE_KEY, keep, live_job, playback_panel, show_progress
 from pages.live_parts.view import show
 from specdec_core.live.trace import TraceError, from_json

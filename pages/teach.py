@@ -7,6 +7,7 @@ import streamlit as st
 from pages.common.i18n import strings
 from pages.common.nav import PAGES
 from pages.common.page import start
+from pages.teach_parts.warm import warm_panel
 from specdec_core.course.handouts import HANDOUTS
 from specdec_core.course.teach import CLASS, LECTURE, Route, Step, schedule, talking_points
 
@@ -93,6 +94,7 @@ for key in HANDOUTS:
     _handout_link(key)
 
 text.show("before")
+warm_panel(s)
 text.show("projector")
 text.show("classroom")
 text.show("after")

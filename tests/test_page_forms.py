@@ -24,9 +24,9 @@ SAVED_LINK_KEYS = {
 
 
 def _forms():
+    from pages.common.live_form import live_form
     from pages.compare_parts.run import compare_form
     from pages.law_live_parts.controls import FORM
-    from pages.live_parts.controls import live_form
     from pages.race_parts.run import race_form
 
     return {"live": live_form(), "race": race_form(), "law_live": FORM, "compare": compare_form()}
@@ -63,19 +63,25 @@ def test_a_link_value_outside_the_widgets_bounds_is_refused_and_named():
 
 
 def test_restore_runs_once_per_script_run_a_start_press_included(monkeypatch):
-    calls: list[int] = []
-    real = urlstate.restore
+    from pages.common import page
 
-    def counted(params):
-        calls.append(len(params))
-        return real(params)
+    runs: list[str] = []
+    real_restore, real_start = urlstate.restore, page.start
 
-    monkeypatch.setattr(urlstate, "restore", counted)
+    def counted_restore(params):
+        runs.append("restore")
+        return real_restore(params)
+
+    def counted_start(name):
+        runs.append("run")
+        return real_start(name)
+
+    monkeypatch.setattr(urlstate, "restore", counted_restore)
+    monkeypatch.setattr(page, "start", counted_start)
     at = open_page("live", state={"live_target": "toy", "live_draft": "toy_draft", "live_max": 16})
-    assert len(calls) == 1
-    calls.clear()
+    assert runs == ["run", "restore"]
+    runs.clear()
     at.button(key="live_generate").click()
-    rerun(at, settle=False)  # the press's on_click builds the job from the form, then the page runs
-    assert len(calls) == 1, calls
-    rerun(at)
+    rerun(at)  # the press's on_click builds the job from the form; the page runs (again when it ends)
+    assert runs and runs == ["run", "restore"] * (len(runs) // 2), runs
     assert at.session_state["live_trace"].settings.max_new_tokens == 16

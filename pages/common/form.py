@@ -12,6 +12,7 @@ second ``restore``).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -78,3 +79,9 @@ def text(where: Any, p: Param, label: str, area: bool = False, **kw: Any) -> Any
     if area:
         return where.text_area(label, key=p.key, max_chars=p.hi, **kw)
     return where.text_input(label, key=p.key, max_chars=p.hi, **kw)
+
+
+def link_reader(query: Mapping[str, str]) -> Callable[[Param], Any]:
+    """A control's value as a link with `query` sets it up (its default where the link says
+    nothing; ValueError for a value the control refuses)."""
+    return lambda p: p.parse(query[p.key]) if p.key in query else p.default

@@ -12,6 +12,7 @@ lessons/<lang>/live.toml.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -90,13 +91,14 @@ def decoding_controls(gamma_col: DeltaGenerator, temperature_col: DeltaGenerator
     form.slider(temperature_col, f.t, s["temperature"], step=0.05, help=s["temperature_help"])
 
 
-def decoding_values(f: DecodingForm) -> dict[str, Any]:
-    """The values of :func:`decoding_controls`, as ``DecodeSettings`` fields."""
+def decoding_values(f: DecodingForm, read: Callable[[Param], Any] = form.value) -> dict[str, Any]:
+    """The values of :func:`decoding_controls` (`read`: a control's value), as ``DecodeSettings``
+    fields."""
     return {
-        "gamma": int(form.value(f.gamma)),
-        "adaptive": bool(form.value(f.adaptive)),
-        "tree": parse_shape(form.value(f.shape)),
-        "temperature": float(form.value(f.t)),
+        "gamma": int(read(f.gamma)),
+        "adaptive": bool(read(f.adaptive)),
+        "tree": parse_shape(read(f.shape)),
+        "temperature": float(read(f.t)),
     }
 
 

@@ -1,95 +1,39 @@
 """The live page's controls: models, prompt, γ and sampling, Generate / Stop, a saved run to replay.
 
-:class:`LiveForm` names every setting once (key ``live_*``, also its URL name; default; bounds
-or options): the page restores and mirrors its params, the widgets take their bounds from it,
-and :func:`settings` reads it back as the run's :class:`~specdec_core.live.settings.LiveSettings`.
+The widgets take their keys and bounds from the page's :class:`~pages.common.live_form.LiveForm`,
+which names every setting once.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from pages.common import form
-from pages.common.form import Form
 from pages.common.i18n import strings
+from pages.common.live_form import LiveForm
 from pages.common.model_form import (
-    DecodingForm,
-    chat_on,
     decoding_controls,
-    decoding_form,
-    decoding_values,
     depth_input,
     follow_preset,
     set_prompt,
     source_input,
     target_choices,
     target_label,
-    target_spec,
 )
 from pages.common.models import access, loaded_models_panel
-from pages.common.urlstate import Param, bool_param, choice_param, float_param, int_param, text_param
+from pages.common.urlstate import Param
 from specdec_core.live.access import drafts
-from specdec_core.live.limits import MAX_NEW_TOKENS, MAX_PROMPT_CHARS, MAX_SOURCE_CHARS, MAX_UPLOAD_MB
+from specdec_core.live.limits import MAX_NEW_TOKENS, MAX_PROMPT_CHARS, MAX_UPLOAD_MB
 from specdec_core.live.model_choices import (
-    DRAFTS,
     HEAD_DRAFTS,
-    MAX_VOCAB,
     TOY_WORDS,
-    DraftSpec,
     plain_targets,
-    targets,
 )
 from specdec_core.live.presets import PRESETS
-from specdec_core.live.settings import LiveSettings
-
-
-@dataclass(frozen=True)
-class LiveForm(Form):
-    """Every setting of the live page, named once."""
-
-    target: Param
-    target_src: Param
-    draft: Param
-    k: Param
-    vocab: Param
-    draft_src: Param
-    preset: Param
-    chat: Param
-    decoding: DecodingForm
-    topk: Param
-    topp: Param
-    seed: Param
-    max: Param
-    compare: Param
-    void: Param
-    shown: Param
-
-
-def live_form() -> LiveForm:
-    """The live page's settings, built per script run (the targets are the registry's now)."""
-    return LiveForm(
-        target=choice_param("live_target", "bundled", targets()),
-        target_src=text_param("live_target_src", "", MAX_SOURCE_CHARS),
-        draft=choice_param("live_draft", "ngram", DRAFTS),
-        k=int_param("live_k", 20, 1, 256),
-        vocab=int_param("live_vocab", 0, 0, MAX_VOCAB),
-        draft_src=text_param("live_draft_src", "", MAX_SOURCE_CHARS),
-        preset=choice_param("live_preset", "copy", PRESETS),
-        chat=bool_param("live_chat", True),
-        decoding=decoding_form("live"),
-        topk=int_param("live_topk", 0, 0, 1000),
-        topp=float_param("live_topp", 1.0, 0.05, 1.0),
-        seed=int_param("live_seed", 0, 0, 2**31 - 1),
-        max=int_param("live_max", 64, 4, MAX_NEW_TOKENS),
-        compare=bool_param("live_compare", True),
-        void=bool_param("live_void", False),
-        shown=int_param("live_shown", 8, 3, 20),
-    )
 
 
 def _fit_draft() -> None:
@@ -177,25 +121,3 @@ def controls(f: LiveForm) -> None:
                 help=s("upload_help", mb=MAX_UPLOAD_MB),
             )
         loaded_models_panel()
-
-
-def settings(f: LiveForm) -> LiveSettings:
-    """The run the controls describe."""
-    v = form.value
-    draft = v(f.draft)
-    return LiveSettings(
-        target=target_spec("live"),
-        draft=DraftSpec(
-            draft,
-            int(v(f.k)) if draft == "layerskip" else 0,
-            v(f.draft_src).strip() if draft == "custom" else "",
-            int(v(f.vocab)) if draft in HEAD_DRAFTS else 0,
-        ),
-        chat=chat_on("live"),
-        **decoding_values(f.decoding),
-        top_k=int(v(f.topk)),
-        top_p=float(v(f.topp)),
-        seed=int(v(f.seed)),
-        max_new_tokens=int(v(f.max)),
-        compare=bool(v(f.compare)),
-    )

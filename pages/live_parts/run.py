@@ -12,10 +12,11 @@ from typing import Any
 
 import streamlit as st
 
+from pages.common.class_answers import shared_classroom
 from pages.common.i18n import strings
-from pages.common.models import access, classroom, shelf
+from pages.common.live_form import LiveForm, settings
+from pages.common.models import access, shelf
 from pages.common.service_run import WAIT_LIMIT, show_status
-from pages.live_parts.controls import LiveForm, settings
 from pages.live_parts.tokens import feed_html, prompt_html
 from specdec_core.engine import RoundEvent
 from specdec_core.live.live_job import BASE, SPEC, LiveJob, LiveProgress
@@ -41,7 +42,7 @@ def live_job(f: LiveForm) -> LiveJob:
     """The job Generate hands to the run service: the settings of `f` and the prompt (an empty
     or over-long prompt is refused here, before it waits in line)."""
     prompt: str = st.session_state["live_prompt"]
-    return LiveJob(settings(f), prompt, shelf(), access(), classroom(), WAIT_LIMIT)
+    return LiveJob(settings(f), prompt, shelf(), access(), shared_classroom(), WAIT_LIMIT)
 
 
 def _stream_view(

@@ -13,7 +13,7 @@ import streamlit as st
 from pages.common import form
 from pages.common.i18n import strings
 from pages.common.lesson import lesson
-from pages.live_parts.controls import LiveForm
+from pages.common.live_form import LiveForm
 from pages.live_parts.inspector import inspector
 from pages.live_parts.tokens import fig_text, pickable_tokens, tokens_html
 from specdec_core.live import stats as live_stats

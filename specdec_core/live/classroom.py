@@ -4,8 +4,10 @@ The engine is deterministic (same models, prompt, settings and seed → same eve
 run that finished is the answer to every later identical request: :class:`Classroom` keeps
 the traces of finished runs (least recently used dropped first) under a :func:`request_key`,
 and a UI shows a hit as a replay of that run, with that run's timings and the time it was
-measured. It also remembers the seconds per token of the last runs, from which a request
-waiting for the models estimates its wait. The line itself is the run service's
+measured. Where the class has a database (:class:`SharedReplays`), a finished live run is
+stored there too (specdec_core.live.replays), so every app process behind the same database
+replays a request any of them ran. It also remembers the seconds per token of the last runs,
+from which a request waiting for the models estimates its wait. The line itself is the run service's
 (specdec_core.live.run_service): first come, first served, and an identical request waiting
 or running is joined rather than run again.
 """
@@ -16,9 +18,14 @@ import statistics
 import threading
 import time
 from collections import OrderedDict, deque
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any
+
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import SQLAlchemyError
+
+from specdec_core.live import replays
 
 #: Traces kept for replay, and runs remembered for the estimate.
 MAX_TRACES = 64
@@ -41,11 +48,23 @@ class Cached:
     stored_at: float
 
 
+@dataclass(frozen=True)
+class SharedReplays:
+    """The class's database for finished runs, and how a run becomes its JSON and back."""
+
+    engine: Engine
+    encode: Callable[[Any], str]
+    decode: Callable[[str], Any]
+    max_bytes: int = replays.MAX_BYTES
+
+
 class Classroom:
     """The shared trace cache and the pace of the last runs, for one server process."""
 
     def __init__(self, max_traces: int = MAX_TRACES) -> None:
         self.max_traces = max_traces
+        self.shared: SharedReplays | None = None
+        self.shared_error: str | None = None  # the database's last failure, None once it works
         self._traces: OrderedDict[Hashable, Cached] = OrderedDict()
         self._rates: deque[float] = deque(maxlen=HISTORY)
         self._paces: dict[Hashable, deque[float]] = {}
@@ -65,15 +84,64 @@ class Classroom:
         with self._lock:
             self._traces[key] = Cached(trace, time.time())
             self._traces.move_to_end(key)
-            while len(self._traces) > self.max_traces:
-                self._traces.popitem(last=False)
+            self._trim()
+
+    def _trim(self) -> None:
+        """Drop the least recently used traces beyond :attr:`max_traces` (lock held)."""
+        while len(self._traces) > self.max_traces:
+            self._traces.popitem(last=False)
 
     def forget(self) -> int:
-        """Drop every stored trace (e.g. after the models were unloaded); how many there were."""
+        """Drop every stored trace, the class database's too (e.g. after the models were
+        unloaded); how many this process held."""
         with self._lock:
             n = len(self._traces)
             self._traces.clear()
-            return n
+        self._on_shared(replays.clear)
+        return n
+
+    def share(self, shared: SharedReplays | None) -> None:
+        """Store finished live runs in the class's database from now on (None: this process only)."""
+        fresh = shared is not None and shared != self.shared
+        if fresh and self._on_shared(replays.ensure_schema, where=shared) is False:
+            return  # kept out until the database answers (the next script run tries again)
+        self.shared = shared
+
+    def _on_shared(self, action: Callable[..., Any], *args: Any, where: SharedReplays | None = None) -> Any:
+        """`action(engine, *args)` on the class's database; False (and the error kept in
+        :attr:`shared_error`) when it fails, None without a database: a replay is an
+        optimisation, the process's own memory answers without it."""
+        where = where or self.shared
+        if where is None:
+            return None
+        try:
+            out = action(where.engine, *args)
+        except (SQLAlchemyError, OSError) as exc:
+            self.shared_error = f"{type(exc).__name__}: {exc}".splitlines()[0]
+            return False
+        self.shared_error = None
+        return out
+
+    def lookup_shared(self, key: Hashable) -> Cached | None:
+        """The stored run for `key`: this process's, else the class database's (kept here too)."""
+        hit = self.lookup(key)
+        where = self.shared
+        if hit is not None or where is None:
+            return hit
+        found = self._on_shared(replays.get, key)
+        if not found:
+            return None
+        payload, stored_at = found
+        try:
+            trace = where.decode(payload)
+        except ValueError as exc:  # a row written by another version of the app
+            self.shared_error = f"{type(exc).__name__}: {exc}".splitlines()[0]
+            return None
+        with self._lock:
+            self._traces[key] = hit = Cached(trace, stored_at)
+            self._traces.move_to_end(key)
+            self._trim()
+        return hit
 
     def record(self, key: Hashable, trace: Any) -> None:
         """A finished run's `trace` (a ``LiveTrace``): its pace feeds the estimate and, when
@@ -81,6 +149,9 @@ class Classroom:
         records = [trace.speculative] + ([trace.baseline] if trace.baseline is not None else [])
         if all(r.complete for r in records) and (trace.baseline is not None or not trace.settings.compare):
             self.store(key, trace)
+            where = self.shared
+            if where is not None:
+                self._on_shared(replays.put, key, where.encode(trace), where.max_bytes)
         made, seconds = sum(len(r.tokens) for r in records), sum(r.wall_s for r in records)
         if made > 0 and seconds > 0:
             with self._lock:

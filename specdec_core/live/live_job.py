@@ -67,8 +67,9 @@ class LiveJob:
         self.key = request_key(settings, prompt)
 
     def ready(self) -> LiveTrace | None:
-        """The stored trace of an identical request, marked as replayed from the cache."""
-        hit = self.room.lookup(self.key)
+        """The stored trace of an identical request (this process's, or one the class's
+        database holds from another process), marked as replayed from the cache."""
+        hit = self.room.lookup_shared(self.key)
         if hit is None:
             return None
         return replace(hit.trace, meta={**hit.trace.meta, "cached": True})
