@@ -170,6 +170,8 @@ class Replicas:
                 "SPECDEC_ANSWERS_DB": str(self.cwd / "not-used.sqlite"),  # the secrets' database wins
                 "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
             }
+            #: The database the processes share, as their secrets name it.
+            self.database_url = cluster.readme_url(database)
             self.ports = [free_port() for _ in range(processes)]
             self.app_urls = [
                 self._stack.enter_context(

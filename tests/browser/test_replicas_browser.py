@@ -176,17 +176,11 @@ def test_replica_learners_on_two_processes_reach_one_teacher(browser: Browser, r
         replicas, contexts, [{"/_stcore/stream"}, {"/_stcore/stream"}, {"/_stcore/stream", "/media/"}]
     )
     assert processes[:2] == [0, 1] and processes[2] == teacher_process
-    engine = create_engine(replicas_database_url(replicas))
+    engine = create_engine(replicas.database_url)
     try:
         assert answers.sessions(engine, "fri-3") == 2  # in the one database, whichever process wrote
     finally:
         engine.dispose()
-
-
-def replicas_database_url(replicas: Replicas) -> str:
-    """The database the processes share, as their secrets name it."""
-    secrets = tomllib.loads((replicas.cwd / ".streamlit" / "secrets.toml").read_text("utf-8"))
-    return secrets["connections"]["class_answers"]["url"]
 
 
 def _generate(page: Page) -> None:
