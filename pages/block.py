@@ -4,68 +4,54 @@ from html import escape
 
 import streamlit as st
 
+from pages.block_parts.form import FORM, MAX_ROUNDS
+from pages.common import form
 from pages.common.page import controls_box, lesson_body, start
 from pages.common.quiz import quiz
-from pages.common.urlstate import choice_param, float_param, int_param, mirror
+from pages.common.urlstate import mirror
 from specdec_core.course import block as block_demo
 from specdec_core.sampling import SamplingConfig
 from specdec_core.viz import block as viz
 from specdec_core.viz import rounds as rounds_viz
 from specdec_core.viz.escape import md
 
-MAX_ROUNDS = 500
 MANY = 25
 MIN_ROUNDS_FOR_HISTOGRAM = 30
 TEXT_TAIL = 80
 KEPT_DEMOS = 8
-PARAMS = [
-    choice_param("block_chain", "story", block_demo.CHAINS),
-    choice_param("block_draft", "good", block_demo.DRAFTS),
-    int_param("block_k", 4, 1, 8),
-    int_param("block_seed", 7, 0, 2**32 - 1),
-    float_param("block_t", 1.0, 0.0, 2.0),
-    int_param("block_round", 0, 0, MAX_ROUNDS),
-]
+f = FORM
 
-s, text = start("block", params=PARAMS)
+s, text = start("block", params=f.params())
 fig_text = s["fig"]
 
 text.show("intro")
 
 
 def _advance(n: int) -> None:
-    st.session_state["block_round"] = min(MAX_ROUNDS, max(0, st.session_state["block_round"] + n))
+    st.session_state[f.round.key] = min(MAX_ROUNDS, max(0, form.value(f.round) + n))
 
 
 def _reset() -> None:
-    st.session_state["block_round"] = 0
+    st.session_state[f.round.key] = 0
 
 
 def _lesson() -> None:
     """The chain, draft, γ, seed and temperature, and the rounds and histogram they drive."""
     with controls_box(s):
         c1, c2, c3 = st.columns([1.3, 1.6, 1.1])
-        c1.selectbox(
-            s["chain"],
-            block_demo.CHAINS,
-            format_func=lambda c: s[f"chains.{c}"],
-            key="block_chain",
-            help=s["chain_help"],
-        )
-        c2.radio(
+        form.select(c1, f.chain, s["chain"], format_func=lambda c: s[f"chains.{c}"], help=s["chain_help"])
+        form.radio(
+            c2,
+            f.draft,
             s["draft"],
-            block_demo.DRAFTS,
             format_func=lambda d: s[f"drafts.{d}"],
-            key="block_draft",
             horizontal=True,
             help=s["draft_help"],
         )
-        c3.number_input(
-            s["seed"], min_value=0, max_value=2**32 - 1, step=1, key="block_seed", help=s["seed_help"]
-        )
+        form.number(c3, f.seed, s["seed"], step=1, help=s["seed_help"])
         c4, c5, c6 = st.columns([1.3, 1.6, 1.1])
-        c4.slider(s["K"], 1, 8, key="block_k", help=s["K_help"])
-        c5.slider(s["T"], 0.0, 2.0, step=0.05, key="block_t", help=s["T_help"])
+        form.slider(c4, f.k, s["K"], help=s["K_help"])
+        form.slider(c5, f.t, s["T"], step=0.05, help=s["T_help"])
         with c6:
             st.button(
                 s["next"], key="block_next", type="primary", on_click=_advance, args=(1,), width="stretch"
@@ -73,10 +59,10 @@ def _lesson() -> None:
             b1, b2 = st.columns(2)
             b1.button(s("many", n=MANY), key="block_many", on_click=_advance, args=(MANY,), width="stretch")
             b2.button(s["reset"], key="block_reset", on_click=_reset, width="stretch")
-    mirror(PARAMS)
+    mirror(f.params())
 
-    settings = tuple(st.session_state[p.key] for p in PARAMS[:-1])
-    n_rounds = st.session_state["block_round"]
+    settings = tuple(form.value(p) for p in (f.chain, f.draft, f.k, f.seed, f.t))
+    n_rounds = form.value(f.round)
     # This session's demos by settings, most recent last: moving K (or T, …) back to a value
     # seen before continues that demo instead of replaying its rounds.
     demos: dict = st.session_state.setdefault("_block_demos", {})

@@ -2,15 +2,16 @@
 
 import streamlit as st
 
+from pages.common import form
 from pages.common.page import controls_box, lesson_body, start
 from pages.common.quiz import quiz
-from pages.common.urlstate import choice_param, float_param, int_param, mirror
+from pages.common.urlstate import mirror
+from pages.cost_parts.form import FORM, MAX_GAMMA, MEASURED_BETA
 from specdec_core.course.cost import check_claims, cost_data, cost_summary
 from specdec_core.theory import linear_verify_cost
 from specdec_core.viz import cost as viz
 from specdec_core.viz import speedup_maps
 
-MAX_GAMMA = 16
 ALPHA_LINES = (0.5, 0.7, 0.8, 0.9, 0.95)
 
 #: The essay's table (quoted, two rows wrong) and this machine's measurements (specdec_core.course.cost).
@@ -18,18 +19,9 @@ _DATA = cost_data()
 SEED_CLAIMS = _DATA.seed_claims
 MEASURED_DRAFTS = _DATA.measured_drafts
 MEASURED_VERIFY = _DATA.measured_verify
-#: The linear model 1 + β·γ through the measured point.
-MEASURED_BETA = _DATA.measured_beta
+f = FORM
 
-PARAMS = [
-    float_param("cost_alpha", 0.8, 0.0, 1.0),
-    int_param("cost_gamma", 4, 1, MAX_GAMMA),
-    float_param("cost_c", 0.05, 0.0, 1.0),
-    choice_param("cost_verify", "constant", ("constant", "linear")),
-    float_param("cost_beta", MEASURED_BETA, 0.0, 0.5),
-]
-
-s, text = start("cost", params=PARAMS)
+s, text = start("cost", params=f.params())
 fig_text = s["fig"]
 st.session_state.setdefault("cost_preset", "custom")
 
@@ -37,8 +29,8 @@ st.session_state.setdefault("cost_preset", "custom")
 def _load_preset() -> None:
     name = st.session_state["cost_preset"]
     if name in MEASURED_DRAFTS:
-        st.session_state["cost_alpha"], st.session_state["cost_c"] = MEASURED_DRAFTS[name]
-        st.session_state["cost_verify"], st.session_state["cost_beta"] = "linear", MEASURED_BETA
+        st.session_state[f.alpha.key], st.session_state[f.c.key] = MEASURED_DRAFTS[name]
+        st.session_state[f.verify.key], st.session_state[f.beta.key] = "linear", MEASURED_BETA
 
 
 def _to_custom() -> None:
@@ -60,39 +52,32 @@ def _lesson() -> None:
             help=s["preset_help"],
         )
         c1, c2, c3 = st.columns(3)
-        c1.slider(
-            s["alpha"], 0.0, 1.0, step=0.01, key="cost_alpha", help=s["alpha_help"], on_change=_to_custom
-        )
-        c2.slider(s["gamma"], 1, MAX_GAMMA, key="cost_gamma", help=s["gamma_help"])
-        c3.slider(s["c"], 0.0, 1.0, step=0.01, key="cost_c", help=s["c_help"], on_change=_to_custom)
+        form.slider(c1, f.alpha, s["alpha"], step=0.01, help=s["alpha_help"], on_change=_to_custom)
+        form.slider(c2, f.gamma, s["gamma"], help=s["gamma_help"])
+        form.slider(c3, f.c, s["c"], step=0.01, help=s["c_help"], on_change=_to_custom)
         c4, c5 = st.columns([2, 1])
-        c4.radio(
+        form.radio(
+            c4,
+            f.verify,
             s["verify"],
-            ["constant", "linear"],
             format_func=lambda k: s[f"verify_models.{k}"],
-            key="cost_verify",
             horizontal=True,
             help=s["verify_help"],
         )
-        c5.slider(
+        form.slider(
+            c5,
+            f.beta,
             s["beta"],
-            0.0,
-            0.5,
             step=0.005,
             format="%.3f",
-            key="cost_beta",
             help=s["beta_help"],
-            disabled=st.session_state["cost_verify"] == "constant",
+            disabled=form.value(f.verify) == "constant",
         )
-    mirror(PARAMS)
+    mirror(f.params())
 
-    alpha, gamma, c = (
-        st.session_state["cost_alpha"],
-        st.session_state["cost_gamma"],
-        st.session_state["cost_c"],
-    )
-    beta = st.session_state["cost_beta"]
-    verify_cost = 1.0 if st.session_state["cost_verify"] == "constant" else linear_verify_cost(beta)
+    alpha, gamma, c = form.value(f.alpha), form.value(f.gamma), form.value(f.c)
+    beta = form.value(f.beta)
+    verify_cost = 1.0 if form.value(f.verify) == "constant" else linear_verify_cost(beta)
     now = cost_summary(alpha, gamma, c, verify_cost, MAX_GAMMA)
     value, best, best_value = now.speedup, now.best_gamma, now.best_speedup
 

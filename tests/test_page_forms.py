@@ -1,8 +1,10 @@
-"""Settings named once: each run page's form gives its URL keys (today's names, so saved links
-still work), its widgets' bounds and options, and its run request; ``restore`` runs once per
-script run, a Start press included."""
+"""Settings named once: each page's form gives its URL keys (today's names, so saved links
+still work) and its widgets' bounds and options, and each run page's form its run request;
+``restore`` runs once per script run, a Start press included."""
 
 from __future__ import annotations
+
+from importlib import import_module
 
 import pytest
 
@@ -20,7 +22,13 @@ SAVED_LINK_KEYS = {
     "law_broken law_seed",
     "compare": "cmp_targets cmp_source cmp_drafts cmp_cats cmp_n cmp_qseed cmp_gamma cmp_adaptive cmp_temp "
     "cmp_max cmp_metric cmp_c",
+    "block": "block_chain block_draft block_k block_seed block_t block_round",
+    "cost": "cost_alpha cost_gamma cost_c cost_verify cost_beta",
 }
+
+
+#: The lesson pages whose form is a module of their own (``pages/<page>_parts/form.py``, ``FORM``).
+LESSON_FORMS = ("block", "cost")
 
 
 def _forms():
@@ -29,7 +37,13 @@ def _forms():
     from pages.law_live_parts.controls import FORM
     from pages.race_parts.run import race_form
 
-    return {"live": live_form(), "race": race_form(), "law_live": FORM, "compare": compare_form()}
+    return {
+        "live": live_form(),
+        "race": race_form(),
+        "law_live": FORM,
+        "compare": compare_form(),
+        **{page: import_module(f"pages.{page}_parts.form").FORM for page in LESSON_FORMS},
+    }
 
 
 def test_every_form_keeps_the_url_keys_of_saved_links():
@@ -37,23 +51,34 @@ def test_every_form_keeps_the_url_keys_of_saved_links():
         assert [p.key for p in form.params()] == SAVED_LINK_KEYS[page].split(), page
 
 
-@pytest.mark.parametrize("page", ["live", "race", "law_live", "compare"])
+@pytest.mark.parametrize("page", ["live", "race", "law_live", "compare", *LESSON_FORMS])
 def test_every_drawn_widget_takes_its_bounds_and_options_from_the_form(page):
     at = open_page(page)
     params = {p.key: p for p in _forms()[page].params()}
     checked = 0
-    for kind in ("slider", "number_input", "selectbox", "multiselect"):
+    for kind in (
+        "slider",
+        "number_input",
+        "selectbox",
+        "multiselect",
+        "radio",
+        "select_slider",
+        "text_input",
+    ):
         for widget in at.get(kind):
             p = params.get(widget.key)
             if p is None:
                 continue
             if kind in ("slider", "number_input"):
                 assert (widget.min, widget.max) == (p.lo, p.hi), widget.key
+            elif kind == "text_input":
+                assert widget.max_chars == p.hi, widget.key
             else:  # AppTest lists the options by their labels: their number, and the value, tell
                 chosen = widget.value if kind == "multiselect" else [widget.value]
                 assert len(widget.options) <= len(p.options) and set(chosen) <= set(p.options), widget.key
             checked += 1
-    assert checked >= 4, f"only {checked} widgets of {page} checked"
+    bounded = [p for p in params.values() if p.options or p.hi is not None]
+    assert checked >= min(4, len(bounded)), f"only {checked} widgets of {page} checked"
 
 
 def test_a_link_value_outside_the_widgets_bounds_is_refused_and_named():

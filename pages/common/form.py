@@ -3,9 +3,9 @@
 
 The same description gives the URL keys (:meth:`Form.params`, for ``restore`` once at the top
 of the page and ``mirror`` after the widgets), the widgets (:func:`slider`, :func:`number`,
-:func:`select`, :func:`multi`, :func:`segmented`, :func:`toggle`, :func:`checkbox`,
-:func:`text`: key, bounds and options come from the Param, so a widget cannot offer what its
-link would refuse) and the run request (:func:`value`, which
+:func:`select`, :func:`multi`, :func:`segmented`, :func:`radio`, :func:`select_slider`,
+:func:`toggle`, :func:`checkbox`, :func:`text`: key, bounds and options come from the Param,
+so a widget cannot offer what its link would refuse) and the run request (:func:`value`, which
 reads a control's value or its default, so a job built in a Start button's on_click needs no
 second ``restore``).
 """
@@ -72,6 +72,16 @@ def checkbox(where: Any, p: Param, label: str, **kw: Any) -> Any:
 def segmented(where: Any, p: Param, label: str, **kw: Any) -> Any:
     """A segmented control over the Param's options."""
     return where.segmented_control(label, p.options, key=p.key, **kw)
+
+
+def radio(where: Any, p: Param, label: str, **kw: Any) -> Any:
+    """Radio buttons over the Param's options."""
+    return where.radio(label, p.options, key=p.key, **kw)
+
+
+def select_slider(where: Any, p: Param, label: str, **kw: Any) -> Any:
+    """A slider over the Param's options, in their order (numbers too, e.g. a log scale)."""
+    return where.select_slider(label, p.options, key=p.key, **kw)
 
 
 def text(where: Any, p: Param, label: str, area: bool = False, **kw: Any) -> Any:

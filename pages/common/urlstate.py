@@ -24,7 +24,8 @@ _PAGE = "_url_page"  # the page the session's last whole-page run showed
 @dataclass(frozen=True)
 class Param:
     """One control: its session-state / widget key (also its URL name) and codec, with the
-    bounds (`lo`, `hi`) or `options` its widget offers (pages/common/form.py draws it)."""
+    bounds (`lo`, `hi`) or `options` its widget offers (pages/common/form.py draws it): names
+    for a choice, or the steps of a select slider (numbers there)."""
 
     key: str
     default: Any
@@ -32,7 +33,7 @@ class Param:
     dump: Callable[[Any], str] = str
     lo: Any = None
     hi: Any = None
-    options: tuple[str, ...] = ()
+    options: tuple[Any, ...] = ()
 
 
 def _bounded(cast: Callable[[str], Any], lo: float, hi: float) -> Callable[[str], Any]:

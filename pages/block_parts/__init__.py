@@ -1,0 +1,1 @@
+"""The block verification lesson's own parts: its settings (``form``)."""

@@ -1,0 +1,1 @@
+"""The cost and speedup lesson's own parts: its settings (``form``)."""
