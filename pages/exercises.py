@@ -5,32 +5,19 @@ import secrets
 
 import streamlit as st
 
+from pages.common import form
 from pages.common.page import controls_box, lesson_body, start
-from pages.common.urlstate import Param, bool_param, int_param, mirror
+from pages.common.urlstate import mirror
+from pages.exercises_parts.form import FORM as f
 from specdec_core.course.exercise_sheet import render
-from specdec_core.course.exercises import MAX_PER_TOPIC, MAX_SEED, TOPICS, make_sheet
+from specdec_core.course.exercises import make_sheet
 
-
-def _topics(raw: str) -> list[str]:
-    chosen = [t for t in raw.split(",") if t]
-    if any(t not in TOPICS for t in chosen) or len(set(chosen)) != len(chosen):
-        raise ValueError(raw)
-    return [t for t in TOPICS if t in chosen]
-
-
-PARAMS = [
-    int_param("ex_seed", 1, 0, MAX_SEED),
-    Param("ex_topics", list(TOPICS), _topics, ",".join),
-    int_param("ex_n", 1, 1, MAX_PER_TOPIC),
-    bool_param("ex_key", False),
-]
-
-s, _ = start("exercises", with_lesson=False, params=PARAMS)
+s, _ = start("exercises", with_lesson=False, params=f.params())
 names = s["topic_names"]
 
 
 def _new_seed() -> None:
-    st.session_state["ex_seed"] = secrets.randbelow(MAX_SEED + 1)
+    st.session_state[f.seed.key] = secrets.randbelow(f.seed.hi + 1)
 
 
 with st.container(key="noprint_ex_intro"):
@@ -42,23 +29,19 @@ def sheet_body() -> None:
     """The seed, topics and count, and the sheet and its key they drive."""
     with controls_box(s, key="noprint_ex_controls"):
         c1, c2, c3 = st.columns([2, 1, 2], vertical_alignment="bottom")
-        c1.number_input(
-            s["seed"], min_value=0, max_value=MAX_SEED, step=1, key="ex_seed", help=s["seed_help"]
-        )
+        form.number(c1, f.seed, s["seed"], step=1, help=s["seed_help"])
         c2.button(s["new_seed"], on_click=_new_seed, help=s["new_seed_help"], icon=":material/casino:")
-        c3.slider(s["per_topic"], 1, MAX_PER_TOPIC, key="ex_n", help=s["per_topic_help"])
-        st.multiselect(
-            s["topics"], TOPICS, format_func=names.__getitem__, key="ex_topics", help=s["topics_help"]
-        )
-        st.toggle(s["show_key"], key="ex_key", help=s["show_key_help"])
-    mirror(PARAMS)
+        form.slider(c3, f.n, s["per_topic"], help=s["per_topic_help"])
+        form.multi(st, f.topics, s["topics"], format_func=names.__getitem__, help=s["topics_help"])
+        form.toggle(st, f.key, s["show_key"], help=s["show_key_help"])
+    mirror(f.params())
 
-    topics = st.session_state["ex_topics"]
+    topics = form.value(f.topics)
     note = st.container()
     if not topics:
         note.info(s["no_topics"])
         return
-    sheet = make_sheet(int(st.session_state["ex_seed"]), topics, int(st.session_state["ex_n"]))
+    sheet = make_sheet(int(form.value(f.seed)), topics, int(form.value(f.n)))
     texts = s["sheet"]
     sheet_md = render(sheet, texts, names, "sheet")
     key_md = render(sheet, texts, names, "key")
@@ -84,7 +67,7 @@ def sheet_body() -> None:
     with st.container(key="ex_sheet"):
         st.markdown(sheet_md)
     answers = st.container()
-    if st.session_state["ex_key"]:
+    if form.value(f.key):
         with answers.container(key="ex_answer_key"):
             st.divider()
             st.markdown(key_md)

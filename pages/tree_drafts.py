@@ -4,79 +4,70 @@ from html import escape
 
 import streamlit as st
 
+from pages.common import form
 from pages.common.page import controls_box, lesson_body, start
 from pages.common.quiz import quiz
-from pages.common.urlstate import bool_param, choice_param, float_param, int_param, mirror
+from pages.common.urlstate import mirror
+from pages.tree_drafts_parts.form import FORM, MAX_ROUNDS
 from specdec_core.course import tree_drafts as demo_data
-from specdec_core.course.block import CHAINS, DRAFTS
 from specdec_core.sampling import SamplingConfig
 from specdec_core.viz import tree_drafts as viz
 from specdec_core.viz.escape import md
 
-MAX_ROUNDS = 200
 TEXT_TAIL = 60
-SHAPES = ("2-2", "3-1", "2-1-1", "2-2-1", "3-2", "1-1-1-1")
-PARAMS = [
-    choice_param("trd_chain", "story", CHAINS),
-    choice_param("trd_draft", "poor", DRAFTS),
-    choice_param("trd_shape", "2-2", SHAPES),
-    int_param("trd_seed", 7, 0, 2**32 - 1),
-    float_param("trd_t", 1.0, 0.0, 2.0),
-    int_param("trd_round", 0, 0, MAX_ROUNDS),
-    int_param("trd_budget", 6, 2, 10),
-    int_param("trd_k", 2, 1, 3),
-    bool_param("trd_repl", False),
-]
+f = FORM
 
-s, text = start("tree_drafts", params=PARAMS)
+s, text = start("tree_drafts", params=f.params())
 fig_text = s["fig"]
 
 text.show("intro")
 
 
 def _advance() -> None:
-    st.session_state["trd_round"] = min(MAX_ROUNDS, st.session_state["trd_round"] + 1)
+    st.session_state[f.round.key] = min(MAX_ROUNDS, form.value(f.round) + 1)
 
 
 def _reset() -> None:
-    st.session_state["trd_round"] = 0
+    st.session_state[f.round.key] = 0
 
 
 def _lesson() -> None:
     """The chain, draft, tree shape, seed and temperature, and the tree rounds they drive."""
     with controls_box(s):
         c1, c2, c3 = st.columns([1.3, 1.6, 1.1])
-        c1.selectbox(
-            s["chain"], CHAINS, format_func=lambda c: s[f"chains.{c}"], key="trd_chain", help=s["chain_help"]
-        )
-        c2.radio(
-            s["draft"], DRAFTS, format_func=lambda d: s[f"drafts.{d}"], key="trd_draft", horizontal=True,
+        form.select(c1, f.chain, s["chain"], format_func=lambda c: s[f"chains.{c}"], help=s["chain_help"])
+        form.radio(
+            c2,
+            f.draft,
+            s["draft"],
+            format_func=lambda d: s[f"drafts.{d}"],
+            horizontal=True,
             help=s["draft_help"],
-        )  # fmt: skip
-        c3.number_input(
-            s["seed"], min_value=0, max_value=2**32 - 1, step=1, key="trd_seed", help=s["seed_help"]
         )
+        form.number(c3, f.seed, s["seed"], step=1, help=s["seed_help"])
         c4, c5, c6 = st.columns([1.3, 1.6, 1.1])
-        c4.selectbox(s["shape"], SHAPES, key="trd_shape", help=s["shape_help"])
-        c5.slider(s["T"], 0.0, 2.0, step=0.05, key="trd_t", help=s["T_help"])
+        form.select(c4, f.shape, s["shape"], help=s["shape_help"])
+        form.slider(c5, f.t, s["T"], step=0.05, help=s["T_help"])
         with c6:
             st.button(s["next"], key="trd_next", type="primary", on_click=_advance, width="stretch")
             st.button(s["reset"], key="trd_reset", on_click=_reset, width="stretch")
-    mirror(PARAMS)
+    mirror(f.params())
 
-    chain, draft, shape_name, seed, temperature = (st.session_state[p.key] for p in PARAMS[:5])
+    chain, draft, shape_name, seed, temperature = (
+        form.value(p) for p in (f.chain, f.draft, f.shape, f.seed, f.t)
+    )
     branching = tuple(int(b) for b in shape_name.split("-"))
     sampling = SamplingConfig(temperature=temperature)
     settings = (chain, draft, branching, seed, temperature)
     cached = st.session_state.get("_trd_demo")
     try:
         target, draft_lm = demo_data.lesson_pair(chain, draft)
-        if cached is None or cached[0] != settings or len(cached[1].rounds) > st.session_state["trd_round"]:
+        if cached is None or cached[0] != settings or len(cached[1].rounds) > form.value(f.round):
             demo = demo_data.TreeDemo(target, draft_lm, [0], branching, seed, sampling)
             st.session_state["_trd_demo"] = (settings, demo)
         else:
             demo = cached[1]
-        while len(demo.rounds) < st.session_state["trd_round"]:
+        while len(demo.rounds) < form.value(f.round):
             demo.step()
     except ValueError as exc:
         st.error(s("error", message=md(exc)))
@@ -156,9 +147,9 @@ def _lesson() -> None:
 
     text.show("why")
     st.subheader(s["shapes_header"])
-    st.slider(s["budget"], 2, 10, key="trd_budget", help=s["budget_help"])
-    mirror(PARAMS)
-    comparison = demo_data.lesson_shapes(chain, draft, st.session_state["trd_budget"], temperature)
+    form.slider(st, f.budget, s["budget"], help=s["budget_help"])
+    mirror(f.params())
+    comparison = demo_data.lesson_shapes(chain, draft, form.value(f.budget), temperature)
     names = [demo_data.shape_label(sh) for sh in comparison.shapes]
     chain_index = comparison.shapes.index((1,) * comparison.budget)
     st.plotly_chart(viz.shapes_figure(names, comparison.expected, chain_index, fig_text), theme=None)
@@ -176,10 +167,10 @@ def _lesson() -> None:
     text.show("multi")
     st.subheader(s["multi_header"])
     k1, k2 = st.columns(2)
-    k1.slider(s["k"], 1, 3, key="trd_k", help=s["k_help"])
-    k2.toggle(s["replacement"], key="trd_repl", help=s["replacement_help"])
-    mirror(PARAMS)
-    one = demo_data.one_position(st.session_state["trd_k"], st.session_state["trd_repl"])
+    form.slider(k1, f.k, s["k"], help=s["k_help"])
+    form.toggle(k2, f.repl, s["replacement"], help=s["replacement_help"])
+    mirror(f.params())
+    one = demo_data.one_position(form.value(f.k), form.value(f.repl))
     st.plotly_chart(viz.candidate_tree_figure(one.tree, fig_text), theme=None)
     totals = ", ".join(
         f"{md(lab)} = {v:.3f}" for lab, v in zip(one.tree.labels, one.tree.leaf_totals, strict=True)

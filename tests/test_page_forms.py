@@ -24,11 +24,13 @@ SAVED_LINK_KEYS = {
     "cmp_max cmp_metric cmp_c",
     "block": "block_chain block_draft block_k block_seed block_t block_round",
     "cost": "cost_alpha cost_gamma cost_c cost_verify cost_beta",
+    "exercises": "ex_seed ex_topics ex_n ex_key",
+    "tree_drafts": "trd_chain trd_draft trd_shape trd_seed trd_t trd_round trd_budget trd_k trd_repl",
 }
 
 
 #: The lesson pages whose form is a module of their own (``pages/<page>_parts/form.py``, ``FORM``).
-LESSON_FORMS = ("block", "cost")
+LESSON_FORMS = ("block", "cost", "exercises", "tree_drafts")
 
 
 def _forms():

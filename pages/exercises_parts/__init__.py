@@ -1,0 +1,1 @@
+"""The exercise sheets page's own parts: its settings (``form``)."""

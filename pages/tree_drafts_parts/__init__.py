@@ -1,0 +1,1 @@
+"""The tree drafts lesson's own parts: its settings (``form``)."""
