@@ -10,53 +10,24 @@ import numpy as np
 import pyarrow as pa
 import streamlit as st
 
-from pages.common import urlstate
+from pages.common import form, urlstate
 from pages.common.page import lesson_body, start, warn_rejected
-from pages.common.pair_input import PairInput
 from pages.common.quiz import quiz
+from pages.overlap_parts.form import FORM, LAWS, PAIR, TEMPERATURES
 from specdec_core.course import overlap as one_step
-from specdec_core.course.sampling_lab import snap_temperature, temperature_scale
 from specdec_core.verify import Decomposition
 from specdec_core.viz import memo, palette
 from specdec_core.viz import overlap as viz
 
 s, text = start("overlap")
 
-PAIR = PairInput("ov", random_size=20)
-BROKEN = ("resample_from_p", "argmax_match", "draft_mismatch")
-LAWS = ("exact", *BROKEN)
-TRIALS = (100, 1_000, 10_000, 100_000, 1_000_000)
 MC_KEY = "ov_mc_result"
-TEMPERATURES = temperature_scale(-2, 2)
+f = FORM
 # the pair's maths, asked for again on every change of a control below it
 breakdown = memo.result_cache(one_step.breakdown)
 alpha_by_temperature = memo.result_cache(one_step.alpha_by_temperature)
 draft_law = memo.result_cache(one_step.draft_law)
 variant_laws = memo.result_cache(one_step.variant_laws)
-
-
-def _trials(raw: str) -> int:
-    value = int(raw)
-    if value not in TRIALS:
-        raise ValueError(raw)
-    return value
-
-
-def _temperature(raw: str) -> float:
-    return snap_temperature(float(raw), TEMPERATURES)
-
-
-BROKEN_PARAMS = [
-    urlstate.Param("ov_T", 1.0, _temperature, lambda v: f"{v:g}"),
-    urlstate.choice_param("ov_variant", "resample_from_p", BROKEN),
-    urlstate.choice_param("ov_draft", "greedy", tuple(one_step.DRAFT_LAWS)),
-]
-MC_PARAMS = [  # the Monte Carlo's own fragment writes these
-    urlstate.Param("ov_n", 10_000, _trials),
-    urlstate.int_param("ov_mc_seed", 0, 0, 9999),
-    urlstate.choice_param("ov_mc_law", "exact", LAWS),
-]
-LESSON_PARAMS = BROKEN_PARAMS + MC_PARAMS
 
 
 def _chips(tokens: Sequence[str], colour: str = palette.DEFICIT) -> str:
@@ -74,7 +45,7 @@ def _f(value: float, digits: int = 3) -> str:
 
 
 # ---------------------------------------------------------------- controls and URL
-warn_rejected(s, urlstate.restore(PAIR.params + LESSON_PARAMS))
+warn_rejected(s, urlstate.restore(f.params()))
 
 text.show("intro")
 
@@ -88,7 +59,7 @@ def _lesson() -> None:
         PAIR.note()
         rows = PAIR.editor()
         PAIR.edited_note()
-    urlstate.mirror(PAIR.params)
+    urlstate.mirror(f.pair.params())
     with right:
         pair = PAIR.valid_pair(rows)
     parts = None if pair is None else breakdown(pair.p, pair.q)
@@ -187,14 +158,10 @@ def _lesson() -> None:
         text.show("temperature", heading=s["alpha_t_header"])
         sweep = alpha_by_temperature(d.p, d.q, np.asarray(TEMPERATURES))
         c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
-        c1.select_slider(
-            s["alpha_t_slider"],
-            TEMPERATURES,
-            format_func=lambda t: f"T = {t:g}",
-            key="ov_T",
-            help=s["alpha_t_help"],
+        form.select_slider(
+            c1, f.broken.t, s["alpha_t_slider"], format_func=lambda t: f"T = {t:g}", help=s["alpha_t_help"]
         )
-        t_now = st.session_state["ov_T"]
+        t_now = form.value(f.broken.t)
         at_now = float(sweep.alpha[TEMPERATURES.index(t_now)])
         c2.metric(s("alpha_t_metric", t=t_now), _f(at_now, 4), border=True)
         fig = viz.alpha_temperature(
@@ -219,18 +186,18 @@ def _lesson() -> None:
         d = b.decomposition
         text.show("broken", heading=s["broken_header"])
         c1, c2 = st.columns([2, 1])
-        c1.radio(
-            s["variant"], BROKEN, format_func=lambda k: s[f"variants.{k}"], key="ov_variant", horizontal=True
+        form.radio(
+            c1, f.broken.variant, s["variant"], format_func=lambda k: s[f"variants.{k}"], horizontal=True
         )
-        variant = st.session_state["ov_variant"]
-        c2.selectbox(
+        variant = form.value(f.broken.variant)
+        form.select(
+            c2,
+            f.broken.draft,
             s["draft_law"],
-            tuple(one_step.DRAFT_LAWS),
             format_func=lambda k: s[f"draft_laws.{k}"],
-            key="ov_draft",
             help=s["draft_law_help"],
         )
-        q_actual = draft_law(d.q, st.session_state["ov_draft"])
+        q_actual = draft_law(d.q, form.value(f.broken.draft))
         laws = variant_laws(d.p, d.q, q_actual)
         st.caption(s["tv_row"])
         row = st.container(horizontal=True)  # one block, not a column each; wraps when narrow
@@ -276,7 +243,7 @@ def _lesson() -> None:
         _alpha_temperature(parts)
         text.show("edge_cases")
         q_actual = _broken(parts)
-        urlstate.mirror(BROKEN_PARAMS)
+        urlstate.mirror(f.broken.params())
         _monte_carlo(tuple(pair.tokens), parts.decomposition, q_actual)
 
 
@@ -286,30 +253,26 @@ def _monte_carlo(tokens: tuple[str, ...], d: Decomposition, q_actual: np.ndarray
     section alone, so a press costs the trials and not the whole lesson's redraw."""
     text.show("montecarlo", heading=s["mc_header"])
     c1, c2, c3, c4 = st.columns([3, 1, 2, 1], vertical_alignment="bottom")
-    c1.select_slider(s["mc_trials"], TRIALS, format_func=lambda n: f"{n:,}", key="ov_n")
-    c2.number_input(s["mc_seed"], min_value=0, max_value=9999, step=1, key="ov_mc_seed")
-    c3.selectbox(s["mc_law"], LAWS, format_func=lambda k: s[f"variants.{k}"], key="ov_mc_law")
-    law = st.session_state["ov_mc_law"]
+    mc = f.mc
+    form.select_slider(c1, mc.n, s["mc_trials"], format_func=lambda n: f"{n:,}")
+    form.number(c2, mc.seed, s["mc_seed"], step=1)
+    form.select(c3, mc.law, s["mc_law"], format_func=lambda k: s[f"variants.{k}"])
+    law, trials, seed = form.value(mc.law), form.value(mc.n), form.value(mc.seed)
     signature = (
         tokens,
         tuple(d.p),
         tuple(d.q),
         law,
-        st.session_state["ov_draft"] if law == "draft_mismatch" else None,
-        st.session_state["ov_n"],
-        st.session_state["ov_mc_seed"],
+        form.value(f.broken.draft) if law == "draft_mismatch" else None,
+        trials,
+        seed,
     )
     if c4.button(s["mc_run"], type="primary", key="ov_mc_run", width="stretch"):
         result = one_step.monte_carlo(
-            d.p,
-            d.q,
-            st.session_state["ov_n"],
-            st.session_state["ov_mc_seed"],
-            law,
-            q_actual if law == "draft_mismatch" else None,
+            d.p, d.q, trials, seed, law, q_actual if law == "draft_mismatch" else None
         )
         st.session_state[MC_KEY] = (signature, result)
-    urlstate.mirror(MC_PARAMS)
+    urlstate.mirror(mc.params())
     stored = st.session_state.get(MC_KEY)
     if stored is None:
         st.caption(s["mc_none"])

@@ -9,10 +9,10 @@ import numpy as np
 import pyarrow as pa
 import streamlit as st
 
-from pages.common import urlstate
+from pages.common import form, urlstate
 from pages.common.page import lesson_body, start, warn_rejected
-from pages.common.pair_input import PairInput
 from pages.common.quiz import quiz
+from pages.tree_parts.form import FORM, PAIR
 from specdec_core.course.probability_tree import (
     TreeView,
     draw,
@@ -29,20 +29,13 @@ from specdec_core.viz.probability_tree_sankey import sankey_figure
 
 s, text = start("tree")
 
-PAIR = PairInput("tree", random_size=30)
 RUN_KEY = "tree_run"
 ANIMATE_KEY = "tree_animate"
 RUN_SIG_KEY = "tree_run_sig"
 STEP_SECONDS = 0.35
 MANY = 100
-MAX_TOP_N = 8  # beyond 8 shown tokens (+ other) the tree stops being readable
 FOUR_DECIMALS = ("direct", "via_reject", "total", "p")
-
-PARAMS = [
-    *PAIR.params,
-    urlstate.int_param("tree_top_n", 6, 1, MAX_TOP_N),
-    urlstate.int_param("tree_seed", 0, 0, 999_999),
-]
+f = FORM
 
 
 def _sample(p: np.ndarray, q: np.ndarray, n: int) -> None:
@@ -52,7 +45,7 @@ def _sample(p: np.ndarray, q: np.ndarray, n: int) -> None:
 
 
 def _reset_tally(size: int) -> None:
-    st.session_state[RUN_KEY] = start_run(size, st.session_state["tree_seed"])
+    st.session_state[RUN_KEY] = start_run(size, form.value(f.seed))
 
 
 def _names(view: TreeView) -> list[str]:
@@ -64,7 +57,7 @@ def _chart(fig) -> None:
 
 
 # ---------------------------------------------------------------- controls and URL
-warn_rejected(s, urlstate.restore(PARAMS))
+warn_rejected(s, urlstate.restore(f.params()))
 
 text.show("intro")
 
@@ -74,17 +67,17 @@ def _lesson() -> None:
     st.header(s["pair_header"])
     c1, c2, c3 = st.columns([3, 1.3, 3], gap="medium")
     PAIR.pickers(c1, c2)
-    c3.slider(s["top_n"], min_value=1, max_value=MAX_TOP_N, key="tree_top_n", help=s["top_n_help"])
+    form.slider(c3, f.top_n, s["top_n"], help=s["top_n_help"])
     PAIR.note()
     with st.expander(s["editor"], expanded=PAIR.edited):
         rows = PAIR.editor()
-    urlstate.mirror(PARAMS)
+    urlstate.mirror(f.params())
     PAIR.edited_note()
     pair = PAIR.valid_pair(rows)
     if pair is None:
         st.stop()
     p, q = pair.p, pair.q
-    view = tree_view(p, q, pair.tokens, st.session_state["tree_top_n"])
+    view = tree_view(p, q, pair.tokens, form.value(f.top_n))
 
     names = _names(view)
     chart_text = s["chart"]
@@ -104,9 +97,9 @@ def _lesson() -> None:
 
     # ---------------------------------------------------------------- the tree and sampled paths
     text.show("reading", heading=s["tree_header"])
-    signature = (pair.tokens, tuple(p), tuple(q), st.session_state["tree_seed"])
+    signature = (pair.tokens, tuple(p), tuple(q), form.value(f.seed))
     if st.session_state.get(RUN_SIG_KEY) != signature:
-        st.session_state[RUN_KEY] = start_run(p.size, st.session_state["tree_seed"])
+        st.session_state[RUN_KEY] = start_run(p.size, form.value(f.seed))
         st.session_state[RUN_SIG_KEY] = signature
 
     b1, b2, b3, b4 = st.columns([1.3, 1.3, 1.1, 1.3], vertical_alignment="bottom")
@@ -132,7 +125,7 @@ def _lesson() -> None:
         on_click=_reset_tally,
         args=(p.size,),
     )
-    b4.number_input(s["seed"], min_value=0, max_value=999_999, step=1, key="tree_seed", help=s["seed_help"])
+    form.number(b4, f.seed, s["seed"], step=1, help=s["seed_help"])
     run = st.session_state[RUN_KEY]
     counts = tally(view, run)
     path = path_nodes(view, run.last) if run.last is not None else ()

@@ -26,11 +26,13 @@ SAVED_LINK_KEYS = {
     "cost": "cost_alpha cost_gamma cost_c cost_verify cost_beta",
     "exercises": "ex_seed ex_topics ex_n ex_key",
     "tree_drafts": "trd_chain trd_draft trd_shape trd_seed trd_t trd_round trd_budget trd_k trd_repl",
+    "overlap": "ov_preset ov_vocab_seed ov_table ov_T ov_variant ov_draft ov_n ov_mc_seed ov_mc_law",
+    "tree": "tree_preset tree_vocab_seed tree_table tree_top_n tree_seed",
 }
 
 
 #: The lesson pages whose form is a module of their own (``pages/<page>_parts/form.py``, ``FORM``).
-LESSON_FORMS = ("block", "cost", "exercises", "tree_drafts")
+LESSON_FORMS = ("block", "cost", "exercises", "tree_drafts", "overlap", "tree")
 
 
 def _forms():

@@ -3,7 +3,8 @@
 An example picker with its seed, a table editor, and the table's problems explained in the
 learner's language (strings in lessons/<lang>/pair.toml). Everything is kept in the URL: the
 table as JSON in ``<prefix>_table``, or "" while it is the chosen example's own, so that a
-link to an example stays short.
+link to an example stays short. :class:`PairForm` names these three settings once; a page's own
+form nests it.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ import pandas as pd
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from pages.common import urlstate
+from pages.common import form, urlstate
+from pages.common.form import Form
 from pages.common.i18n import strings
 from specdec_core.course import pairs
 
@@ -32,6 +34,15 @@ def _example_json(preset: str, seed: int, size: int) -> str:
 
 
 @dataclass(frozen=True)
+class PairForm(Form):
+    """The pair's settings: the example, its seed and the table."""
+
+    preset: urlstate.Param
+    vocab_seed: urlstate.Param
+    table: urlstate.Param
+
+
+@dataclass(frozen=True)
 class PairInput:
     """One page's pair: its state and URL keys start with `prefix`; its random example has
     `random_size` tokens."""
@@ -43,53 +54,52 @@ class PairInput:
         return f"{self.prefix}_{name}"
 
     @property
-    def params(self) -> list[urlstate.Param]:
+    def form(self) -> PairForm:
         """The example, its seed and the table (restore them before :meth:`pickers`)."""
-        return [
-            urlstate.choice_param(self.key("preset"), "abc", pairs.preset_names()),
-            urlstate.int_param(self.key("vocab_seed"), 0, 0, 9999),
-            urlstate.Param(self.key("table"), "", _table),
-        ]
+        return PairForm(
+            preset=urlstate.choice_param(self.key("preset"), "abc", pairs.preset_names()),
+            vocab_seed=urlstate.int_param(self.key("vocab_seed"), 0, 0, 9999),
+            table=urlstate.Param(self.key("table"), "", _table),
+        )
 
     @property
     def edited(self) -> bool:
         """Whether the table differs from the chosen example."""
-        return bool(st.session_state[self.key("table")])
+        return bool(form.value(self.form.table))
 
     def _set_table(self, table: str) -> None:
         st.session_state[self.key("table")] = table
 
     def _example(self) -> str:
-        state = st.session_state
-        return _example_json(state[self.key("preset")], state[self.key("vocab_seed")], self.random_size)
+        f = self.form
+        return _example_json(form.value(f.preset), form.value(f.vocab_seed), self.random_size)
 
     def pickers(self, preset_box: DeltaGenerator, seed_box: DeltaGenerator) -> None:
         """The example picker and the random example's seed; changing either drops the edits."""
-        s = strings("pair")
-        preset_box.selectbox(
+        s, f = strings("pair"), self.form
+        form.select(
+            preset_box,
+            f.preset,
             s["preset"],
-            pairs.preset_names(),
             format_func=lambda k: s(f"presets.{k}", n=self.random_size),
-            key=self.key("preset"),
             on_change=self._set_table,
             args=("",),
             help=s["preset_help"],
         )
-        seed_box.number_input(
+        form.number(
+            seed_box,
+            f.vocab_seed,
             s["vocab_seed"],
-            min_value=0,
-            max_value=9999,
             step=1,
-            key=self.key("vocab_seed"),
             on_change=self._set_table,
             args=("",),
-            disabled=st.session_state[self.key("preset")] != pairs.RANDOM,
+            disabled=form.value(f.preset) != pairs.RANDOM,
             help=s("vocab_seed_help", n=self.random_size),
         )
 
     def note(self) -> None:
         """A caption on what the chosen example shows."""
-        preset = st.session_state[self.key("preset")]
+        preset = form.value(self.form.preset)
         st.caption(strings("pair")(f"preset_notes.{preset}", n=self.random_size))
 
     def editor(self) -> list[pairs.Row]:
@@ -101,7 +111,7 @@ class PairInput:
         s, state = strings("pair"), st.session_state
         base, out, version = self.key("editor_base"), self.key("editor_out"), self.key("editor_version")
         example = self._example()
-        current = state[self.key("table")] or example
+        current = form.value(self.form.table) or example
         if current != state.get(out):
             state[version] = state.get(version, 0) + 1
             state[base] = current

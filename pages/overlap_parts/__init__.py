@@ -1,0 +1,1 @@
+"""The overlap lesson's own parts: its settings (``form``)."""

@@ -1,0 +1,1 @@
+"""The probability tree lesson's own parts: its settings (``form``)."""

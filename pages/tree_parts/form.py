@@ -1,0 +1,29 @@
+"""The probability tree lesson's settings, named once: key (also the URL name), default, bounds
+or options; the pair's come from :class:`~pages.common.pair_input.PairInput`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pages.common.form import Form
+from pages.common.pair_input import PairForm, PairInput
+from pages.common.urlstate import Param, int_param
+
+PAIR = PairInput("tree", random_size=30)
+MAX_TOP_N = 8  # beyond 8 shown tokens (+ other) the tree stops being readable
+
+
+@dataclass(frozen=True)
+class TreeForm(Form):
+    """The pair, how many of its tokens the tree shows, and the sampling seed."""
+
+    pair: PairForm
+    top_n: Param
+    seed: Param
+
+
+FORM = TreeForm(
+    pair=PAIR.form,
+    top_n=int_param("tree_top_n", 6, 1, MAX_TOP_N),
+    seed=int_param("tree_seed", 0, 0, 999_999),
+)
