@@ -4,15 +4,16 @@ every stage of the pipeline and whether sampling has collapsed to greedy, and wh
 from __future__ import annotations
 
 import html
-import itertools
 
 import pandas as pd
 import streamlit as st
 
+from pages.common import form
 from pages.common.i18n import LANGUAGES
 from pages.common.page import lesson_body, start, warn_rejected
 from pages.common.quiz import quiz
-from pages.common.urlstate import Param, bool_param, choice_param, int_param, mirror, restore
+from pages.common.urlstate import mirror, restore
+from pages.sampling_lab_parts.form import MAX_TOKENS, MIN_TOKENS, ORDERS, SOURCE, lab_form
 from specdec_core.course.sampling_lab import (
     MAX_LOGIT,
     Rows,
@@ -20,15 +21,9 @@ from specdec_core.course.sampling_lab import (
     example_rows,
     examples,
     outcome,
-    rows_from_url,
-    rows_to_url,
-    snap_temperature,
-    temperature_scale,
     temperature_sweep,
 )
-from specdec_core.live.limits import MAX_LOGIT_ROWS, MIN_LOGIT_ROWS
 from specdec_core.sampling import (
-    TRANSFORMS,
     Reason,
     SamplingConfig,
     apply,
@@ -38,13 +33,7 @@ from specdec_core.sampling import (
 from specdec_core.viz.escape import md
 from specdec_core.viz.sampling import prob_label, stages_figure, sweep_figure
 
-PRESETS = (*examples()["presets"], "random")
 EXPERIMENTS: dict[str, dict] = examples()["experiments"]
-TEMPERATURES = temperature_scale(-4, 1)
-MIN_TOKENS, MAX_TOKENS = MIN_LOGIT_ROWS, MAX_LOGIT_ROWS
-#: Every order of the transforms, by URL code: t = temperature, k = top-k, p = top-p.
-CODES = {"temperature": "t", "top_k": "k", "top_p": "p"}
-ORDERS = {"".join(CODES[n] for n in order): order for order in itertools.permutations(TRANSFORMS)}
 TABLE, BASE, SEEN = "sl_table", "_sl_table_base", "_sl_table_seen"
 
 s, text = start("sampling_lab")
@@ -53,55 +42,28 @@ lang = s.lang
 
 def example_logits(language: str = lang) -> Rows:
     """The (token, logit) rows of the chosen example, by default in the session language."""
-    ss = st.session_state
-    return example_rows(ss.get("preset", "peaked"), language, ss.get("size", 6), ss.get("seed", 0))
+    v = form.value
+    return example_rows(v(SOURCE.preset), language, v(SOURCE.size), v(SOURCE.seed))
 
 
-def parse_table(raw: str) -> Rows:
-    return rows_from_url(raw, MIN_TOKENS, MAX_TOKENS)
-
-
-def parse_temperature(raw: str) -> float:
-    return snap_temperature(float(raw), TEMPERATURES)
-
-
-def parse_top_p(raw: str) -> float:
-    value = float(raw)
-    if not 0.01 <= value <= 1.0:
-        raise ValueError(raw)
-    return value
-
-
-SOURCE = [
-    choice_param("preset", "peaked", PRESETS),
-    int_param("seed", 0, 0, 9999),
-    int_param("size", 6, MIN_TOKENS, MAX_TOKENS),
-]
-rejected = restore(SOURCE)  # before SETTINGS: their default logits are the example SOURCE names
-SETTINGS = [
-    Param("logits", example_logits(), parse_table, rows_to_url),
-    bool_param("T0", False),
-    Param("T", 1.0, parse_temperature, lambda v: f"{v:g}"),
-    int_param("k", 0, 0, MAX_TOKENS),
-    Param("p", 1.0, parse_top_p, lambda v: f"{v:g}"),
-    int_param("min_keep", 1, 1, MAX_TOKENS),
-    choice_param("order", "tkp", tuple(ORDERS)),
-]
-warn_rejected(s, rejected + restore(SETTINGS))
-if any(st.session_state["logits"] == example_logits(other) for other in LANGUAGES):
-    st.session_state["logits"] = example_logits()  # an unedited example follows the language
+rejected = restore(SOURCE.params())  # before the settings: their default logits are the example SOURCE names
+f = lab_form(example_logits())
+LOGITS = f.settings.logits.key
+warn_rejected(s, rejected + restore(f.settings.params()))
+if any(st.session_state[LOGITS] == example_logits(other) for other in LANGUAGES):
+    st.session_state[LOGITS] = example_logits()  # an unedited example follows the language
 
 
 def load_example() -> None:
-    st.session_state["logits"] = example_logits()
+    st.session_state[LOGITS] = example_logits()
 
 
 def set_up(name: str) -> None:
     """Load an experiment: its example and settings, everything else at its default."""
     setup = EXPERIMENTS[name]
-    st.session_state["preset"] = setup["preset"]
+    st.session_state[SOURCE.preset.key] = setup["preset"]
     load_example()
-    for prm in SETTINGS[1:]:
+    for prm in f.settings.sampling():
         st.session_state[prm.key] = setup.get(prm.key, prm.default)
 
 
@@ -151,49 +113,49 @@ def lab() -> None:
             st.button(s["try_setup"], on_click=set_up, args=(experiment,), icon=":material/science:")
 
         st.subheader(s["settings_heading"])
-        switch = st.toggle(s["switch"], key="T0", help=s["switch_help"])
+        c = f.settings
+        switch = form.toggle(st, c.t0, s["switch"], help=s["switch_help"])
         if switch:
             st.caption(s["switch_note"])
-        st.select_slider(
+        form.select_slider(
+            st,
+            c.t,
             s["temperature"],
-            options=TEMPERATURES,
             format_func=lambda t: f"T = {t:g}",
-            key="T",
             help=s["temperature_help"],
             disabled=switch,
         )
         left, right = st.columns(2)
-        left.slider(s["top_k"], 0, MAX_TOKENS, key="k", help=s["top_k_help"], disabled=switch)
-        right.slider(s["top_p"], 0.01, 1.0, step=0.01, key="p", help=s["top_p_help"], disabled=switch)
-        st.slider(s["min_keep"], 1, MAX_TOKENS, key="min_keep", help=s["min_keep_help"], disabled=switch)
-        st.selectbox(
+        form.slider(left, c.k, s["top_k"], help=s["top_k_help"], disabled=switch)
+        form.slider(right, c.p, s["top_p"], step=0.01, help=s["top_p_help"], disabled=switch)
+        form.slider(st, c.min_keep, s["min_keep"], help=s["min_keep_help"], disabled=switch)
+        form.select(
+            st,
+            c.order,
             s["order"],
-            list(ORDERS),
-            key="order",
             help=s["order_help"],
             disabled=switch,
             format_func=lambda code: " → ".join(s[f"transforms.{n}"] for n in ORDERS[code]),
         )
 
         st.subheader(s["logits_heading"])
-        st.segmented_control(
+        form.segmented(
+            st,
+            SOURCE.preset,
             s["preset"],
-            PRESETS,
-            key="preset",
             required=True,
             on_change=load_example,
             format_func=lambda name: s[f"presets.{name}.name"],
         )
-        if st.session_state["preset"] == "random":
+        preset = form.value(SOURCE.preset)
+        if preset == "random":
             left, right = st.columns(2)
-            left.number_input(s["seed"], 0, 9999, key="seed", on_change=load_example)
-            right.number_input(s["size"], MIN_TOKENS, MAX_TOKENS, key="size", on_change=load_example)
-        changed = st.session_state["logits"] != example_logits()
-        st.caption(
-            s(f"presets.{st.session_state['preset']}.context") + (f" · *{s['edited']}*" if changed else "")
-        )
+            form.number(left, SOURCE.seed, s["seed"], on_change=load_example)
+            form.number(right, SOURCE.size, s["size"], on_change=load_example)
+        changed = st.session_state[LOGITS] != example_logits()
+        st.caption(s(f"presets.{preset}.context") + (f" · *{s['edited']}*" if changed else ""))
 
-        rows = st.session_state["logits"]
+        rows = st.session_state[LOGITS]
         if st.session_state.get(SEEN, rows) != rows:  # replaced from outside the table: start it afresh
             st.session_state.pop(TABLE, None)
             st.session_state[BASE] = rows
@@ -218,18 +180,18 @@ def lab() -> None:
         note.caption(s("table_help", lo=MIN_TOKENS, hi=MAX_TOKENS))
         reload.button(s["reload"], on_click=load_example, icon=":material/restart_alt:", disabled=not changed)
         rows = read_table(edited) or rows
-        st.session_state["logits"] = st.session_state[SEEN] = rows
+        st.session_state[LOGITS] = st.session_state[SEEN] = rows
 
-    mirror(SOURCE + SETTINGS)
+    mirror(f.params())
     labels = [r[0] for r in rows]
     logits = [r[1] for r in rows]
     try:
         config = SamplingConfig(
-            temperature=0.0 if switch else st.session_state["T"],
-            top_k=st.session_state["k"],
-            top_p=st.session_state["p"],
-            min_tokens_to_keep=st.session_state["min_keep"],
-            order=ORDERS[st.session_state["order"]],
+            temperature=0.0 if switch else form.value(c.t),
+            top_k=form.value(c.k),
+            top_p=form.value(c.p),
+            min_tokens_to_keep=form.value(c.min_keep),
+            order=ORDERS[form.value(c.order)],
         )
         trace = apply(logits, config)
         same, reason = greedy_equivalence(logits, config)

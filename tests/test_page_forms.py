@@ -28,6 +28,7 @@ SAVED_LINK_KEYS = {
     "tree_drafts": "trd_chain trd_draft trd_shape trd_seed trd_t trd_round trd_budget trd_k trd_repl",
     "overlap": "ov_preset ov_vocab_seed ov_table ov_T ov_variant ov_draft ov_n ov_mc_seed ov_mc_law",
     "tree": "tree_preset tree_vocab_seed tree_table tree_top_n tree_seed",
+    "sampling_lab": "preset seed size logits T0 T k p min_keep order",
 }
 
 
@@ -40,6 +41,7 @@ def _forms():
     from pages.compare_parts.run import compare_form
     from pages.law_live_parts.controls import FORM
     from pages.race_parts.run import race_form
+    from pages.sampling_lab_parts.form import lab_form
 
     return {
         "live": live_form(),
@@ -47,6 +49,7 @@ def _forms():
         "law_live": FORM,
         "compare": compare_form(),
         **{page: import_module(f"pages.{page}_parts.form").FORM for page in LESSON_FORMS},
+        "sampling_lab": lab_form(()),  # its logits default to the example the link names
     }
 
 
@@ -55,7 +58,7 @@ def test_every_form_keeps_the_url_keys_of_saved_links():
         assert [p.key for p in form.params()] == SAVED_LINK_KEYS[page].split(), page
 
 
-@pytest.mark.parametrize("page", ["live", "race", "law_live", "compare", *LESSON_FORMS])
+@pytest.mark.parametrize("page", ["live", "race", "law_live", "compare", *LESSON_FORMS, "sampling_lab"])
 def test_every_drawn_widget_takes_its_bounds_and_options_from_the_form(page):
     at = open_page(page)
     params = {p.key: p for p in _forms()[page].params()}

@@ -1,0 +1,1 @@
+"""The sampling lab's own parts: its settings (``form``)."""

@@ -1,0 +1,92 @@
+"""The sampling lab's settings, named once: key (also the URL name), default, bounds, options or
+steps. The example (:data:`SOURCE`) is restored first: the logits' default is the example it
+names, so the rest (:func:`lab_form`) is built after it."""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+from pages.common.form import Form
+from pages.common.urlstate import Param, bool_param, choice_param, float_param, int_param
+from specdec_core.course.sampling_lab import (
+    Rows,
+    examples,
+    rows_from_url,
+    rows_to_url,
+    snap_temperature,
+    temperature_scale,
+)
+from specdec_core.live.limits import MAX_LOGIT_ROWS, MIN_LOGIT_ROWS
+from specdec_core.sampling import TRANSFORMS
+
+PRESETS = (*examples()["presets"], "random")
+TEMPERATURES = temperature_scale(-4, 1)
+MIN_TOKENS, MAX_TOKENS = MIN_LOGIT_ROWS, MAX_LOGIT_ROWS
+#: Every order of the transforms, by URL code: t = temperature, k = top-k, p = top-p.
+CODES = {"temperature": "t", "top_k": "k", "top_p": "p"}
+ORDERS = {"".join(CODES[n] for n in order): order for order in itertools.permutations(TRANSFORMS)}
+
+
+def parse_table(raw: str) -> Rows:
+    return rows_from_url(raw, MIN_TOKENS, MAX_TOKENS)
+
+
+def parse_temperature(raw: str) -> float:
+    """A link's T, snapped to the nearest step of the slider (one between steps is not refused)."""
+    return snap_temperature(float(raw), TEMPERATURES)
+
+
+@dataclass(frozen=True)
+class SourceForm(Form):
+    """The example: its name, and the random one's seed and size."""
+
+    preset: Param
+    seed: Param
+    size: Param
+
+
+@dataclass(frozen=True)
+class SettingsForm(Form):
+    """The logits, and the sampling settings applied to them."""
+
+    logits: Param
+    t0: Param
+    t: Param
+    k: Param
+    p: Param
+    min_keep: Param
+    order: Param
+
+    def sampling(self) -> list[Param]:
+        """The sampling settings (all but the logits): what an experiment sets."""
+        return [self.t0, self.t, self.k, self.p, self.min_keep, self.order]
+
+
+@dataclass(frozen=True)
+class LabForm(Form):
+    source: SourceForm
+    settings: SettingsForm
+
+
+SOURCE = SourceForm(
+    preset=choice_param("preset", "peaked", PRESETS),
+    seed=int_param("seed", 0, 0, 9999),
+    size=int_param("size", 6, MIN_TOKENS, MAX_TOKENS),
+)
+
+
+def lab_form(logits: Rows) -> LabForm:
+    """The lab's settings, the logits defaulting to `logits` (the example :data:`SOURCE` names)."""
+    return LabForm(
+        source=SOURCE,
+        settings=SettingsForm(
+            logits=Param("logits", logits, parse_table, rows_to_url),
+            t0=bool_param("T0", False),
+            t=Param("T", 1.0, parse_temperature, lambda v: f"{v:g}", options=TEMPERATURES),
+            k=int_param("k", 0, 0, MAX_TOKENS),
+            p=float_param("p", 1.0, 0.01, 1.0),
+            min_keep=int_param("min_keep", 1, 1, MAX_TOKENS),
+            order=choice_param("order", "tkp", tuple(ORDERS)),
+        ),
+    )
