@@ -37,51 +37,30 @@ fi
 echo "Preparing the shipped models' caches…"
 .venv/bin/python -m specdec_core.models.bundled --model all
 
-# The browser tests drive Debian's chromium (at /usr/bin/chromium) and show the 中文 pages with
-# a CJK font. They are installed with apt-get as root or with sudo that asks no password;
-# anywhere else (no sudo, not Debian, macOS), or if apt-get fails, this says what is missing
-# and goes on: the fast and slow tiers need neither.
+# The test tools from Debian's packages, installed with apt-get as root or with sudo that asks
+# no password: the browser tests drive chromium (at /usr/bin/chromium) and show the 中文 pages
+# with a CJK font; the PostgreSQL tests start a throwaway cluster with the server's binaries
+# (/usr/lib/postgresql/<version>/bin/initdb, not on PATH); the replica tests and bench.classroom
+# put two app processes behind nginx on loopback. Anywhere else (no sudo, not Debian, macOS),
+# or if apt-get fails, this says what is missing and goes on: the tests that need it fail and
+# say why, and the unit tier needs none of it.
 if [ $want_tests = 1 ]; then
   missing=()
   [ -x /usr/bin/chromium ] || missing+=(chromium)
   fc-list :lang=zh 2>/dev/null | grep -q . || missing+=(fonts-noto-cjk)
+  compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || missing+=(postgresql)
+  command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing+=(nginx)
   as_root=""
   [ "$(id -u)" = 0 ] || as_root="sudo -n"
   if [ ${#missing[@]} -gt 0 ]; then
-    echo "The browser tests need ${missing[*]} (Debian's package names)."
+    echo "The tests need ${missing[*]} (Debian's package names)."
     if command -v apt-get >/dev/null 2>&1 && $as_root true 2>/dev/null \
       && $as_root apt-get update -qq \
       && $as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null; then
       echo "Installed ${missing[*]} with apt-get."
     else
       echo "Skipped: installing them needs apt-get, as root or with sudo that asks no password." \
-        "Install them yourself (chromium at /usr/bin/chromium) to run the browser tier."
-    fi
-  fi
-  # The class-answer tests start a throwaway PostgreSQL cluster with Debian's server binaries
-  # (/usr/lib/postgresql/<version>/bin/initdb, not on PATH). Where they are missing this installs
-  # Debian's postgresql package the same way; where that cannot be done, those tests fail and say why.
-  if ! compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null; then
-    echo "The PostgreSQL tests need Debian's postgresql package."
-    if command -v apt-get >/dev/null 2>&1 && $as_root true 2>/dev/null \
-      && $as_root apt-get update -qq \
-      && $as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; then
-      echo "Installed postgresql with apt-get."
-    else
-      echo "Skipped: installing postgresql needs apt-get, as root or with sudo that asks no password." \
-        "Without it the PostgreSQL tests fail and say so."
-    fi
-  fi
-  # The replica tests and bench.classroom put two app processes behind Debian's nginx on loopback.
-  if ! command -v nginx >/dev/null 2>&1 && [ ! -x /usr/sbin/nginx ]; then
-    echo "The replica tests need Debian's nginx package."
-    if command -v apt-get >/dev/null 2>&1 && $as_root true 2>/dev/null \
-      && $as_root apt-get update -qq \
-      && $as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx >/dev/null; then
-      echo "Installed nginx with apt-get."
-    else
-      echo "Skipped: installing nginx needs apt-get, as root or with sudo that asks no password." \
-        "Without it the replica tests fail and say so."
+        "Install them yourself (chromium at /usr/bin/chromium); the tests that need them fail and say so."
     fi
   fi
 fi
