@@ -7,15 +7,19 @@ answers arrive. When the database fails, it says what is wrong and how many answ
 process. Storage and tallies: pages/common/class_answers.py, specdec_core.live.answers.
 """
 
+from dataclasses import dataclass
+
 import streamlit as st
 
+from pages.common import form
 from pages.common.class_answers import UNREACHABLE, engine, fault, pause, send_waiting, waiting
+from pages.common.form import Form
 from pages.common.i18n import strings
 from pages.common.models import access
 from pages.common.nav import PAGES
 from pages.common.page import start
 from pages.common.quiz import questions
-from pages.common.urlstate import choice_param, mirror, restore
+from pages.common.urlstate import Param, choice_param, mirror, restore
 from specdec_core.live import access as rules
 from specdec_core.live import answers
 from specdec_core.live.answer_outbox import fault as fault_of
@@ -140,13 +144,19 @@ elif kind == "error":
 elif kind == "info":
     note.info(message)
 
-# The page whose questions are shown comes from the link too (the teach page's route opens it so).
-PAGE_PARAMS = [choice_param("answers_page", next(iter(quizzes)), tuple(quizzes))]
-restore(PAGE_PARAMS)  # an unknown page in the link falls back to the first
-page_key = st.selectbox(
-    s["page"], options=list(quizzes), format_func=lambda k: s[f"nav.{k}.title"], key="answers_page"
-)
-mirror(PAGE_PARAMS)
+
+@dataclass(frozen=True)
+class AnswersForm(Form):
+    """The view's one setting: the page whose questions are shown; it comes from the link too
+    (the teach page's route opens it so)."""
+
+    page: Param
+
+
+FORM = AnswersForm(page=choice_param("answers_page", next(iter(quizzes)), tuple(quizzes)))
+restore(FORM.params())  # an unknown page in the link falls back to the first
+page_key = form.select(st, FORM.page, s["page"], format_func=lambda k: s[f"nav.{k}.title"])
+mirror(FORM.params())
 answer_keys = {k: [int(q["answer"]) for q in items] for k, items in quizzes.items()}
 
 

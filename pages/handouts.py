@@ -7,18 +7,30 @@ on one page without the app's chrome or this page's controls."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import streamlit as st
 
+from pages.common import form
+from pages.common.form import Form
 from pages.common.i18n import strings
 from pages.common.lesson import lesson
 from pages.common.page import ASSETS, start, warn_rejected
-from pages.common.urlstate import choice_param, mirror, restore
+from pages.common.urlstate import Param, choice_param, mirror, restore
 from specdec_core.course.handouts import HANDOUTS, rule_sheet, speedup_sheet
 from specdec_core.viz import overlap as overlap_viz
 from specdec_core.viz.escape import md
 
-PARAMS = [choice_param("handout", HANDOUTS[0], HANDOUTS)]
+
+@dataclass(frozen=True)
+class HandoutForm(Form):
+    """The page's one setting: which sheet it shows."""
+
+    handout: Param
+
+
+FORM = HandoutForm(handout=choice_param("handout", HANDOUTS[0], HANDOUTS))
+
 #: The rule sheet's figures, in pixels: side by side they fit the width a printed page has
 #: (about 720 px on A4 or Letter), and they print at the size they were drawn.
 FIGURE_HEIGHT = 300
@@ -27,12 +39,12 @@ STATIC = {"displayModeBar": False}
 
 s, text = start("handouts")
 st.html(f"<style>{(ASSETS / 'handouts.css').read_text(encoding='utf-8')}</style>")
-warn_rejected(s, restore(PARAMS))
+warn_rejected(s, restore(FORM.params()))
 
 with st.container(key="noprint_handout_controls"):
     st.markdown(s["intro"])
-    st.radio(s["choose"], HANDOUTS, format_func=lambda k: s[f"names.{k}"], key="handout", horizontal=True)
-mirror(PARAMS)
+    form.radio(st, FORM.handout, s["choose"], format_func=lambda k: s[f"names.{k}"], horizontal=True)
+mirror(FORM.params())
 
 
 def _f(value: float) -> str:
@@ -149,4 +161,4 @@ def proof() -> None:
 
 
 with st.container(key="handout_sheet"):
-    {"rule": rule, "speedup": speedup, "proof": proof}[st.session_state["handout"]]()
+    {"rule": rule, "speedup": speedup, "proof": proof}[form.value(FORM.handout)]()

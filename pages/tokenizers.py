@@ -3,21 +3,34 @@ what naive speculation across them reads, and one real position through the inte
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from html import escape
 from typing import Any
 
 import streamlit as st
 
+from pages.common import form
+from pages.common.form import Form
 from pages.common.models import get_draft, get_target
 from pages.common.page import start
 from pages.common.quiz import quiz
-from pages.common.urlstate import mirror, text_param
+from pages.common.urlstate import Param, mirror, text_param
 from specdec_core.live.model_choices import DraftSpec, TargetSpec
 from specdec_core.live.tokenizer_view import Piece, misread, next_token, overlap, split
 from specdec_core.models.bundled import GEMMA, SMOLLM2, load_tokenizer
 from specdec_core.viz.escape import md
 
-PARAMS = [text_param("tok_text", "Speculative decoding keeps the target's output distribution exactly.", 400)]
+
+@dataclass(frozen=True)
+class TokenizersForm(Form):
+    """The page's one setting: the sentence both tokenizers split."""
+
+    text: Param
+
+
+FORM = TokenizersForm(
+    text=text_param("tok_text", "Speculative decoding keeps the target's output distribution exactly.", 400)
+)
 
 
 @st.cache_resource(show_spinner=False)
@@ -34,10 +47,10 @@ def _chips(pieces: list[Piece], no_twin: str) -> str:
     return "<div class='sd-toks'>" + "".join(spans) + "</div>"
 
 
-s, text = start("tokenizers", params=PARAMS)
+s, text = start("tokenizers", params=FORM.params())
 text.show("intro")
-sentence = st.text_input(s["sentence"], key="tok_text", max_chars=400)
-mirror(PARAMS)
+sentence = form.text(st, FORM.text, s["sentence"])
+mirror(FORM.params())
 try:
     with st.spinner(s["loading"]):
         smol, gemma = _tokenizers()

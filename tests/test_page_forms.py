@@ -29,6 +29,9 @@ SAVED_LINK_KEYS = {
     "overlap": "ov_preset ov_vocab_seed ov_table ov_T ov_variant ov_draft ov_n ov_mc_seed ov_mc_law",
     "tree": "tree_preset tree_vocab_seed tree_table tree_top_n tree_seed",
     "sampling_lab": "preset seed size logits T0 T k p min_keep order",
+    "handouts": "handout",
+    "tokenizers": "tok_text",
+    "answers": "answers_page",
 }
 
 
@@ -86,6 +89,25 @@ def test_every_drawn_widget_takes_its_bounds_and_options_from_the_form(page):
             checked += 1
     bounded = [p for p in params.values() if p.options or p.hi is not None]
     assert checked >= min(4, len(bounded)), f"only {checked} widgets of {page} checked"
+
+
+@pytest.mark.parametrize("page", [*LESSON_FORMS, "sampling_lab", "handouts", "tokenizers"])
+def test_a_lesson_page_mirrors_exactly_the_url_keys_of_saved_links(page):
+    at = open_page(page, timeout=180)  # tokenizers: both shipped tokenizers load
+    assert [k for k in at.query_params if k not in ("lang", "quiz")] == SAVED_LINK_KEYS[page].split()
+
+
+def test_the_class_answers_view_follows_and_mirrors_its_saved_link_key(monkeypatch, tmp_path):
+    monkeypatch.setenv("SPECDEC_ANSWERS_DB", str(tmp_path / "answers.sqlite"))
+    monkeypatch.setenv("SPECDEC_CLASSROOM", "1")
+    monkeypatch.setenv("SPECDEC_PRELOAD", "toy")
+    monkeypatch.setenv("SPECDEC_TEACHER_PASSCODE", "owl-42")
+    at = open_page("answers", query={"answers_page": "cost"})
+    at.text_input(key="answers_passcode").input("owl-42")
+    at.button(key="answers_open").click()
+    rerun(at)
+    assert at.selectbox(key="answers_page").value == "cost"
+    assert [k for k in at.query_params if k not in ("lang", "quiz")] == SAVED_LINK_KEYS["answers"].split()
 
 
 def test_a_link_value_outside_the_widgets_bounds_is_refused_and_named():
