@@ -1,7 +1,8 @@
 """A classroom on one server: the load check run by ``python -m bench.live_page``.
 
-Live: N sessions press Generate on the default settings at once (one runs, the rest are
-answered from the shared trace cache or wait their turn); latency is click → finished view.
+Live: N sessions press Generate on the default settings at once (one runs; the rest join that
+run in the run service, or are answered from the shared trace cache); latency is click →
+finished view.
 Lessons: M sessions (spread over the lesson pages) move a slider at once; latency is key
 press → page settled (nothing stale, no skeleton, no status widget for 0.3 s, after the
 rerun's messages came). Both clocks run inside each page, started by the page's own
@@ -142,7 +143,7 @@ def classroom_live(url: str, browser: Any, sessions: int, expected_tokens: list[
         queue_seen = queue_seen or bool(page.evaluate(_QUEUED))
 
     latency = _latencies(pages, RUN_TIMEOUT_MS / 1000, queued)
-    errors, foreign, cached, ran = 0, 0, 0, 0
+    errors, foreign, cached, fresh, ran = 0, 0, 0, 0, set()
     for page in pages:
         errors += errors_shown(page)
         if not finished(page) or not page.get_by_role("heading", name="Rounds and statistics").is_visible():
@@ -154,14 +155,16 @@ def classroom_live(url: str, browser: Any, sessions: int, expected_tokens: list[
         if trace["meta"].get("cached"):
             cached += 1
             errors += not page.get_by_text("replayed from the shared cache").count()  # a replay must say so
-        else:
-            ran += 1
+        else:  # a run of its own, or one it joined (the same request, waiting or running)
+            fresh += 1
+            ran.add(trace["meta"].get("created"))
     for c in contexts:
         c.close()
     return {
         "classroom_live_sessions": sessions,
         **_spread("classroom_live", latency),
-        "classroom_live_runs": ran,
+        "classroom_live_runs": len(ran),  # distinct runs the models made (by their creation time)
+        "classroom_live_joined": fresh - len(ran),  # sessions answered by a run they joined
         "classroom_live_replays": cached,
         "classroom_live_queue_shown": queue_seen,
         "classroom_live_errors": errors + sessions - len(latency),

@@ -24,7 +24,9 @@ from specdec_core.live.runs import PromptError
 from specdec_core.models import ModelBusyError
 from specdec_core.viz.escape import md, server_paths_hidden
 
-POLL_S = 0.5
+#: Seconds between a watched run's redraws: each one reruns the fragment and sends the run's
+#: progress again, work that shares the cores with the run itself (once per learner watching).
+POLL_S = 1.0
 #: How long Stop waits for the run's round to end, so the result holds all it committed.
 STOP_WAIT_S = 30.0
 #: Seconds a job waits for models another session's generation holds, before giving up.
