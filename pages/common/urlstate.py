@@ -15,6 +15,8 @@ from typing import Any
 
 import streamlit as st
 
+from specdec_core.course.sampling_lab import snap_temperature
+
 _LAST = "_url_last"
 _WRITTEN = "_url_written"  # per key, the values this session has put in the address (recent first)
 _KEEP_WRITTEN = 64
@@ -81,6 +83,18 @@ def text_param(key: str, default: str, max_len: int) -> Param:
         return raw
 
     return Param(key, default, parse, hi=max_len)
+
+
+def temperature_param(key: str, default: float, steps: Sequence[float]) -> Param:
+    """A temperature slider over `steps`; a link's value is snapped to the nearest step (one
+    between two steps is not refused)."""
+    return Param(
+        key,
+        default,
+        lambda raw: snap_temperature(float(raw), steps),
+        lambda v: f"{v:g}",
+        options=tuple(steps),
+    )
 
 
 def keys_param(key: str, default: Sequence[str], allowed: Sequence[str]) -> Param:

@@ -8,9 +8,9 @@ from dataclasses import dataclass
 
 from pages.common.form import Form
 from pages.common.pair_input import PairForm, PairInput
-from pages.common.urlstate import Param, choice_param, int_param
+from pages.common.urlstate import Param, choice_param, int_param, temperature_param
 from specdec_core.course import overlap as one_step
-from specdec_core.course.sampling_lab import snap_temperature, temperature_scale
+from specdec_core.course.sampling_lab import temperature_scale
 
 PAIR = PairInput("ov", random_size=20)
 BROKEN = ("resample_from_p", "argmax_match", "draft_mismatch")
@@ -24,11 +24,6 @@ def _trials(raw: str) -> int:
     if value not in TRIALS:
         raise ValueError(raw)
     return value
-
-
-def _temperature(raw: str) -> float:
-    """A link's T, snapped to the nearest step of the slider (one between steps is not refused)."""
-    return snap_temperature(float(raw), TEMPERATURES)
 
 
 @dataclass(frozen=True)
@@ -59,7 +54,7 @@ class OverlapForm(Form):
 FORM = OverlapForm(
     pair=PAIR.form,
     broken=BrokenForm(
-        t=Param("ov_T", 1.0, _temperature, lambda v: f"{v:g}", options=TEMPERATURES),
+        t=temperature_param("ov_T", 1.0, TEMPERATURES),
         variant=choice_param("ov_variant", "resample_from_p", BROKEN),
         draft=choice_param("ov_draft", "greedy", tuple(one_step.DRAFT_LAWS)),
     ),

@@ -8,13 +8,12 @@ import itertools
 from dataclasses import dataclass
 
 from pages.common.form import Form
-from pages.common.urlstate import Param, bool_param, choice_param, float_param, int_param
+from pages.common.urlstate import Param, bool_param, choice_param, float_param, int_param, temperature_param
 from specdec_core.course.sampling_lab import (
     Rows,
     examples,
     rows_from_url,
     rows_to_url,
-    snap_temperature,
     temperature_scale,
 )
 from specdec_core.live.limits import MAX_LOGIT_ROWS, MIN_LOGIT_ROWS
@@ -30,11 +29,6 @@ ORDERS = {"".join(CODES[n] for n in order): order for order in itertools.permuta
 
 def parse_table(raw: str) -> Rows:
     return rows_from_url(raw, MIN_TOKENS, MAX_TOKENS)
-
-
-def parse_temperature(raw: str) -> float:
-    """A link's T, snapped to the nearest step of the slider (one between steps is not refused)."""
-    return snap_temperature(float(raw), TEMPERATURES)
 
 
 @dataclass(frozen=True)
@@ -83,7 +77,7 @@ def lab_form(logits: Rows) -> LabForm:
         settings=SettingsForm(
             logits=Param("logits", logits, parse_table, rows_to_url),
             t0=bool_param("T0", False),
-            t=Param("T", 1.0, parse_temperature, lambda v: f"{v:g}", options=TEMPERATURES),
+            t=temperature_param("T", 1.0, TEMPERATURES),
             k=int_param("k", 0, 0, MAX_TOKENS),
             p=float_param("p", 1.0, 0.01, 1.0),
             min_keep=int_param("min_keep", 1, 1, MAX_TOKENS),
