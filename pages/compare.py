@@ -14,11 +14,12 @@ import pandas as pd
 import streamlit as st
 
 from pages.common import form
+from pages.common.compare_form import compare_form, grid_problem, grid_spec
 from pages.common.page import start
 from pages.common.quiz import quiz
 from pages.common.urlstate import mirror, restore
 from pages.compare_parts.questions import questions_panel
-from pages.compare_parts.run import RESULT_KEY, compare_form, estimate, grid_problem, grid_spec
+from pages.compare_parts.run import RESULT_KEY, SAMPLE_KEY, estimate
 from pages.compare_parts.show import figures, tables, verdicts
 from pages.compare_parts.watch import run_panel
 from specdec_core.live.compare import DRAFT_KEYS, GridError, gpu_rows, published
@@ -46,7 +47,7 @@ form.number(row[4], f.max, s["max_new"])
 questions_panel(s, names, f)
 mirror(f.params())
 ss = st.session_state
-spec = grid_spec(f)
+spec = grid_spec(f, picked=st.session_state.get(SAMPLE_KEY))
 problem = grid_problem(spec)
 if problem is None:
     st.caption(estimate(spec))

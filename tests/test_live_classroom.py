@@ -53,9 +53,9 @@ def _trace(tokens=4, seconds=1.0, complete=True, baseline=True, compare=True):
 def test_a_finished_run_is_stored_and_its_pace_feeds_the_estimate():
     room = Classroom()
     assert room.seconds_per_token == FIRST_GUESS_S_PER_TOKEN  # nothing measured yet
-    room.record("a", _trace(tokens=10, seconds=5.0))  # both runs: 20 tokens in 10 s
+    room.record("a", _trace(tokens=10, seconds=5.0), str)  # both runs: 20 tokens in 10 s
     assert room.lookup("a") is not None and room.seconds_per_token == 0.5
-    room.record("b", _trace(tokens=10, seconds=1.0))
+    room.record("b", _trace(tokens=10, seconds=1.0), str)
     assert room.seconds_per_token == pytest.approx((0.5 + 0.1) / 2)
 
 
@@ -66,7 +66,7 @@ def test_a_finished_run_is_stored_and_its_pace_feeds_the_estimate():
 )
 def test_an_incomplete_trace_is_never_stored_for_others(trace):
     room = Classroom()
-    room.record("a", trace)
+    room.record("a", trace, str)
     assert room.lookup("a") is None
-    room.record("b", _trace(baseline=False, compare=False))  # no comparison asked: complete
+    room.record("b", _trace(baseline=False, compare=False), str)  # no comparison asked: complete
     assert room.lookup("b") is not None

@@ -40,8 +40,8 @@ LESSON_FORMS = ("block", "cost", "exercises", "tree_drafts", "overlap", "tree")
 
 
 def _forms():
+    from pages.common.compare_form import compare_form
     from pages.common.live_form import live_form
-    from pages.compare_parts.run import compare_form
     from pages.law_live_parts.controls import FORM
     from pages.race_parts.run import race_form
     from pages.sampling_lab_parts.form import lab_form

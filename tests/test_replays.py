@@ -21,7 +21,7 @@ from specdec_core.live.model_choices import DraftSpec, TargetSpec
 from specdec_core.live.run_service import DONE, RunService
 from specdec_core.live.settings import LiveSettings
 from specdec_core.live.shelf import ModelShelf
-from specdec_core.live.trace import from_json, to_json
+from specdec_core.live.trace import from_json
 from tests.test_run_service import until
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -96,19 +96,19 @@ def test_a_run_on_one_process_is_replayed_on_another_and_a_clear_empties_both(db
     try:
         first, second = Classroom(), Classroom()  # two app processes' classrooms, one database
         for room in (first, second):
-            room.share(SharedReplays(db, to_json, from_json))
+            room.share(SharedReplays(db))
         ran = _run(first, service)
         assert not ran.result.meta.get("cached")
         assert replays.count(db)[0] == 1
-        again = second.lookup_shared((SETTINGS, PROMPT))
+        again = second.lookup_shared((SETTINGS, PROMPT), from_json)
         assert again is not None and again.trace.speculative.tokens == ran.result.speculative.tokens
         answered = _run(second, service)  # answered at once, from the first process's run
         assert answered.result.meta["cached"] and answered.started == answered.ended
         first.forget()  # the teacher's clear (unloading the models) empties the database too
         assert replays.count(db)[0] == 0
         third = Classroom()
-        third.share(SharedReplays(db, to_json, from_json))
-        assert third.lookup_shared((SETTINGS, PROMPT)) is None
+        third.share(SharedReplays(db))
+        assert third.lookup_shared((SETTINGS, PROMPT), from_json) is None
     finally:
         service.close()
 
@@ -116,11 +116,27 @@ def test_a_run_on_one_process_is_replayed_on_another_and_a_clear_empties_both(db
 def test_a_database_that_fails_leaves_replays_to_the_process(tmp_path):
     room = Classroom()
     broken = create_engine(f"sqlite:///{tmp_path / 'missing' / 'class.sqlite'}")  # its folder does not exist
-    room.share(SharedReplays(broken, to_json, from_json))
+    room.share(SharedReplays(broken))
     assert room.shared is None and room.shared_error is not None
     service = RunService()
     try:
         assert _run(room, service).result.speculative.complete  # the run goes on, kept in memory
-        assert room.lookup_shared((SETTINGS, PROMPT)) is not None
+        assert room.lookup_shared((SETTINGS, PROMPT), from_json) is not None
     finally:
         service.close()
+
+
+def test_a_grids_runs_on_one_process_are_replayed_by_a_grid_on_another(db, tiny_hf_folders):
+    from specdec_core.live.compare_run import GridRun
+    from tests.test_live_compare import TinyModels, spec
+
+    first, second = Classroom(), Classroom()
+    for room in (first, second):
+        room.share(SharedReplays(db))
+    models = TinyModels(tiny_hf_folders)
+    ran = GridRun(spec(), models, cache=first)
+    assert not any(step.replayed for step in ran)
+    assert replays.count(db)[0] == len(ran.measured) == spec().runs
+    again = GridRun(spec(), models, cache=second)
+    assert all(step.replayed for step in again), "every run came from the other process's"
+    assert again.measured == ran.measured

@@ -7,23 +7,37 @@ import time
 
 import pytest
 
+from pages.common.compare_form import compare_form, grid_spec
 from pages.common.form import link_reader
 from pages.common.live_form import live_form, settings
 from pages.teach_parts.warm import DONE_KEY, TICKETS_KEY, warm_jobs
-from specdec_core.course.teach import LIVE
+from specdec_core.course.teach import COMPARE, LIVE
 from specdec_core.live.classroom import request_key
 from support.apptest import open_page, rerun
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_a_warmed_run_has_the_key_of_a_learners_press_on_the_routes_link(lang):
-    jobs = warm_jobs(lang)
-    assert len(jobs) == 1, "the routes link to one live run (the class and the lecture share it)"
+    jobs, refused = warm_jobs(lang)
+    assert not refused
+    live, grid = jobs  # the routes link to one live run and one grid (the lecture repeats the class's)
     at = open_page("live", lang, query=LIVE.query)
     f = live_form()
     pressed = request_key(settings(f, lambda p: at.session_state[p.key]), at.session_state["live_prompt"])
-    assert jobs[0].key == pressed
+    assert live.key == pressed
     assert settings(f, link_reader(LIVE.query)).target.kind == "bundled"
+    page = open_page("compare", lang, query=COMPARE.query)
+    shown = grid_spec(compare_form(), lambda p: page.session_state[p.key])
+    assert grid.key == ("grid", shown) and shown.drafts == ("ngram", "bf16", "head")
+
+
+def test_a_grid_the_server_refuses_is_named_not_run(monkeypatch, tmp_path):
+    monkeypatch.setenv("SPECDEC_CLASSROOM", "1")
+    monkeypatch.setenv("SPECDEC_PRELOAD", "toy")
+    monkeypatch.setenv("SPECDEC_ANSWERS_DB", str(tmp_path / "class.sqlite"))
+    monkeypatch.setenv("SPECDEC_MAX_GRID_RUNS", "4")  # the route's grid makes 12 generations
+    jobs, refused = warm_jobs("en")
+    assert len(jobs) == 1 and len(refused) == 1 and "12" in refused[0] and "4" in refused[0]
 
 
 def test_on_a_classroom_server_warming_asks_for_the_passcode(monkeypatch, tmp_path):
@@ -55,11 +69,17 @@ def test_warming_makes_the_routes_live_run_a_replay_for_the_room():
     while TICKETS_KEY in teacher.session_state and time.monotonic() < deadline:
         time.sleep(0.5)
         rerun(teacher)  # AppTest does not run the watching fragment on its timer
-    assert teacher.session_state[DONE_KEY][0] == 1 and not teacher.session_state[DONE_KEY][2]
+    assert teacher.session_state[DONE_KEY][0] == 2 and not teacher.session_state[DONE_KEY][2]
     assert any("The class is warm" in m.value for m in teacher.success)
+    assert classroom().stored == 1 + 12, "the live run and the grid's 12 runs are stored"
     learner = open_page("live", query=LIVE.query)
     learner.button(key="live_generate").click()
     rerun(learner)
     trace = learner.session_state["live_trace"]
     assert trace.meta["cached"], "the learner's press is answered by the warmed run"
     assert any("replayed from the shared cache" in i.value for i in learner.info)
+    grid = open_page("compare", query=COMPARE.query)
+    grid.button(key="cmp_run").click()
+    rerun(grid)
+    result = grid.session_state["_cmp_result"]
+    assert len(result.runs) == 12 and not any(e.value for e in grid.error)

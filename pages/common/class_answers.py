@@ -28,7 +28,6 @@ from streamlit.errors import StreamlitAPIException
 from pages.common.models import access, classroom
 from specdec_core.live import answer_outbox, answers
 from specdec_core.live.classroom import Classroom, SharedReplays
-from specdec_core.live.trace import from_json, to_json
 
 CONNECTION = "class_answers"
 DB_ENV = "SPECDEC_ANSWERS_DB"
@@ -172,10 +171,10 @@ def _write_failed(exc: BaseException) -> None:
 
 
 def shared_classroom() -> Classroom:
-    """The process's :func:`~pages.common.models.classroom`, storing finished live runs in the
-    class's database too when this is a classroom server whose database answers, so every app
-    process behind that database replays them (specdec_core.live.replays)."""
+    """The process's :func:`~pages.common.models.classroom`, storing finished runs (live traces,
+    grid runs) in the class's database too when this is a classroom server whose database
+    answers, so every app process behind that database replays them (specdec_core.live.replays)."""
     room = classroom()
     eng = engine() if recording() else None
-    room.share(None if eng is None else SharedReplays(eng, to_json, from_json))
+    room.share(None if eng is None else SharedReplays(eng))
     return room

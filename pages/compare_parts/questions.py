@@ -6,7 +6,8 @@ from __future__ import annotations
 import streamlit as st
 
 from pages.common import form
-from pages.compare_parts.run import SAMPLE_KEY, CompareForm
+from pages.common.compare_form import CompareForm
+from pages.compare_parts.run import SAMPLE_KEY
 from specdec_core.live.spec_bench import QuestionFileError, read_questions, sample
 from specdec_core.viz.escape import md
 

@@ -9,8 +9,8 @@ import pandas as pd
 import streamlit as st
 
 from pages.common import form
+from pages.common.compare_form import CompareForm
 from pages.common.models import shelf
-from pages.compare_parts.run import CompareForm
 from specdec_core.live.compare import winners
 from specdec_core.live.compare_run import loaded_tokenizers
 from specdec_core.live.compare_saved import GridResult, grid_json

@@ -7,21 +7,23 @@ from __future__ import annotations
 
 import streamlit as st
 
+from pages.common.class_answers import shared_classroom
+from pages.common.compare_form import CompareForm, grid_problem, grid_spec
 from pages.common.i18n import strings
-from pages.common.models import access, classroom, shelf
+from pages.common.models import access, shelf
 from pages.common.service_run import WAIT_LIMIT, Refused, ServiceRun, show_status
-from pages.compare_parts.run import RESULT_KEY, CompareForm, grid_problem, grid_spec
+from pages.compare_parts.run import RESULT_KEY, SAMPLE_KEY
 from specdec_core.live.compare_run import GridJob
 from specdec_core.live.run_service import Snapshot
 from specdec_core.viz.escape import md
 
 
 def _job(f: CompareForm) -> GridJob:
-    spec = grid_spec(f)
+    spec = grid_spec(f, picked=st.session_state.get(SAMPLE_KEY))
     problem = grid_problem(spec)
     if problem is not None:
         raise Refused(problem)
-    return GridJob(spec, shelf(), access(), classroom(), WAIT_LIMIT)
+    return GridJob(spec, shelf(), access(), shared_classroom(), WAIT_LIMIT)
 
 
 def _show(snap: Snapshot) -> None:

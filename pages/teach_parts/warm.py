@@ -1,9 +1,10 @@
-"""Warm the class: every live-page run the teaching routes link to, run once before class, so
-the room's presses are replays from the first minute (and, on a classroom server with a
-database, on every app process behind it: specdec_core.live.replays).
+"""Warm the class: every run the teaching routes' links set up (the live page's generation, the
+Compare page's grid), run once before class, so the room's presses are replays from the first
+minute (and, on a classroom server with a database, on every app process behind it:
+specdec_core.live.replays). The race is left out: each learner times their own.
 
-Each step's link is read the way the live page reads it (its form and its preset's prompt in
-the teacher's language), so a warmed run has the very key a learner's press will have. On a
+Each step's link is read the way its page reads it (the page's form; the live page's preset
+prompt in the teacher's language), so a warmed run has the very key a learner's press will have. On a
 classroom server the button asks for the teacher's passcode (hidden without one), as unloading
 the models does. The runs go to the process's run service, watched by a fragment.
 """
@@ -13,13 +14,15 @@ from __future__ import annotations
 import streamlit as st
 
 from pages.common.class_answers import shared_classroom
+from pages.common.compare_form import compare_form, grid_problem, grid_spec
 from pages.common.form import link_reader
 from pages.common.i18n import Strings
 from pages.common.live_form import live_form, settings
 from pages.common.models import access, run_service, shelf
 from pages.common.service_run import WAIT_LIMIT, error_text
-from specdec_core.course.teach import CLASS, LECTURE
+from specdec_core.course.teach import CLASS, LECTURE, Step
 from specdec_core.live import access as rules
+from specdec_core.live.compare_run import GridJob
 from specdec_core.live.live_job import LiveJob
 from specdec_core.live.presets import preset_prompt
 from specdec_core.live.run_service import DONE, FAILED
@@ -29,23 +32,40 @@ DONE_KEY = "_teach_warmed"  # (runs, replayed already, failures' messages) when 
 POLL_S = 0.5
 
 
-def warm_jobs(lang: str) -> list[LiveJob]:
-    """One job per distinct live-page run the routes link to, as a learner in `lang` sees it."""
-    f, jobs, seen = live_form(), [], set()
-    room = shared_classroom()
+def _steps() -> list[Step]:
+    """The routes' steps, each once (the lecture repeats some of the class's)."""
+    seen: dict[str, Step] = {}
     for route in (CLASS, LECTURE):
         for section in route.sections:
             for step in section.steps:
-                if step.page != "live":
-                    continue
-                read = link_reader(step.query)
-                spec = settings(f, read)
-                prompt = preset_prompt(read(f.preset), lang, spec.target.kind == "toy")
-                job = LiveJob(spec, prompt, shelf(), access(), room, WAIT_LIMIT)
-                if job.key not in seen:
-                    seen.add(job.key)
-                    jobs.append(job)
-    return jobs
+                seen.setdefault(step.key, step)
+    return list(seen.values())
+
+
+def warm_jobs(lang: str) -> tuple[list[LiveJob | GridJob], list[str]]:
+    """One job per distinct run the routes link to, as a learner in `lang` sets it up; and why
+    a linked grid cannot run on this server (in the page's language), for each one refused."""
+    room, jobs, refused, keys = shared_classroom(), [], [], set()
+    for step in _steps():
+        read = link_reader(step.query)
+        if step.page == "live":
+            f = live_form()
+            spec = settings(f, read)
+            prompt = preset_prompt(read(f.preset), lang, spec.target.kind == "toy")
+            job: LiveJob | GridJob = LiveJob(spec, prompt, shelf(), access(), room, WAIT_LIMIT)
+        elif step.page == "compare":
+            grid = grid_spec(compare_form(), read)
+            problem = grid_problem(grid)
+            if problem is not None:
+                refused.append(problem)
+                continue
+            job = GridJob(grid, shelf(), access(), room, WAIT_LIMIT)
+        else:
+            continue
+        if job.key not in keys:  # the lecture links to the class's runs again
+            keys.add(job.key)
+            jobs.append(job)
+    return jobs, refused
 
 
 def _warm(lang: str) -> None:
@@ -56,7 +76,17 @@ def _warm(lang: str) -> None:
     if not rules.may_unload(access(), given):
         ss["_teach_warm_refused"] = True
         return
-    ss[TICKETS_KEY] = [(run_service().submit(job), job.ready() is not None) for job in warm_jobs(lang)]
+    jobs, refused = warm_jobs(lang)
+    if not jobs:  # every linked run refused here: nothing to wait for
+        ss[DONE_KEY] = (0, 0, refused)
+        return
+    ss["_teach_warm_refused_grids"] = refused
+    ss[TICKETS_KEY] = [(run_service().submit(job), _stored(job)) for job in jobs]
+
+
+def _stored(job: LiveJob | GridJob) -> bool:
+    """Whether the job's run is stored already (a live run; a grid looks each run up as it goes)."""
+    return isinstance(job, LiveJob) and job.ready() is not None
 
 
 def _watch(s: Strings) -> None:
@@ -79,6 +109,7 @@ def _watch(s: Strings) -> None:
     if ended < len(tickets):
         st.progress(ended / len(tickets), text=s("warm.progress", done=ended, n=len(tickets)))
         return
+    failures += ss.pop("_teach_warm_refused_grids", [])
     ss[DONE_KEY] = (len(tickets), sum(replayed for _, replayed in tickets), failures)
     del ss[TICKETS_KEY]
     st.rerun()

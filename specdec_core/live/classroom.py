@@ -4,12 +4,12 @@ The engine is deterministic (same models, prompt, settings and seed → same eve
 run that finished is the answer to every later identical request: :class:`Classroom` keeps
 the traces of finished runs (least recently used dropped first) under a :func:`request_key`,
 and a UI shows a hit as a replay of that run, with that run's timings and the time it was
-measured. Where the class has a database (:class:`SharedReplays`), a finished live run is
-stored there too (specdec_core.live.replays), so every app process behind the same database
-replays a request any of them ran. It also remembers the seconds per token of the last runs,
-from which a request waiting for the models estimates its wait. The line itself is the run service's
-(specdec_core.live.run_service): first come, first served, and an identical request waiting
-or running is joined rather than run again.
+measured. Where the class has a database (:class:`SharedReplays`), a finished run (a live
+trace, a grid's run) is stored there too as JSON (specdec_core.live.replays), so every app
+process behind the same database replays a request any of them ran. It also remembers the
+seconds per token of the last runs, from which a request waiting for the models estimates its
+wait. The line itself is the run service's (specdec_core.live.run_service): first come, first
+served, and an identical request waiting or running is joined rather than run again.
 """
 
 from __future__ import annotations
@@ -50,11 +50,9 @@ class Cached:
 
 @dataclass(frozen=True)
 class SharedReplays:
-    """The class's database for finished runs, and how a run becomes its JSON and back."""
+    """The class's database for finished runs, and the bytes of JSON it keeps at most."""
 
     engine: Engine
-    encode: Callable[[Any], str]
-    decode: Callable[[str], Any]
     max_bytes: int = replays.MAX_BYTES
 
 
@@ -71,6 +69,12 @@ class Classroom:
         self._lock = threading.Lock()
 
     # -- the cache ---------------------------------------------------------------------------
+    @property
+    def stored(self) -> int:
+        """How many finished runs this process holds."""
+        with self._lock:
+            return len(self._traces)
+
     def lookup(self, key: Hashable) -> Cached | None:
         """The stored run for `key`, or None."""
         with self._lock:
@@ -122,18 +126,18 @@ class Classroom:
         self.shared_error = None
         return out
 
-    def lookup_shared(self, key: Hashable) -> Cached | None:
-        """The stored run for `key`: this process's, else the class database's (kept here too)."""
+    def lookup_shared(self, key: Hashable, decode: Callable[[str], Any]) -> Cached | None:
+        """The stored run for `key`: this process's, else the class database's, read back from
+        its JSON with `decode` (and kept here too)."""
         hit = self.lookup(key)
-        where = self.shared
-        if hit is not None or where is None:
+        if hit is not None or self.shared is None:
             return hit
         found = self._on_shared(replays.get, key)
         if not found:
             return None
         payload, stored_at = found
         try:
-            trace = where.decode(payload)
+            trace = decode(payload)
         except ValueError as exc:  # a row written by another version of the app
             self.shared_error = f"{type(exc).__name__}: {exc}".splitlines()[0]
             return None
@@ -143,15 +147,20 @@ class Classroom:
             self._trim()
         return hit
 
-    def record(self, key: Hashable, trace: Any) -> None:
+    def store_shared(self, key: Hashable, trace: Any, encode: Callable[[Any], str]) -> None:
+        """:meth:`store`, and into the class's database as the JSON `encode` gives."""
+        self.store(key, trace)
+        where = self.shared
+        if where is not None:
+            self._on_shared(replays.put, key, encode(trace), where.max_bytes)
+
+    def record(self, key: Hashable, trace: Any, encode: Callable[[Any], str]) -> None:
         """A finished run's `trace` (a ``LiveTrace``): its pace feeds the estimate and, when
-        both of its runs are complete, it is stored as the answer to `key`."""
+        both of its runs are complete, it is stored as the answer to `key` (shared as the JSON
+        `encode` gives)."""
         records = [trace.speculative] + ([trace.baseline] if trace.baseline is not None else [])
         if all(r.complete for r in records) and (trace.baseline is not None or not trace.settings.compare):
-            self.store(key, trace)
-            where = self.shared
-            if where is not None:
-                self._on_shared(replays.put, key, where.encode(trace), where.max_bytes)
+            self.store_shared(key, trace, encode)
         made, seconds = sum(len(r.tokens) for r in records), sum(r.wall_s for r in records)
         if made > 0 and seconds > 0:
             with self._lock:

@@ -18,7 +18,7 @@ from specdec_core.live import job_models
 from specdec_core.live.access import Access
 from specdec_core.live.classroom import request_key
 from specdec_core.live.compare import BASELINE, GridSpec, Measured
-from specdec_core.live.compare_saved import GridResult
+from specdec_core.live.compare_saved import GridResult, measured_from_json, measured_json
 from specdec_core.live.model_choices import (
     ChoiceError,
     DraftSpec,
@@ -39,9 +39,9 @@ class RunCache(Protocol):
     """Where finished runs are shared, and their pace kept for the next grid's estimate (a
     :class:`~specdec_core.live.classroom.Classroom`)."""
 
-    def lookup(self, key: Any) -> Any: ...
+    def lookup_shared(self, key: Any, decode: Callable[[str], Any]) -> Any: ...
 
-    def store(self, key: Any, trace: Any) -> None: ...
+    def store_shared(self, key: Any, trace: Any, encode: Callable[[Any], str]) -> None: ...
 
     def note_pace(self, label: Any, seconds: float, tokens: int) -> None: ...
 
@@ -188,7 +188,7 @@ class GridRun:
         settings = self._settings(d)
         which = target_spec(t, self.spec.custom_source)  # a custom target is keyed by its source
         key = request_key(("compare", which, d, settings), text)
-        hit = self.cache.lookup(key) if self.cache is not None else None
+        hit = self.cache.lookup_shared(key, measured_from_json) if self.cache is not None else None
         if hit is not None:
             return replace(hit.trace, category=c, prompt=i), True
         draft = None
@@ -208,7 +208,7 @@ class GridRun:
         run = Measured.from_events(t, d, c, i, events, stream.wall_s, **costs(target, draft))
         run = replace(run, **answer(target, run.output))
         if self.cache is not None and events and events[-1].finished:
-            self.cache.store(key, run)
+            self.cache.store_shared(key, run, measured_json)
             self.cache.note_pace(pace_label(which), run.wall_s, run.tokens)
         return run, False
 

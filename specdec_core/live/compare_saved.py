@@ -64,6 +64,19 @@ def _measured(raw: dict[str, Any]) -> Measured:
     return Measured(**{**raw, **lists})
 
 
+def measured_json(run: Measured) -> str:
+    """One grid run as JSON (how the class's database shares it between app processes)."""
+    return json.dumps(asdict(run), ensure_ascii=False)
+
+
+def measured_from_json(text: str) -> Measured:
+    """The run :func:`measured_json` wrote; ValueError when the text is not one."""
+    try:
+        return _measured(json.loads(text))
+    except (TypeError, KeyError, AttributeError) as exc:
+        raise ValueError(f"not a grid run: {exc}") from None
+
+
 def grid_from_json(text: str | bytes) -> GridResult:
     """The grid saved by :func:`grid_json`; GridError("file") when the text is not one."""
     try:

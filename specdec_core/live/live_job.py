@@ -22,7 +22,7 @@ from specdec_core.live.run_service import Cancelled, Context
 from specdec_core.live.runs import Pacer, Stream, check_prompt, encode_prompt, starter
 from specdec_core.live.settings import LiveSettings
 from specdec_core.live.shelf import ModelShelf
-from specdec_core.live.trace import LiveTrace, RunRecord, build
+from specdec_core.live.trace import LiveTrace, RunRecord, build, from_json, to_json
 
 TOP_N = 20  # probabilities kept per row for the inspector
 #: Publish at most this often, so reporting weighs nothing on the timed runs (the baseline has
@@ -69,7 +69,7 @@ class LiveJob:
     def ready(self) -> LiveTrace | None:
         """The stored trace of an identical request (this process's, or one the class's
         database holds from another process), marked as replayed from the cache."""
-        hit = self.room.lookup_shared(self.key)
+        hit = self.room.lookup_shared(self.key, from_json)
         if hit is None:
             return None
         return replace(hit.trace, meta={**hit.trace.meta, "cached": True})
@@ -103,7 +103,7 @@ class LiveJob:
         spec, base = records[0], (records[1] if len(records) > 1 else None)
         trace = build(s, self.prompt, ids, target, draft, spec, base)
         if not ctx.cancelled:
-            self.room.record(self.key, trace)
+            self.room.record(self.key, trace, to_json)
         return trace
 
     def _stream(
