@@ -45,9 +45,8 @@ def slider(where: Any, p: Param, label: str, **kw: Any) -> Any:
 
 
 def number(where: Any, p: Param, label: str, **kw: Any) -> Any:
-    """A number box over the Param's bounds (`kw` may lower ``max_value``, never raise it)."""
-    top = min(kw.pop("max_value", p.hi), p.hi)
-    return where.number_input(label, min_value=p.lo, max_value=top, key=p.key, **kw)
+    """A number box over the Param's bounds."""
+    return where.number_input(label, min_value=p.lo, max_value=p.hi, key=p.key, **kw)
 
 
 def select(where: Any, p: Param, label: str, options: tuple[str, ...] | None = None, **kw: Any) -> Any:

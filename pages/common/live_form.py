@@ -14,7 +14,7 @@ from typing import Any
 
 from pages.common import form
 from pages.common.form import Form
-from pages.common.model_form import DecodingForm, decoding_form, decoding_values
+from pages.common.model_form import DecodingForm, chat_for, decoding_form, decoding_values, target_of
 from pages.common.urlstate import Param, bool_param, choice_param, float_param, int_param, text_param
 from specdec_core.live.limits import MAX_NEW_TOKENS, MAX_SOURCE_CHARS
 from specdec_core.live.model_choices import (
@@ -22,8 +22,6 @@ from specdec_core.live.model_choices import (
     HEAD_DRAFTS,
     MAX_VOCAB,
     DraftSpec,
-    TargetSpec,
-    plain_targets,
     targets,
 )
 from specdec_core.live.presets import PRESETS
@@ -79,14 +77,14 @@ def settings(f: LiveForm, read: Callable[[Param], Any] = form.value) -> LiveSett
     e.g. a teaching route link's)."""
     kind, draft = read(f.target), read(f.draft)
     return LiveSettings(
-        target=TargetSpec(kind, read(f.target_src).strip() if kind == "custom" else ""),
+        target=target_of(kind, read(f.target_src)),
         draft=DraftSpec(
             draft,
             int(read(f.k)) if draft == "layerskip" else 0,
             read(f.draft_src).strip() if draft == "custom" else "",
             int(read(f.vocab)) if draft in HEAD_DRAFTS else 0,
         ),
-        chat=bool(read(f.chat)) and kind not in plain_targets(),
+        chat=chat_for(kind, read(f.chat)),
         **decoding_values(f.decoding, read),
         top_k=int(read(f.topk)),
         top_p=float(read(f.topp)),

@@ -102,19 +102,26 @@ def decoding_values(f: DecodingForm, read: Callable[[Param], Any] = form.value) 
     }
 
 
+def target_of(kind: str, source: str) -> TargetSpec:
+    """The target of `kind` (its `source` counts only for a custom target)."""
+    return TargetSpec(kind, source.strip() if kind == "custom" else "")
+
+
+def chat_for(kind: str, chat: bool) -> bool:
+    """Whether to wrap the prompt in the chat template (never for a target without one)."""
+    return bool(chat) and kind not in plain_targets()
+
+
 def target_spec(prefix: str) -> TargetSpec:
-    """The chosen target (the source box counts only for a custom target)."""
+    """The chosen target of the page whose keys start with `prefix`."""
     ss = st.session_state
-    kind = ss[f"{prefix}_target"]
-    return TargetSpec(kind, ss[f"{prefix}_target_src"].strip() if kind == "custom" else "")
+    return target_of(ss[f"{prefix}_target"], ss.get(f"{prefix}_target_src", ""))
 
 
 def chat_on(prefix: str) -> bool:
-    """Whether to wrap the prompt in the chat template (never for a target without one)."""
-    return (
-        bool(st.session_state[f"{prefix}_chat"])
-        and st.session_state[f"{prefix}_target"] not in plain_targets()
-    )
+    """Whether the page whose keys start with `prefix` wraps its prompt in the chat template."""
+    ss = st.session_state
+    return chat_for(ss[f"{prefix}_target"], ss[f"{prefix}_chat"])
 
 
 def target_choices(prefix: str) -> tuple[str, ...]:
