@@ -121,10 +121,13 @@ class Classroom:
         try:
             out = action(where.engine, *args)
         except (SQLAlchemyError, OSError) as exc:
-            self.shared_error = f"{type(exc).__name__}: {exc}".splitlines()[0]
+            self._failed(exc)
             return False
         self.shared_error = None
         return out
+
+    def _failed(self, exc: BaseException) -> None:
+        self.shared_error = f"{type(exc).__name__}: {exc}".splitlines()[0]
 
     def lookup_shared(self, key: Hashable, decode: Callable[[str], Any]) -> Cached | None:
         """The stored run for `key`: this process's, else the class database's, read back from
@@ -139,7 +142,7 @@ class Classroom:
         try:
             trace = decode(payload)
         except ValueError as exc:  # a row written by another version of the app
-            self.shared_error = f"{type(exc).__name__}: {exc}".splitlines()[0]
+            self._failed(exc)
             return None
         with self._lock:
             self._traces[key] = hit = Cached(trace, stored_at)
