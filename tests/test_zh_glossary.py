@@ -61,10 +61,12 @@ def zh_texts(folder: Path = LESSONS / "zh") -> dict[str, str]:
 
 def variant_pattern(variant: str) -> re.Pattern[str]:
     """An ASCII variant matches as a whole word (any case, plural too: `head` finds "Heads" but not
-    `assets/head/`, `head_chat` or "ahead"); a Chinese one matches anywhere."""
+    `assets/head/`, `head_chat` or "ahead"); a Chinese one matches anywhere. A word ends at any
+    character that is no ASCII letter, digit, `_`, `/`, `.` (before it) or `-`: a Chinese
+    character beside it, as in "prompt在", ends it too (`\\w` would count it as part of the word)."""
     if variant.isascii():
         words = r"\s+".join(re.escape(w) for w in variant.split())
-        return re.compile(rf"(?<![\w/.\-]){words}(?:e?s)?(?![\w/\-])", re.I)
+        return re.compile(rf"(?<![A-Za-z0-9_/.\-]){words}(?:e?s)?(?![A-Za-z0-9_/\-])", re.I)
     return re.compile(re.escape(variant))
 
 
@@ -139,3 +141,16 @@ def test_the_check_catches_a_variant_in_lesson_text_and_in_a_ui_string(tmp_path)
     assert not find_variants(prompt, zh_texts(tmp_path)) and not find_variants(head, zh_texts(tmp_path))
     (tmp_path / "other.md").write_text("在聊天提示上，prompt 很短。\n", "utf-8")
     assert sorted(len(v) for v in find_variants(prompt, zh_texts(tmp_path)).values()) == [2]
+
+
+def test_an_ascii_variant_is_caught_right_beside_chinese_characters(tmp_path):
+    """ "prompt在" and "个target随" are English words in Chinese prose, not parts of longer words."""
+    pattern = variant_pattern("prompt")
+    for text in ("创作类 prompt在高温下", "创作类prompt在", "两个prompts。", "（Prompt）"):
+        assert pattern.search(text), text
+    for text in ("prompter", "assets/prompt", "prompt_len", "prompt-lookup", "prompt2", ".prompt"):
+        assert not pattern.search(text), text
+    prompt = next(e for e in GLOSSARY["term"] if e["zh"] == "提示词")
+    (tmp_path / "page.md").write_text("创作类 prompt在高温下往往更难猜。\n", "utf-8")
+    (tmp_path / "page.toml").write_text('line = "第二个prompt随附"\n', "utf-8")
+    assert {page: len(v) for page, v in find_variants(prompt, zh_texts(tmp_path)).items()} == {"page": 2}
