@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -51,6 +52,12 @@ class ModelDrafter:
         self.base = 0
         self.fed_before = 0
         self.fed_drafts = 0
+        self.step_s: list[float] = []
+
+    @property
+    def length(self) -> int | None:
+        """Positions the draft's session holds (its KV cache, for a transformer)."""
+        return int(self.session.length)
 
     def propose(self, g: int, run: RunMaths) -> tuple[list[int], list[np.ndarray | None], int]:
         """Up to `g` drafts, each sampled from exactly the processed q reported with it (None:
@@ -63,7 +70,9 @@ class ModelDrafter:
         feed = self.pending
         chain = 1.0
         forwards = 0
+        self.step_s = []
         for _ in range(g):
+            began = time.perf_counter()
             row: Rows = logit_rows(self.session, feed, last_only=True)
             forwards += 1
             if self.floor > 0 and not keeps_draft(chain * top_probability(row), len(tokens), self.floor):
@@ -74,6 +83,7 @@ class ModelDrafter:
             tokens.append(x)
             qs.append(q)
             feed = [x]
+            self.step_s.append(time.perf_counter() - began)
         # the session has read every kept draft but the last, or all of them after an early stop
         self.fed_drafts = len(tokens) if forwards > len(tokens) else max(len(tokens) - 1, 0)
         return tokens, qs, forwards
@@ -94,6 +104,8 @@ class LookupDrafter:
     def __init__(self, draft: Proposer, prompt: list[int]) -> None:
         self.draft = draft
         self.context = list(prompt)
+        self.step_s: list[float] = []  # a lookup runs no forward pass
+        self.length: int | None = None  # and holds no cache
 
     def propose(self, g: int, run: RunMaths) -> tuple[list[int], list[np.ndarray | None], int]:
         tokens = [int(t) for t in self.draft.propose(self.context, g)][:g] if g > 0 else []

@@ -83,12 +83,22 @@ class RoundEvent:
     Timings in seconds: ``draft_s`` (drafting, including the draft's sampling), ``verify_s``
     (the target's forward pass; in autoregressive runs its decode step), ``overhead_s``
     (everything else in the round: transforms, accept/reject, cache rollback), and
-    ``prefill_s`` (the prompt's forward passes of both models, first event only).
+    ``prefill_s`` (the prompt's forward passes of both models, first event only);
+    ``draft_step_s[i]`` the seconds of the draft's i-th step (its forward pass and draw; empty
+    for a proposer, which runs none, and in tree rounds).
     ``draft_forwards`` / ``target_forwards`` count forward passes this round (prefill not
     included; an n-gram draft runs none). ``position`` = tokens generated before this
     round; ``stop_reason`` is "eos" or "max_new_tokens" on the last event, else None;
     ``rejected`` tells whether the target rejected a draft this round. ``extra`` is free
     JSON data (e.g. the adaptive controller's state).
+
+    Inside the round (chain rounds; empty in tree rounds and target-only steps):
+    ``draft_u[i]`` is the uniform draw u the accept test compared with
+    ``acceptance_probs[i]`` (accepted when u < min(1, p/q)), one per examined draft; ``cache``
+    gives, per model ("target", and "draft" when the draft is a model with a session), the
+    positions its session held before the round, after its forward passes, and after the
+    rollback: ``[before, peak, after]``. The committed token after the last accepted draft
+    (corrected or bonus) is not in either cache yet: it is fed next round.
     """
 
     index: int
@@ -116,6 +126,9 @@ class RoundEvent:
     #: a tree round's tree (``engine.tree_rounds.tree_record``): tokens, parents, depths, status of
     #: every node, the accepted ``path`` and each node's q / p top-N; None in a chain round
     tree: dict[str, Any] | None = None
+    draft_u: list[float] = field(default_factory=list)
+    draft_step_s: list[float] = field(default_factory=list)
+    cache: dict[str, list[int]] = field(default_factory=dict)
 
     @property
     def total_s(self) -> float:
@@ -136,10 +149,10 @@ class RoundEvent:
             elif isinstance(value, list):
                 value = list(value)
             elif isinstance(value, dict):
-                value = dict(value)
+                value = {k: list(v) if isinstance(v, list) else v for k, v in value.items()}
             out[f.name] = value
         if not timings:
-            for key in ("draft_s", "verify_s", "overhead_s", "prefill_s"):
+            for key in (*_TIMING_FIELDS, "draft_step_s"):
                 out.pop(key)
         return out
 
@@ -149,14 +162,16 @@ class RoundEvent:
         kwargs = dict(data)
         for key in _ROW_FIELDS:
             kwargs[key] = [TopTokens.from_dict(r) for r in data.get(key, [])]
-        for key in ("draft_s", "verify_s", "overhead_s", "prefill_s"):
+        for key in _TIMING_FIELDS:
             kwargs.setdefault(key, 0.0)
         kwargs.setdefault("extra", {})
+        kwargs.setdefault("draft_step_s", [])
         known = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in kwargs.items() if k in known})
 
 
 _ROW_FIELDS = ("q_rows", "p_rows")
+_TIMING_FIELDS = ("draft_s", "verify_s", "overhead_s", "prefill_s")
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,12 @@ from specdec_core.engine.gamma import (
     target_verify_cost,
 )
 from specdec_core.engine.held import HeldSessions, check_held
-from specdec_core.engine.round_events import RoundClock, autoregressive_event, speculative_event
+from specdec_core.engine.round_events import (
+    RoundClock,
+    RoundInside,
+    autoregressive_event,
+    speculative_event,
+)
 from specdec_core.engine.rows import RunMaths, logit_rows, target_rows
 from specdec_core.engine.rules import check_rule, verify_broken_round
 from specdec_core.engine.stopping import eos_set, finish_round
@@ -211,21 +216,29 @@ def _rounds(
     while True:
         start = time.perf_counter()
         g = max(0, min(controller.next_gamma(), max_new_tokens - produced - 1))
+        draft_before = drafter.length
         drafts, qs, draft_forwards = drafter.propose(g, run)
         drafted = time.perf_counter()
+        draft_peak = drafter.length
         base = t_sess.length
         rows = target_rows(t_sess, [pending, *drafts])
         verified = time.perf_counter()
+        target_peak = t_sess.length
 
-        if loop.rule == "exact":
-            verdict = verify_round(rows, drafts, qs, run, vocab)
-        else:
-            q_full = [q if q is not None else one_hot(vocab, x) for q, x in zip(qs, drafts, strict=True)]
-            verdict = verify_broken_round(rows, drafts, q_full, run, loop.rule)
+        with run.noting_draws() as draws:
+            if loop.rule == "exact":
+                verdict = verify_round(rows, drafts, qs, run, vocab)
+            else:
+                q_full = [q if q is not None else one_hot(vocab, x) for q, x in zip(qs, drafts, strict=True)]
+                verdict = verify_broken_round(rows, drafts, q_full, run, loop.rule)
         result = verdict.result
         a, k = result.accepted, len(drafts)
         t_sess.truncate(base + 1 + a)
         drafter.commit(drafts, a, result.tokens[-1])
+        cache = {"target": [base, target_peak, t_sess.length]}
+        if draft_before is not None and draft_peak is not None and drafter.length is not None:
+            cache["draft"] = [draft_before, draft_peak, drafter.length]
+        examined = len(result.acceptance_probs)
         pending = result.tokens[-1]
         controller.update(k, a, a < k)
 
@@ -246,6 +259,9 @@ def _rounds(
             draft_forwards=draft_forwards,
             position=produced,
             extra=controller.state(),
+            inside=RoundInside(
+                draws[:examined] if len(draws) >= examined else [], list(drafter.step_s), cache
+            ),
         )
         produced += len(committed)
         index += 1

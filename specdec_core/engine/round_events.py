@@ -27,6 +27,16 @@ class RoundClock:
     prefill_s: float
 
 
+@dataclass(frozen=True)
+class RoundInside:
+    """What happened inside a chain round: each examined draft's u, each draft step's seconds,
+    and each session's length ``[before, peak, after]`` (see ``RoundEvent``)."""
+
+    draft_u: list[float]
+    draft_step_s: list[float]
+    cache: dict[str, list[int]]
+
+
 def speculative_event(
     *,
     index: int,
@@ -42,6 +52,7 @@ def speculative_event(
     draft_forwards: int,
     position: int,
     extra: dict[str, Any],
+    inside: RoundInside | None = None,
 ) -> RoundEvent:
     """The event of one speculative round (`committed` / `kinds` already cut at EOS)."""
     result = verdict.result
@@ -74,6 +85,9 @@ def speculative_event(
         stop_reason=stop,
         rejected=result.accepted < len(drafts),
         extra=extra,
+        draft_u=list(inside.draft_u) if inside else [],
+        draft_step_s=list(inside.draft_step_s) if inside else [],
+        cache=dict(inside.cache) if inside else {},
     )
 
 

@@ -6,8 +6,9 @@ any other model; nothing here imports torch, so a run on Markov chains never loa
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Protocol
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -46,6 +47,17 @@ class RunMaths:
         self.top_n = top_n
         self.reference = reference
 
+    @contextmanager
+    def noting_draws(self) -> Iterator[list[float]]:
+        """While inside, every plain ``rng.random()`` is noted in the yielded list, in order
+        (the accept tests' u come first in a chain's verification); the draws are unchanged."""
+        log = DrawLog(self.rng)
+        self.rng = log  # type: ignore[assignment]  # a Generator for every caller
+        try:
+            yield log.draws
+        finally:
+            self.rng = log.rng
+
     def probs(self, rows: Rows) -> np.ndarray:
         """Exact processed float64 distributions of each row."""
         if self.reference:
@@ -72,6 +84,23 @@ class RunMaths:
         if probs is None:
             return TopTokens.one_hot(token if token is not None else 0)
         return TopTokens.from_probs(probs, self.top_n)
+
+
+class DrawLog:
+    """A random generator that notes each uniform ``random()`` hands out without arguments."""
+
+    def __init__(self, rng: np.random.Generator) -> None:
+        self.rng = rng
+        self.draws: list[float] = []
+
+    def random(self, *args: Any, **kwargs: Any) -> Any:
+        value = self.rng.random(*args, **kwargs)
+        if not args and not kwargs:
+            self.draws.append(float(value))
+        return value
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.rng, name)
 
 
 def logit_rows(session: Session, ids: list[int], last_only: bool = False) -> Rows:

@@ -187,6 +187,10 @@ def _check_event(e: RoundEvent, where: str, mode: str, index: int) -> None:
         raise TraceError(f"{where}: its accepted tokens are not its drafts.")
     if len(e.acceptance_probs) > len(e.draft_tokens) or len(e.draft_q) != len(e.draft_tokens):
         raise TraceError(f"{where}: draft_q / acceptance_probs do not match its drafts.")
+    if len(e.draft_u) > len(e.acceptance_probs) or len(e.draft_step_s) > len(e.draft_tokens) + 1:
+        raise TraceError(f"{where}: draft_u / draft_step_s do not match its drafts.")
+    if not isinstance(e.cache, dict) or not all(_is_cache(k, v) for k, v in e.cache.items()):
+        raise TraceError(f"{where}: cache must give a model's [before, peak, after] positions.")
     if e.tree is not None:
         problem = tree_problem(e.tree)
         if problem is not None:
@@ -198,9 +202,18 @@ def _is_prob(x: object) -> bool:
     return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x) and 0.0 <= x <= 1.0
 
 
+def _is_cache(model: object, lengths: object) -> bool:
+    return (
+        model in ("target", "draft")
+        and isinstance(lengths, list)
+        and len(lengths) == 3
+        and all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in lengths)
+    )
+
+
 def _check_numbers(e: RoundEvent, where: str) -> None:
     """Probabilities in [0, 1] (no NaN or inf reaches a chart), rows as long as their ids, times ≥ 0."""
-    probs = [*e.acceptance_probs, *e.draft_q, *e.draft_p]
+    probs = [*e.acceptance_probs, *e.draft_q, *e.draft_p, *e.draft_u]
     for row in (*e.p_rows, *e.q_rows):
         if len(row.ids) != len(row.probs):
             raise TraceError(
@@ -209,7 +222,7 @@ def _check_numbers(e: RoundEvent, where: str) -> None:
         probs += [*row.probs, row.other]
     if not all(_is_prob(x) for x in probs):
         raise TraceError(f"{where} has a probability that is not a number between 0 and 1.")
-    times = (e.draft_s, e.verify_s, e.overhead_s, e.prefill_s)
+    times = (e.draft_s, e.verify_s, e.overhead_s, e.prefill_s, *e.draft_step_s)
     if not all(isinstance(t, int | float) and math.isfinite(t) and t >= 0 for t in times):
         raise TraceError(f"{where} has a time that is not a number of seconds ≥ 0.")
 
