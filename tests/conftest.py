@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -147,3 +148,44 @@ def postgres(postgres_cluster: Cluster) -> Cluster:
     if not postgres_cluster.running():
         postgres_cluster.start()
     return postgres_cluster
+
+
+# -- this machine's profile (specdec_core/live/machine_profile.py): every test reads a folder of
+#    its own, empty unless it asks for the pinned profile, so no test depends on the machine -----
+
+
+@pytest.fixture(autouse=True)
+def _own_profile_folder(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory, request):
+    from specdec_core.live.machine_profile import PROFILE_ENV
+
+    name = hashlib.sha1(request.node.nodeid.encode()).hexdigest()[:16]
+    monkeypatch.setenv(PROFILE_ENV, str(tmp_path_factory.getbasetemp() / "profiles" / name))
+
+
+#: The profile `pinned_profile` keeps as this machine's: figures no real machine is likely to give
+#: exactly, so a page that shows them read them from the profile.
+PINNED_PROFILE = dict(
+    cpu="Pinned CPU",
+    cores=4,
+    threads=3,
+    bandwidth_gbs=20.0,
+    compute_gflops=150.0,
+    step_ms={"smollm2": 48.0, "gemma": 90.0},
+    floor_ms={"smollm2": 26.9, "gemma": 53.6},
+    verify_ratio={
+        "smollm2": {2: 1.05, 3: 1.1, 5: 1.3, 9: 1.7, 17: 2.6},
+        "gemma": {2: 1.02, 3: 1.06, 5: 1.2, 9: 1.5, 17: 2.2},
+    },
+    draft_c={"smollm2": {"bf16": 0.71, "layerskip:8": 0.36}, "gemma": {"bf16": 0.64, "smollm2": 0.52}},
+)
+
+
+@pytest.fixture
+def pinned_profile():
+    """:data:`PINNED_PROFILE` kept as this machine's profile for the test (``machine_profile.load``
+    returns it); the fixture's value is the profile."""
+    from specdec_core.live.machine_profile import MachineProfile, save
+
+    profile = MachineProfile(**PINNED_PROFILE)
+    save(profile)
+    return profile

@@ -2,13 +2,16 @@
 
 A job runs in the service's worker, with no page to draw a progress bar: it loads through these
 functions, which refuse what the server does not offer (``ChoiceError("not_allowed")``), pin the
-teacher's preloaded targets, and report each load through `progress(fraction, message)`.
+teacher's preloaded targets, and report each load through `progress(fraction, message)`. Each
+model they build goes into this machine's profile (``machine_profile.record_target`` and
+``record_draft``: the costs it timed at load), which the lessons read.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from specdec_core.live import machine_profile
 from specdec_core.live.access import Access, check_draft, check_target
 from specdec_core.live.model_choices import (
     DraftSpec,
@@ -29,7 +32,13 @@ def target(
     if rules is not None:
         check_target(rules, spec)
     pin = rules is not None and spec in rules.preload
-    return shelf.get(target_key(spec), lambda: load_target(spec, progress), pin=pin)
+
+    def build() -> Any:
+        model = load_target(spec, progress)
+        machine_profile.record_target(spec.kind, model)
+        return model
+
+    return shelf.get(target_key(spec), build, pin=pin)
 
 
 def draft(
@@ -44,5 +53,11 @@ def draft(
     its target."""
     if rules is not None:
         check_draft(rules, spec)
-    build = lambda: load_draft(target_model, spec, progress)  # noqa: E731
+
+    def build() -> Any:
+        model = load_draft(target_model, spec, progress)
+        if spec.vocab <= 0:  # a head cut to fewer tokens is another draft, not priced here
+            machine_profile.record_draft(target_spec.kind, target_model, spec.kind, model, spec.k)
+        return model
+
     return shelf.get(draft_key(target_spec, spec), build, parent=target_key(target_spec))
