@@ -5,12 +5,13 @@
     .venv/bin/python -m bench.compare --prompts FILE   # the file's prompts in place of the shipped
     .venv/bin/python -m bench.compare --quick --spec-bench question.jsonl --answers DIR
 
-(from the repository root; figures go to bench/RESULTS.md.) Greedy decoding, γ adaptive,
-32 new tokens. For every cell it prints τ (tokens per target pass, pooled over the prompts),
-the measured acceptance rate, the decode-time and wall-clock speedups over the target alone
-(pooled: all tokens ÷ all seconds), Spec-Bench's speedup (mean over prompts of tokens per
-second ÷ the same for the target alone), the draft's cost c (from its weights, and timed on
-this machine) and the projection where verification is memory-bound at that estimated c.
+(from the repository root; figures go to bench/RESULTS.md.) Greedy decoding, γ fixed at 4
+(``--adaptive``: chosen each round from the costs timed on this machine), 32 new tokens. For
+every cell it prints τ (tokens per target pass, pooled over the prompts), the measured
+acceptance rate, the decode-time and wall-clock speedups over the target alone (pooled: all
+tokens ÷ all seconds), Spec-Bench's speedup (mean over prompts of tokens per second ÷ the same
+for the target alone), the draft's cost c (from its weights, and timed on this machine) and the
+projection where verification is memory-bound at that estimated c.
 
 ``--spec-bench PATH`` runs Spec-Bench's own questions (its ``data/spec_bench/question.jsonl``):
 ``--per-category`` of each of its six tasks, sampled with ``--seed``, first turns only.
@@ -96,6 +97,9 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="Spec-Bench's six categories, one prompt each")
     parser.add_argument("--tokens", type=int, default=32, help="new tokens per run (default 32)")
+    parser.add_argument(
+        "--adaptive", action="store_true", help="γ chosen from this machine's timed costs (default: γ = 4)"
+    )
     parser.add_argument("--targets", type=_keys(target_keys()), default=TARGETS, help="comma-separated")
     parser.add_argument("--drafts", type=_keys(DRAFT_KEYS), default=DRAFTS, help="comma-separated")
     parser.add_argument("--categories", type=_keys(CATEGORIES), help="comma-separated (default: all)")
@@ -144,7 +148,7 @@ def grid(args: argparse.Namespace) -> GridSpec:
         drafts=args.drafts,
         categories=tuple(categories),
         per_category=per_category,
-        settings=DecodeSettings(gamma=4, adaptive=True, max_new_tokens=args.tokens),
+        settings=DecodeSettings(gamma=4, adaptive=args.adaptive, max_new_tokens=args.tokens),
         own_prompts=tuple((c, tuple(p)) for c, p in own.items()),
         questions=questions,
     )

@@ -72,7 +72,7 @@ def compare_form() -> CompareForm:
         n=int_param("cmp_n", 1, 1, MAX_PER_CATEGORY),
         qseed=int_param("cmp_qseed", 0, 0, 1_000_000),
         gamma=int_param("cmp_gamma", 4, 1, 16),
-        adaptive=bool_param("cmp_adaptive", True),
+        adaptive=bool_param("cmp_adaptive", False),
         temp=float_param("cmp_temp", 0.0, 0.0, 2.0),
         max=int_param("cmp_max", 32, 8, 128),
         metric=choice_param("cmp_metric", "tau", METRICS),
