@@ -23,7 +23,7 @@ TITLES = {
     "zh": {
         "rule": "投机采样：接受规则与残差",
         "speedup": "每轮期望 token 数与加速比",
-        "proof": "为什么整段文本都服从 Target 的分布",
+        "proof": "为什么整段文本都服从目标模型的分布",
     },
 }
 #: Display formulas and tables wider than the box they sit in (they would print cut off).
