@@ -212,6 +212,15 @@ def step_costs(key: str, time_costs: Callable[[], dict[str, Any]]) -> dict[str, 
     return costs
 
 
+def forget_steps() -> None:
+    """Drop this machine key's saved step costs (the kernel choice stays), so each model loaded
+    next times its step afresh (``bench.profile``)."""
+    with _LOCK:
+        data = _load()
+        data["steps"] = {}
+        _save(data)
+
+
 def _valid_costs(saved: object) -> bool:
     if not isinstance(saved, dict) or not isinstance(saved.get("verify_steps"), dict):
         return False
