@@ -31,6 +31,7 @@ PAGES: tuple[PageInfo, ...] = (
     PageInfo("cost", "speculative", ":material/speed:"),
     PageInfo("self_spec", "speculative", ":material/psychology:"),
     PageInfo("live", "live", ":material/bolt:"),
+    PageInfo("round", "live", ":material/timeline:"),
     PageInfo("race", "live", ":material/sports_score:"),
     PageInfo("tokenizers", "live", ":material/translate:"),
     PageInfo("compare", "live", ":material/grid_on:"),

@@ -1,0 +1,1 @@
+"""The "One round, inside the model" page's own parts: the drawing of one round (``view``)."""

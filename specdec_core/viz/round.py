@@ -1,0 +1,260 @@
+"""Figures of one chain round inside the model, built from :mod:`specdec_core.live.round_view` data.
+
+* :func:`timeline_figure` — each draft step and the target's one verification pass, measured;
+* :func:`mask_figure` — the verification pass as γ + 1 rows under the causal mask;
+* :func:`accept_figure` — each examined row's accept test: u against min(1, p/q);
+* :func:`cache_figure` — each model's session at its peak and after the rollback.
+
+Every builder takes its strings as a ``text`` mapping (the page's ``[fig]`` table; the keys
+each reads are in :data:`KEYS`) and token texts as ``texts`` (id → raw text); token labels
+are escaped here (plotly reads a subset of HTML in text).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import plotly.graph_objects as go
+
+from specdec_core.live.round_view import CacheView, RoundView, Step
+from specdec_core.viz import palette
+from specdec_core.viz.labels import display_label
+from specdec_core.viz.spec import bar, figure, scatter
+from specdec_core.viz.strings import pick
+
+KEYS: dict[str, tuple[str, ...]] = {
+    "timeline_figure": (
+        "lane_draft",
+        "lane_target",
+        "lane_rest",
+        "step",
+        "lookup",
+        "verify",
+        "rest",
+        "ms_axis",
+    ),
+    "mask_figure": ("row", "context", "input", "accepted", "rejected", "bonus", "unread", "mask_axis"),
+    "accept_figure": ("row", "threshold", "u", "accepted", "rejected", "bonus", "unread", "accept_axis"),
+    "cache_figure": ("target", "draft", "peak", "after", "held", "kept", "cut", "next", "position_axis"),
+}
+
+#: Colour of each row status and each cache cell status.
+STATUS_COLOURS: dict[str, str] = {
+    "accepted": palette.ACCEPTED,
+    "rejected": palette.REJECTED,
+    "bonus": palette.BONUS,
+    "unread": palette.VOID,
+    "held": palette.NEUTRAL,
+    "kept": palette.ACCEPTED,
+    "cut": palette.REJECTED,
+    "next": palette.CORRECTED,
+}
+_STEP_COLOURS = {
+    "draft": palette.DRAFT,
+    "lookup": palette.DRAFT,
+    "verify": palette.TARGET,
+    "rest": palette.MUTED,
+}
+_CELL = 34  # pixels per grid cell
+
+
+def _label(texts: Mapping[int, str], token: int | None) -> str:
+    return "·" if token is None else display_label(texts.get(int(token), "?"), 8)
+
+
+def timeline_figure(steps: list[Step], text: Mapping[str, str]) -> go.Figure:
+    """The round's steps as bars on one time axis (milliseconds), one lane per model."""
+    t = pick(text, KEYS, "timeline_figure")
+    lane = {
+        "draft": t["lane_draft"],
+        "lookup": t["lane_draft"],
+        "verify": t["lane_target"],
+        "rest": t["lane_rest"],
+    }
+    names = {
+        "draft": lambda s: t["step"].format(i=s.index + 1),
+        "lookup": lambda s: t["lookup"],
+        "verify": lambda s: t["verify"],
+        "rest": lambda s: t["rest"],
+    }
+    data = [
+        bar(
+            x=[s.seconds * 1000.0],
+            base=[s.start_s * 1000.0],
+            y=[lane[s.kind]],
+            orientation="h",
+            name=names[s.kind](s),
+            text=[f"{names[s.kind](s)} · {s.seconds * 1000.0:.1f} ms"],
+            textposition="inside",
+            insidetextanchor="middle",
+            marker={"color": _STEP_COLOURS[s.kind], "line": {"color": palette.WHITE, "width": 1}},
+            hovertemplate="%{text}<extra></extra>",
+            showlegend=False,
+        )
+        for s in steps
+    ]
+    layout = palette.base_layout(height=220, barmode="overlay", margin={"l": 110, "r": 24, "t": 20, "b": 50})
+    layout["xaxis"] = {"title": {"text": t["ms_axis"]}, "rangemode": "tozero", "gridcolor": palette.GRID}
+    layout["yaxis"] = {
+        "categoryorder": "array",
+        "categoryarray": [t["lane_rest"], t["lane_target"], t["lane_draft"]],
+    }
+    return figure(data, layout)
+
+
+def mask_figure(view: RoundView, texts: Mapping[int, str], text: Mapping[str, str]) -> go.Figure:
+    """The verification pass: one row per input position; row i sees the prompt's tail and the
+    inputs up to its own (the causal mask's triangle), and its output verifies the next draft."""
+    t = pick(text, KEYS, "mask_figure")
+    columns = [*view.context, *view.inputs]
+    n_context = len(view.context)
+    xs, ys, labels, colours, hover = [], [], [], [], []
+    row_names = []
+    for row in view.rows:
+        checks = "" if row.checks is None else f" → {_label(texts, row.checks)}"
+        row_names.append(f"{t['row'].format(i=row.index)}{checks} · {t[row.status]}")
+        for c, token in enumerate(columns):
+            if c > n_context + row.index:
+                continue  # the mask: no row sees a later position
+            xs.append(c)
+            ys.append(row.index)
+            labels.append(_label(texts, token))
+            own = c == n_context + row.index
+            colours.append(
+                STATUS_COLOURS[row.status] if own else palette.PALE if c < n_context else palette.TARGET_TINT
+            )
+            hover.append(t["context"] if c < n_context else t["input"])
+    data = [
+        scatter(
+            x=xs,
+            y=ys,
+            mode="markers+text",
+            text=labels,
+            textfont={"size": 11, "color": palette.INK},
+            customdata=hover,
+            hovertemplate="%{customdata}: %{text}<extra></extra>",
+            marker={
+                "symbol": "square",
+                "size": _CELL - 4,
+                "color": colours,
+                "line": {"color": palette.GRID, "width": 1},
+            },
+            showlegend=False,
+        )
+    ]
+    height = 90 + _CELL * len(view.rows)
+    layout = palette.base_layout(height=height, margin={"l": 230, "r": 24, "t": 20, "b": 60})
+    layout["xaxis"] = {
+        "title": {"text": t["mask_axis"]},
+        "tickmode": "array",
+        "tickvals": list(range(len(columns))),
+        "ticktext": [t["context"] if c < n_context else str(c - n_context) for c in range(len(columns))],
+        "range": [-0.6, len(columns) - 0.4],
+        "showgrid": False,
+    }
+    layout["yaxis"] = {
+        "tickmode": "array",
+        "tickvals": list(range(len(view.rows))),
+        "ticktext": row_names,
+        "autorange": "reversed",
+        "showgrid": False,
+    }
+    return figure(data, layout)
+
+
+def accept_figure(view: RoundView, texts: Mapping[int, str], text: Mapping[str, str]) -> go.Figure:
+    """Each row's accept test: a bar to min(1, p/q) and a marker at u (accepted when u is left of
+    the bar's end); the bonus row and the rows never read are named, not drawn."""
+    t = pick(text, KEYS, "accept_figure")
+    names = []
+    thresholds, us, colours, notes = [], [], [], []
+    for row in view.rows:
+        checks = "" if row.checks is None else f" · {_label(texts, row.checks)}"
+        names.append(f"{t['row'].format(i=row.index)}{checks}")
+        thresholds.append(row.accept_prob if row.accept_prob is not None else 0.0)
+        us.append(row.u)
+        colours.append(STATUS_COLOURS[row.status])
+        notes.append(t[row.status])
+    data = [
+        bar(
+            x=thresholds,
+            y=names,
+            orientation="h",
+            name=t["threshold"],
+            marker={"color": [palette.rgba(c, 0.55) for c in colours]},
+            text=notes,
+            textposition="outside",
+            cliponaxis=False,
+            hovertemplate=f"{t['threshold']} = %{{x:.4g}}<extra></extra>",
+        ),
+        scatter(
+            x=[u for u in us if u is not None],
+            y=[n for n, u in zip(names, us, strict=True) if u is not None],
+            mode="markers",
+            name=t["u"],
+            marker={"symbol": "line-ns", "size": 26, "line": {"color": palette.INK, "width": 3}},
+            hovertemplate=f"{t['u']} = %{{x:.4g}}<extra></extra>",
+        ),
+    ]
+    layout = palette.base_layout(height=110 + 34 * len(names), margin={"l": 150, "r": 110, "t": 40, "b": 50})
+    layout["xaxis"] = {"title": {"text": t["accept_axis"]}, "range": [0, 1.0], "gridcolor": palette.GRID}
+    layout["yaxis"] = {"autorange": "reversed"}
+    return figure(data, layout)
+
+
+def cache_figure(caches: list[CacheView], texts: Mapping[int, str], text: Mapping[str, str]) -> go.Figure:
+    """Each model's session: its positions at the peak of the round (held, kept, cut) and after
+    the rollback (held and kept, then the committed tokens it reads next round)."""
+    t = pick(text, KEYS, "cache_figure")
+    lanes: list[str] = []
+    xs, ys, labels, colours, hover = [], [], [], [], []
+    for cache in caches:
+        peak, after = f"{t[cache.model]} · {t['peak']}", f"{t[cache.model]} · {t['after']}"
+        lanes += [peak, after]
+        for cell in cache.cells:
+            for lane, shown in ((peak, cell.status), (after, cell.status if cell.status != "cut" else None)):
+                if shown is None:
+                    continue
+                xs.append(cell.position)
+                ys.append(lane)
+                labels.append(_label(texts, cell.token))
+                colours.append(STATUS_COLOURS[shown])
+                hover.append(t[shown])
+        for cell in cache.waiting:
+            xs.append(cell.position)
+            ys.append(after)
+            labels.append(_label(texts, cell.token))
+            colours.append(palette.rgba(STATUS_COLOURS["next"], 0.45))
+            hover.append(t["next"])
+    data = [
+        scatter(
+            x=xs,
+            y=ys,
+            mode="markers+text",
+            text=labels,
+            textfont={"size": 11, "color": palette.INK},
+            customdata=hover,
+            hovertemplate="%{customdata}: %{text} (%{x})<extra></extra>",
+            marker={
+                "symbol": "square",
+                "size": _CELL - 4,
+                "color": colours,
+                "line": {"color": palette.GRID, "width": 1},
+            },
+            showlegend=False,
+        )
+    ]
+    for status in ("held", "kept", "cut", "next"):  # a legend of the four states
+        data.append(
+            scatter(
+                x=[None],
+                y=[None],
+                mode="markers",
+                name=t[status],
+                marker={"symbol": "square", "size": 14, "color": STATUS_COLOURS[status]},
+            )
+        )
+    layout = palette.base_layout(height=120 + 40 * len(lanes), margin={"l": 170, "r": 24, "t": 40, "b": 50})
+    layout["xaxis"] = {"title": {"text": t["position_axis"]}, "dtick": 1, "showgrid": False}
+    layout["yaxis"] = {"categoryorder": "array", "categoryarray": lanes[::-1], "showgrid": False}
+    return figure(data, layout)
