@@ -24,7 +24,7 @@ def test_the_references_are_the_data_sheets_with_their_sources():
 
 def test_memory_bound_prices_every_cost_from_weight_bytes():
     h100 = mp.reference("h100")
-    ref = mp.memory_bound(h100, {"m": mp.ModelSize(1_000_000_000, 2.0)})
+    ref = mp.memory_bound(h100, {"m": mp.ModelSize(1_000_000_000, 10, 90_000_000, 2.0)})
     assert ref.source == mp.MEMORY_BOUND
     assert ref.step_ms["m"] == pytest.approx(2e9 / 3350e9 * 1e3)
     assert ref.floor_ms == ref.step_ms
@@ -32,7 +32,7 @@ def test_memory_bound_prices_every_cost_from_weight_bytes():
     assert ref.verify_ratio["m"] == {r: 1.0 for r in mp.VERIFY_ROWS}
     assert ref.draft_c["m"] == {}
     cpu = mp.Hardware("cpu", "a CPU", "made up", bandwidth_gbs=100.0, compute_gflops=100.0)
-    slow = mp.memory_bound(cpu, {"m": mp.ModelSize(1_000_000, 4.0)})
+    slow = mp.memory_bound(cpu, {"m": mp.ModelSize(1_000_000, 10, 90_000, 4.0)})
     # 2·10⁶·r FLOPs at 100 GFLOP/s against 4·10⁶ bytes at 100 GB/s: r/2 steps once r > 2
     assert slow.verify_ratio["m"][17] == pytest.approx(8.5)
     assert slow.verify_ratio["m"][2] == 1.0
@@ -42,6 +42,11 @@ def test_the_reference_drafts_cost_their_bytes():
     ref = mp.memory_bound(mp.reference("a100"))
     assert ref.draft_c["smollm2"]["bf16"] == 0.5
     assert ref.draft_c["gemma"]["smollm2"] == pytest.approx(134_515_008 / 268_098_176)
+    # SmolLM2's first 8 of 30 layers: the embedding and 8 layers of 3,540,096 weights
+    assert ref.draft_c["smollm2"]["layerskip:8"] == pytest.approx(
+        (134_515_008 - 22 * 3_540_096) / 134_515_008
+    )
+    assert ref.draft_c["smollm2"]["layerskip:8"] < ref.draft_c["smollm2"]["layerskip:24"] < 1
 
 
 def test_nothing_measured_loads_none():

@@ -156,24 +156,38 @@ def differs(a: float, b: float, tolerance: float = DIFFERS) -> bool:
 @dataclass(frozen=True)
 class ModelSize:
     """What a decode step of a model reads: ``params`` weights (a tied head counted once, an
-    untied input embedding left out) at ``bytes_per_param`` bytes each."""
+    untied input embedding left out) at ``bytes_per_param`` bytes each, ``layer_params`` of them
+    in each of its ``layers`` decoder layers."""
 
     params: int
+    layers: int
+    layer_params: int
     bytes_per_param: float = 4.0
 
+    def draft_bytes(self, draft: str, sizes: Mapping[str, ModelSize]) -> float | None:
+        """Bytes a step of `draft` reads (a profile's draft name), None for a draft not priced by
+        bytes: a bf16 copy half of float32's, ``layerskip:k`` the first k layers and the rest,
+        another model of `sizes` its own."""
+        if draft == "bf16":
+            return self.params * 2.0
+        if draft.startswith("layerskip:"):
+            k = int(draft.split(":", 1)[1])
+            return (self.params - max(self.layers - k, 0) * self.layer_params) * self.bytes_per_param
+        other = sizes.get(draft)
+        return None if other is None else other.params * other.bytes_per_param
 
-#: The course's two models: the parameters one decode step reads (their configurations: tied
-#: embeddings, so the 49,152 × 576 and 262,144 × 640 heads are read once), in float32 as the
-#: engine runs them.
+
+#: The course's two models, from their configurations: the parameters one decode step reads (tied
+#: embeddings, so the 49,152 × 576 and 262,144 × 640 heads are read once) and a decoder layer's,
+#: in float32 as the engine runs them.
 MODEL_SIZES: dict[str, ModelSize] = {
-    "smollm2": ModelSize(134_515_008),
-    "gemma": ModelSize(268_098_176),
+    "smollm2": ModelSize(134_515_008, 30, 3_540_096),
+    "gemma": ModelSize(268_098_176, 18, 5_573_632),
 }
-#: The drafts the memory-bound reference prices, by what they read: a bf16 copy half the
-#: float32 bytes, SmolLM2 drafting for Gemma its own.
-REFERENCE_DRAFTS: dict[str, dict[str, str]] = {
-    "smollm2": {"bf16": "bf16"},
-    "gemma": {"bf16": "bf16", "smollm2": "smollm2"},
+#: The drafts the memory-bound reference prices, per target.
+REFERENCE_DRAFTS: dict[str, tuple[str, ...]] = {
+    "smollm2": ("bf16", "layerskip:8", "layerskip:24"),
+    "gemma": ("bf16", "layerskip:8", "smollm2"),
 }
 
 
@@ -193,12 +207,10 @@ def memory_bound(hardware: Hardware, sizes: Mapping[str, ModelSize] | None = Non
         rate = hardware.compute_gflops * 1e9
         verify[name] = {r: max(1.0, 2.0 * size.params * r / rate / floor_s) for r in VERIFY_ROWS}
         costs: dict[str, float] = {}
-        for draft, what in REFERENCE_DRAFTS.get(name, {}).items():
-            if what == "bf16":
-                costs[draft] = 2.0 / size.bytes_per_param
-            elif what in sizes:
-                other = sizes[what]
-                costs[draft] = other.params * other.bytes_per_param / nbytes
+        for draft in REFERENCE_DRAFTS.get(name, ()):
+            read = size.draft_bytes(draft, sizes)
+            if read is not None:
+                costs[draft] = read / nbytes
         drafts[name] = costs
     return MachineProfile(
         cpu=hardware.label,
