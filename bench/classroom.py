@@ -230,22 +230,20 @@ def _route(context: Any) -> str:
     return next(c["value"] for c in context.cookies() if c["name"] == "sdroute")
 
 
-def _answer_all(pages: list[Any], seeds: list[int]) -> tuple[int, int]:
+def _answer_all(pages: list[Any]) -> tuple[int, int]:
     """Every learner answers :data:`QUESTIONS` questions, all at each question before the next
     (even learners right, odd ones wrong); (answers given, learners whose feedback never came)."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
-    from pages.common.quiz import option_order
 
     given, errors = 0, 0
     for question in range(QUESTIONS):
         n, right = len(QUIZ[question]["options"]), QUIZ[question]["answer"]
         waiting = []
-        for i, (page, seed) in enumerate(zip(pages, seeds, strict=True)):
+        for i, page in enumerate(pages):
             option = right if i % 2 == 0 else (right + 1) % n
             radio = page.locator(f".st-key-quiz_{QUIZ_PAGE}_{question}").get_by_test_id("stRadioOption")
             radio.first.wait_for(timeout=120_000)
-            radio.nth(option_order(seed, QUIZ_PAGE, question, n).index(option)).click()
+            radio.nth(option).click()  # every learner sees the file's order
             given += 1
             waiting.append((page, "stAlertContentSuccess" if option == right else "stAlertContentError"))
         for page, feedback in waiting:
@@ -274,11 +272,10 @@ def class_on_processes(replicas: Any, browser: Any, learners: int, query: str) -
     contexts = [browser.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True)
                 for _ in range(learners)]  # fmt: skip
     pages = [c.new_page() for c in contexts]
-    seeds = [1000 + i for i in range(learners)]
-    for page, seed in zip(pages, seeds, strict=True):
-        page.goto(f"{replicas.url}/{QUIZ_PAGE}?quiz={seed}")
+    for page in pages:
+        page.goto(f"{replicas.url}/{QUIZ_PAGE}")
     where = [replicas.process_of(_route(c)) for c in contexts]
-    given, errors = _answer_all(pages, seeds)
+    given, errors = _answer_all(pages)
     for page in pages:
         open_live(page, replicas.url, query)
     first = where.index(0)

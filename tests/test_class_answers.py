@@ -12,6 +12,7 @@ import pytest
 from sqlalchemy import create_engine, inspect, text
 
 from specdec_core.live import answers
+from specdec_core.viz import answers as viz_answers
 from specdec_core.viz.answers import answer_histogram
 from tests.figure_strings import figure_text
 
@@ -116,3 +117,39 @@ def test_the_histogram_marks_the_right_option_and_shows_the_share(lang):
     assert empty["layout"]["title"]["text"] == text_["no_answers"]
     with pytest.raises(ValueError):
         answer_histogram(answers.Tally((0, 0), 0), ["a"], text_)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_histogram_shows_every_options_whole_text_under_the_letter_learners_saw(lang):
+    """The chart's letters are the quiz's (A for the file's first option, …), and an option
+    longer than a line is wrapped onto several, never cut."""
+    text_ = figure_text("answers", lang)
+    long_en = "Here decode is not strongly memory-bound, and the draft is not much cheaper " * 2
+    long_zh = "验证一次前向读取全部权重一次，覆盖全部位置，所以它的代价与一步解码相近。" * 2
+    options = ["a short one", long_en.strip(), long_zh]
+    fig = answer_histogram(answers.Tally((2, 0, 5), 2), options, text_).to_dict()
+    labels = fig["data"][0]["y"]
+    for j, (label, option) in enumerate(zip(labels, options, strict=True)):
+        lines = label.split("<br>")
+        assert lines[0].startswith(f"{answers.option_letter(j)}. ")
+        assert "…" not in label
+        joined = "".join(lines) if j == 2 else " ".join(lines)
+        assert option in joined
+        assert all(viz_answers._columns(line) <= viz_answers.LABEL_COLUMNS for line in lines)
+    assert len(labels[1].split("<br>")) >= 3 and len(labels[2].split("<br>")) >= 3
+    taller = answer_histogram(answers.Tally((2, 0, 5), 2), ["a", "b", "c"], text_).to_dict()
+    assert fig["layout"]["height"] > taller["layout"]["height"]
+
+
+def test_option_letters_follow_the_lesson_files_order():
+    assert [answers.option_letter(j) for j in range(4)] == ["A", "B", "C", "D"]
+    for bad in (-1, 26):
+        with pytest.raises(ValueError):
+            answers.option_letter(bad)
+
+
+def test_wrapping_keeps_every_character():
+    for text_ in ("", "one", "x" * 130, "a " * 70, "中文" * 40 + " and English words mixed in"):
+        lines = viz_answers.wrap(text_, 20)
+        assert all(viz_answers._columns(line) <= 20 for line in lines)
+        assert "".join(lines).replace(" ", "") == text_.replace(" ", "")

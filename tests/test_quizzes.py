@@ -1,15 +1,19 @@
-"""Check-yourself questions: well formed, balanced, shuffled per learner (seeded by the URL)."""
+"""Check-yourself questions: well formed, balanced, with no answer given away by its shape,
+shown to everyone in one order under letters."""
 
 from __future__ import annotations
 
 import re
 import tomllib
+import unicodedata
 from collections import Counter
 
 import pytest
 
 from pages.common.i18n import LESSONS
-from pages.common.quiz import KINDS, SEED_KEY, checked, option_order
+from pages.common.quiz import KINDS, checked
+from specdec_core.course.teach import CLASS
+from specdec_core.live.answers import option_letter
 from support.apptest import open_page, rerun
 
 LANGS = ("en", "zh")
@@ -43,9 +47,10 @@ def _question(**changes) -> dict:
     return {**item, "kind": "transfer", **changes}
 
 
-def test_the_loader_accepts_transfer_and_recall_and_refuses_anything_else():
-    assert checked(_question(), "t") and checked(_question(kind="recall", predict=True), "t")
-    bad = {"kind": "apply", "answer": 3, "predict": "yes", "options": ["a", "a", "c"]}
+def test_the_loader_accepts_the_three_kinds_and_refuses_anything_else():
+    for kind in ("recall", "apply", "transfer"):
+        assert checked(_question(kind=kind), "t") and checked(_question(kind=kind, predict=True), "t")
+    bad = {"kind": "example", "answer": 3, "predict": "yes", "options": ["a", "a", "c"]}
     for key, value in bad.items():
         with pytest.raises(ValueError, match="t: "):
             checked(_question(**{key: value}), "t")
@@ -56,21 +61,33 @@ def test_the_loader_accepts_transfer_and_recall_and_refuses_anything_else():
             checked(item, "t")
 
 
-def _transfer_counts(lang: str) -> dict[str, tuple[int, int]]:
-    """Per page: (transfer questions, all questions)."""
+def _new_numbers_counts(lang: str) -> dict[str, tuple[int, int]]:
+    """Per page: (questions that apply or transfer an idea, all questions)."""
     return {
-        page: (sum(q["kind"] == "transfer" for q in items), len(items))
+        page: (sum(q["kind"] in ("apply", "transfer") for q in items), len(items))
         for page, items in _quizzes(lang).items()
     }
 
 
 @pytest.mark.parametrize("lang", LANGS)
-def test_most_questions_ask_to_transfer_an_idea(lang):
-    """At least 40 questions, and at least half of every page's, apply an idea to new numbers or a
-    new situation rather than ask back what the page said."""
-    counts = _transfer_counts(lang)
+def test_most_questions_ask_to_use_an_idea(lang):
+    """At least 40 questions, and at least half of every page's, apply an idea to new numbers or
+    carry it to a new situation rather than ask back what the page said."""
+    counts = _new_numbers_counts(lang)
     assert sum(t for t, _ in counts.values()) >= 40, counts
     assert all(2 * t >= n for t, n in counts.values()), counts
+
+
+def test_every_section_of_the_class_asks_two_far_transfer_questions():
+    """Each section of the 90-minute route reaches at least two "transfer" questions (a model
+    pair, batch size, hardware or rule the pages never showed) on the pages it opens."""
+    quizzes = _quizzes("en")
+    for section in CLASS.sections:
+        pages = {step.page for step in section.steps}
+        far = [
+            (p, i) for p in sorted(pages) for i, q in enumerate(quizzes.get(p, [])) if q["kind"] == "transfer"
+        ]
+        assert len(far) >= 2, (section.key, far)
 
 
 # A number with two significant digits or more (0.336, 2.56, 31.5) says something specific;
@@ -94,16 +111,16 @@ def _page_strings(node) -> list[str]:
 
 
 @pytest.mark.parametrize("lang", LANGS)
-def test_a_transfer_question_does_not_ask_back_a_number_of_its_page(lang):
-    """The right option of a transfer question states no specific number of the lesson text or
-    the page's strings, unless the question itself gives it."""
+def test_a_question_on_new_numbers_does_not_ask_back_a_number_of_its_page(lang):
+    """The right option of an apply or transfer question states no specific number of the
+    lesson text or the page's strings, unless the question itself gives it."""
     for path in sorted((LESSONS / lang).glob("*.toml")):
         table = tomllib.loads(path.read_text("utf-8"))
         lesson = path.with_suffix(".md")
         shown = "\n".join([lesson.read_text("utf-8") if lesson.exists() else "", *_page_strings(table)])
         on_page = set(_NUMBER.findall(shown))
         for i, item in enumerate(table.get("quiz", [])):
-            if item["kind"] != "transfer":
+            if item["kind"] == "recall":
                 continue
             given = set(_NUMBER.findall(item["question"]))
             right = item["options"][item["answer"]]
@@ -121,11 +138,18 @@ def test_there_are_at_least_thirty_questions():
     assert sum(len(v) for v in _quizzes("en").values()) >= 30
 
 
-def test_no_answer_position_holds_more_than_forty_percent():
-    """Counted over every lesson as stored; learners also see the options shuffled."""
-    answers = [item["answer"] for items in _quizzes("en").values() for item in items]
+@pytest.mark.parametrize("lang", LANGS)
+def test_no_answer_letter_holds_more_than_a_third(lang):
+    """Learners see the options in the file's order, so the right answer's letter must not be
+    guessable: no letter is right in more than a third of the questions, every letter A–D is
+    right somewhere, and no page has the same letter right in all its questions."""
+    quizzes = _quizzes(lang)
+    answers = [item["answer"] for items in quizzes.values() for item in items]
     counts = Counter(answers)
-    assert max(counts.values()) <= 0.4 * len(answers), counts
+    assert max(counts.values()) <= len(answers) / 3, counts
+    assert {0, 1, 2, 3} <= set(counts), counts
+    for page, items in quizzes.items():
+        assert len(items) < 3 or len({q["answer"] for q in items}) > 1, page
 
 
 def _right_is_longest(q: dict) -> bool:
@@ -180,56 +204,32 @@ def test_a_predict_question_shows_its_hint():
     assert hint in at.radio(key=f"quiz_{page}_{i}").label
 
 
-def test_option_order_is_a_seeded_permutation():
-    orders = {seed: option_order(seed, "overlap", 0, 4) for seed in range(40)}
-    assert all(sorted(o) == [0, 1, 2, 3] for o in orders.values())
-    assert orders[7] == option_order(7, "overlap", 0, 4)  # the same seed, the same order
-    assert len({tuple(o) for o in orders.values()}) > 10  # seeds really shuffle
-    assert {o.index(0) for o in orders.values()} == {0, 1, 2, 3}  # the first option moves everywhere
-    assert option_order(7, "overlap", 0, 4) != option_order(7, "overlap", 1, 4) or option_order(
-        7, "cost", 0, 4
-    ) != option_order(7, "overlap", 0, 4)
-
-
 def _shown(at, page: str, lang: str) -> list[list[str]]:
     items = _quizzes(lang)[page]
     return [at.radio(key=f"quiz_{page}_{i}").options for i in range(len(items))]
 
 
-def test_a_shared_link_shows_everyone_the_same_order_in_both_languages():
-    items = _quizzes("en")["overlap"]
-    first = open_page("overlap", query={SEED_KEY: "17"})
-    again = open_page("overlap", query={SEED_KEY: "17"})
-    other = open_page("overlap", query={SEED_KEY: "18"})
-    assert _shown(first, "overlap", "en") == _shown(again, "overlap", "en")
-    assert _shown(first, "overlap", "en") != _shown(other, "overlap", "en")
-    expected = [
-        [q["options"][j] for j in option_order(17, "overlap", i, len(q["options"]))]
-        for i, q in enumerate(items)
-    ]
-    assert _shown(first, "overlap", "en") == expected
-    zh_items = _quizzes("zh")["overlap"]
-    zh = open_page("overlap", lang="zh", query={SEED_KEY: "17"})
-    assert _shown(zh, "overlap", "zh") == [
-        [q["options"][j] for j in option_order(17, "overlap", i, len(q["options"]))]
-        for i, q in enumerate(zh_items)
-    ]
+@pytest.mark.parametrize("lang", LANGS)
+def test_everyone_sees_the_files_order_under_letters(lang):
+    """One order for everyone: option j of the file is shown as letter j (A, B, …), so the
+    letters the room sees are the teacher's chart's; a page opened twice shows the same."""
+    items = _quizzes(lang)["overlap"]
+    first, again = open_page("overlap", lang=lang), open_page("overlap", lang=lang)
+    expected = [[f"{option_letter(j)}. {o}" for j, o in enumerate(q["options"])] for q in items]
+    assert _shown(first, "overlap", lang) == expected == _shown(again, "overlap", lang)
 
 
-def test_a_visit_without_a_seed_gets_one_written_to_the_address():
+def test_answering_writes_nothing_to_the_address():
+    """No learner seed any more: opening a page and answering adds no history entry."""
     at = open_page("cost")
-    seed = at.query_params[SEED_KEY]
-    seed = seed[0] if isinstance(seed, list) else seed
-    assert seed.isdigit() and 0 <= int(seed) <= 9999
     at.radio(key="quiz_cost_0").set_value(2)
     rerun(at)
-    assert at.query_params[SEED_KEY] in (seed, [seed])  # kept for the session
+    assert "quiz" not in at.query_params
 
 
-@pytest.mark.parametrize("seed", ["3", "4021"])
-def test_feedback_follows_the_option_not_its_place(seed):
+def test_feedback_follows_the_chosen_option():
     items = _quizzes("en")["cost"]
-    at = open_page("cost", query={SEED_KEY: seed})
+    at = open_page("cost")
     right = items[0]["answer"]
     at.radio(key="quiz_cost_0").set_value(right)
     rerun(at)
@@ -238,6 +238,72 @@ def test_feedback_follows_the_option_not_its_place(seed):
     at.radio(key="quiz_cost_0").set_value(wrong)
     rerun(at)
     assert items[0]["feedback"][wrong] in at.error[0].value
+
+
+def columns(text: str) -> int:
+    """An option's length as the learner sees it: a character per column, and two for a wide
+    one (a Chinese character, full-width punctuation), which takes the room of about two Latin
+    letters on screen. So an English and a Chinese option are measured alike."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+# What makes an option more than a bare value: a Latin word (two letters or more), a Chinese
+# character, a colon or semicolon, or a parenthesis without a digit in it (a gloss such as
+# "(γ·α)"); numbers, symbols, single letters, tuples like (0.1, 0.6) and ×, %, ≈ are bare.
+_REASON = re.compile(r"[A-Za-z]{2,}|[\u3400-\u9fff]|[:;：；]|\([^)\d]*\)|（[^）\d]*）")
+_DIGIT = re.compile(r"\d")
+
+
+def bare(option: str) -> bool:
+    """Whether an option is a bare number or expression, with no reason or word beside it."""
+    return not _REASON.search(option)
+
+
+def test_the_shape_rules_tell_bare_values_from_reasons():
+    for value in ("0.336", "11/14 ≈ 0.79", "1.75×", "γ + 1 = 7", "(0.15, 0.50, 0.35)", "ρ ≤ 0.506", "#2"):
+        assert bare(value), value
+    for reasoned in ("2.10 (γ·α)", "It cannot be computed", "0.4 and 0.16", "7: the 6 nodes", "约 6.79×"):
+        assert not bare(reasoned), reasoned
+    assert columns("ab") == 2 and columns("中文") == 4 and columns("，") == 2
+
+
+def _giveaways(q: dict) -> list[str]:
+    options, right = q["options"], q["answer"]
+    others = [o for j, o in enumerate(options) if j != right]
+    found = []
+    if len({bare(o) for o in options}) > 1:
+        found.append(
+            "options of two shapes: " + ", ".join("bare" if bare(o) else "reasoned" for o in options)
+        )
+    if 3 * columns(options[right]) > 4 * max(columns(o) for o in others):
+        found.append(
+            f"right option {columns(options[right])} columns, longest other {max(map(columns, others))}"
+        )
+    if _DIGIT.search(options[right]) and not any(_DIGIT.search(o) for o in others):
+        found.append("only the right option has figures")
+    return found
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_no_question_gives_its_answer_away_by_its_shape(lang):
+    """Options of one shape (all bare values, or all with words), the right one never more
+    than a third longer than the longest wrong one (in columns: see :func:`columns`), and never
+    the only one with figures."""
+    bad = {
+        f"{lang}/{page} Q{i + 1}": found
+        for page, items in _quizzes(lang).items()
+        for i, q in enumerate(items)
+        if (found := _giveaways(q))
+    }
+    assert not bad, bad
+
+
+def test_the_giveaway_check_catches_each_rule():
+    item = {"options": ["2.53", "2.10 (γ·α)", "3.10 (1 + γ·α)", "4 (γ + 1)"], "answer": 0}
+    assert _giveaways(item) and "two shapes" in _giveaways(item)[0]
+    assert "columns" in _giveaways({"options": ["a" * 40, "b" * 20, "c" * 29], "answer": 0})[0]
+    assert "figures" in _giveaways({"options": ["B, at 2.65×", "A, smallest", "they tie"], "answer": 0})[0]
+    assert not _giveaways({"options": ["0.65", "0.35", "1.00"], "answer": 0})
 
 
 # A line break between two CJK characters renders as a stray space in the browser — also

@@ -2,17 +2,19 @@
 
 Each entry has ``question``, ``options`` (list), ``answer`` (index of the right option),
 ``feedback`` (one explanation per option, shown once the learner picks it) and ``kind``:
-``"transfer"`` when it asks to apply an idea to new numbers or a new situation, ``"recall"``
-when it asks back what the page says (the same kind in every language). ``predict = true``
-marks a "predict, then press" question: it names the page's widget settings, the learner
-predicts, and the widget's output answers it; the label starts with a hint saying so.
+``"recall"`` when it asks back what the page says, ``"apply"`` when it works the page's idea
+through numbers the page has not shown, ``"transfer"`` when it carries the idea to a situation
+the page has not shown (another model pair, a batch size, a hardware profile, another rule);
+the same kind in every language. ``predict = true`` marks a "predict, then press" question:
+it names the page's widget settings, the learner predicts, and the widget's output answers it;
+the label starts with a hint saying so.
 :func:`checked` refuses any other field, a missing one, or any other kind.
 
-Options are shown in an order shuffled per learner, so the right answer's place in the file
-says nothing. The order comes from a *learner seed* carried in the page address as
-``?quiz=<0…9999>``: a shared link shows everyone the same order. A visit without one gets a
-random seed, kept for the session and written to the address. Each question's order is a
-permutation drawn from (seed, page name, question number) — the same in every language.
+Options are shown in the lesson file's order to everyone, each under its letter (A, B, C, …:
+:func:`specdec_core.live.answers.option_letter`), so "most of you chose B" on the teacher's
+chart (the Class answers view, which uses the same letters) means the option every learner saw
+as B. The right answer's place is balanced across the course's questions
+(tests/test_quizzes.py), not hidden by shuffling.
 
 On a classroom server each learner's first answer is kept for the teacher's view, anonymously
 (pages/common/class_answers.py).
@@ -20,24 +22,18 @@ On a classroom server each learner's first answer is kept for the teacher's view
 
 from __future__ import annotations
 
-import secrets
-import zlib
 from collections.abc import Mapping
-from functools import lru_cache
 from typing import Any
 
-import numpy as np
 import streamlit as st
 
 from pages.common.class_answers import record_answer, recording
 from pages.common.i18n import Strings
+from specdec_core.live.answers import option_letter
 
-#: The address parameter and session key holding the learner seed.
-SEED_KEY = "quiz"
-SEED_MAX = 9999
-
-#: What a question asks for: applying an idea to something new, or what the page said.
-KINDS = ("transfer", "recall")
+#: What a question asks for: what the page said, its idea on new numbers, or its idea carried
+#: to a new situation.
+KINDS = ("recall", "apply", "transfer")
 _REQUIRED = ("question", "options", "answer", "feedback", "kind")
 _FIELDS = frozenset((*_REQUIRED, "predict"))
 #: The fewest options a question offers.
@@ -75,40 +71,18 @@ def questions(s: Strings) -> list[Mapping[str, Any]]:
     return [checked(item, f"{s.lang}/{s.name} Q{i + 1}") for i, item in enumerate(s["quiz"])]
 
 
-def learner_seed() -> int:
-    """The learner seed: from the address if valid, else the session's, else a new random one."""
-    raw = st.query_params.get(SEED_KEY)
-    if raw is not None and raw.isdigit() and int(raw) <= SEED_MAX:
-        st.session_state["_quiz_seed"] = int(raw)
-    seed = st.session_state.setdefault("_quiz_seed", secrets.randbelow(SEED_MAX + 1))
-    if st.query_params.get(SEED_KEY) != str(seed):
-        st.query_params[SEED_KEY] = str(seed)
-    return seed
-
-
-def option_order(seed: int, page: str, question: int, n_options: int) -> list[int]:
-    """The order in which question `question` of `page` shows its options to learner `seed`."""
-    return list(_order(seed, page, question, n_options))
-
-
-@lru_cache(maxsize=4096)
-def _order(seed: int, page: str, question: int, n_options: int) -> tuple[int, ...]:
-    rng = np.random.default_rng([seed, zlib.crc32(page.encode("utf-8")), question])
-    return tuple(int(j) for j in rng.permutation(n_options))
-
-
 def quiz(s: Strings) -> None:
-    """Render the page's questions with shuffled options; each answer gets immediate feedback."""
+    """Render the page's questions, options lettered in the file's order; each answer gets
+    immediate feedback."""
     st.subheader(s["quiz_title"])
     if recording():
         st.caption(s["quiz_recorded"])
-    seed = learner_seed()
     for i, item in enumerate(questions(s)):
         predict = f"*{s['quiz_predict']}* " if item.get("predict") else ""
         choice = st.radio(
             f"**{i + 1}.** {predict}{item['question']}",
-            options=option_order(seed, s.name, i, len(item["options"])),
-            format_func=lambda j, opts=item["options"]: opts[j],
+            options=range(len(item["options"])),
+            format_func=lambda j, opts=item["options"]: f"{option_letter(j)}. {opts[j]}",
             index=None,
             key=f"quiz_{s.name}_{i}",
         )

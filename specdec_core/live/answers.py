@@ -2,7 +2,8 @@
 
 A row holds only what the teacher's view needs: the class code the teacher set, a random
 session id, the page, the question's number and the chosen option's index in the lesson
-file (never its shuffled place on screen). No name, address, browser or time is stored.
+file, which every learner sees under the same letter (:func:`option_letter`). No name,
+address, browser or time is stored.
 The first answer per (class, session, page, question) counts: a unique constraint keeps
 later ones out, so two app processes writing to one database agree without a lock.
 
@@ -65,6 +66,14 @@ current_table = Table(
 )
 
 _CODE = re.compile(r"^[\w.\-]{1," + str(CODE_MAX) + r"}$")
+
+
+def option_letter(index: int) -> str:
+    """The letter an option shows under, on learners' screens and the teacher's chart alike:
+    A for the lesson file's first option, B for its second, …"""
+    if not 0 <= index < 26:
+        raise ValueError(f"an option's index is 0 to 25, got {index}.")
+    return chr(ord("A") + index)
 
 
 def new_session_id() -> str:

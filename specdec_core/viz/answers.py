@@ -1,17 +1,21 @@
 """The class's answers to one quiz question, for the teacher's projector view.
 
 :func:`answer_histogram` draws how many learners chose each option (the right one in the
-"accepted" colour) with the share correct in its title. Strings come from the caller
+"accepted" colour) with the share correct in its title. Each bar is labelled with the option's
+letter (the one learners saw it under) and its whole text, wrapped onto as many lines as it
+needs. Strings come from the caller
 (``[fig]`` of lessons/<lang>/answers.toml; the keys are in :data:`KEYS`).
 """
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections.abc import Mapping, Sequence
 
 import plotly.graph_objects as go
 
-from specdec_core.live.answers import Tally
+from specdec_core.live.answers import Tally, option_letter
 from specdec_core.viz.escape import html_text
 from specdec_core.viz.palette import ACCEPTED, GRID, NEUTRAL, base_layout
 from specdec_core.viz.spec import bar, figure
@@ -20,16 +24,46 @@ from specdec_core.viz.strings import pick
 KEYS: dict[str, tuple[str, ...]] = {
     "answer_histogram": ("learners_axis", "share_correct", "no_answers", "right_option"),
 }
-#: Characters of an option's text shown beside its bar (the whole text is in the hover).
-LABEL_CHARS = 48
+#: Columns of an option's label per line (a wide character, as in Chinese, takes two).
+LABEL_COLUMNS = 56
+#: Pixels per line of a label, and per bar beyond its label.
+LINE_PX = 18
+BAR_PX = 26
+
+# A piece a line may break after: a word with its trailing spaces, or one wide character.
+_PIECE = re.compile(r"[\u1100-\uffff]|[^\s\u1100-\uffff]+\s*|\s+")
 
 
-def _short(text: str) -> str:
-    return text if len(text) <= LABEL_CHARS else text[: LABEL_CHARS - 1] + "…"
+def _columns(text: str) -> int:
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def wrap(text: str, columns: int = LABEL_COLUMNS) -> list[str]:
+    """`text` in lines of at most `columns` columns, broken between words (Latin) or between
+    characters (Chinese); a word longer than a line is cut. Nothing of the text is dropped."""
+    lines: list[str] = []
+    line = ""
+    for piece in _PIECE.findall(text):
+        while _columns(piece.rstrip()) > columns:  # a word longer than a whole line
+            if line.strip():
+                lines.append(line.rstrip())
+                line = ""
+            cut = max(1, next(i for i in range(len(piece), 0, -1) if _columns(piece[:i]) <= columns))
+            lines.append(piece[:cut])
+            piece = piece[cut:]
+        if line.strip() and _columns((line + piece).rstrip()) > columns:
+            lines.append(line.rstrip())
+            line = piece.lstrip()
+        else:
+            line += piece
+    if line.strip() or not lines:
+        lines.append(line.rstrip())
+    return lines
 
 
 def answer_histogram(tally: Tally, options: Sequence[str], text: Mapping[str, str]) -> go.Figure:
-    """One bar per option (in the lesson file's order, its text escaped): how many learners chose it."""
+    """One bar per option (in the lesson file's order, under its letter, its whole text wrapped
+    and escaped): how many learners chose it."""
     t = pick(text, KEYS, "answer_histogram")
     if len(options) != len(tally.counts):
         raise ValueError("one option text per counted option")
@@ -39,11 +73,11 @@ def answer_histogram(tally: Tally, options: Sequence[str], text: Mapping[str, st
         if share is None
         else t["share_correct"].format(share=share, right=tally.counts[tally.answer], n=tally.answered)
     )
-    labels = [
-        f"{chr(ord('A') + j)}. {html_text(_short(o))}"
-        + (f" {t['right_option']}" if j == tally.answer else "")
+    lines = [
+        wrap(f"{option_letter(j)}. {o}" + (f" {t['right_option']}" if j == tally.answer else ""))
         for j, o in enumerate(options)
     ]
+    labels = ["<br>".join(html_text(line) for line in label) for label in lines]
     data = [
         bar(
             x=list(tally.counts),
@@ -52,13 +86,12 @@ def answer_histogram(tally: Tally, options: Sequence[str], text: Mapping[str, st
             marker={"color": [ACCEPTED if j == tally.answer else NEUTRAL for j in range(len(options))]},
             text=[str(c) for c in tally.counts],
             textposition="auto",
-            customdata=[html_text(o) for o in options],
-            hovertemplate="%{customdata}: %{x}<extra></extra>",
+            hovertemplate="%{x}<extra></extra>",
         )
     ]
     layout = base_layout(
         title={"text": title},
-        height=80 + 44 * len(options),
+        height=90 + sum(BAR_PX + LINE_PX * len(label) for label in lines),
         showlegend=False,
         margin={"l": 20, "r": 20, "t": 50, "b": 40},
     )

@@ -32,7 +32,6 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 from sqlalchemy import create_engine
 
-from pages.common.quiz import option_order
 from specdec_core.live import answers
 from support.browser import ROOT
 from support.postgres import Cluster
@@ -42,7 +41,6 @@ TIMEOUT = 180_000  # generous: two servers, nginx and the browser share a busy m
 PAGE = "cost"
 QUIZ = tomllib.loads((ROOT / "lessons" / "en" / f"{PAGE}.toml").read_text("utf-8"))["quiz"]
 LIVE = tomllib.loads((ROOT / "lessons" / "en" / "live.toml").read_text("utf-8"))
-SEED = 4021
 TOY = "live_target=toy&live_draft=toy_draft&live_max=16&live_compare=0"
 TRIES = 16  # browsers opened at most to find one on each process (each lands on either at random)
 
@@ -124,8 +122,7 @@ def _closed_and_routed(
 def _answer(page: Page, question: int, option: int) -> None:
     radio = page.locator(f".st-key-quiz_{PAGE}_{question}")
     expect(radio.get_by_test_id("stRadioOption").first).to_be_visible(timeout=TIMEOUT)  # not its skeleton
-    place = option_order(SEED, PAGE, question, len(QUIZ[question]["options"])).index(option)
-    radio.get_by_test_id("stRadioOption").nth(place).click()
+    radio.get_by_test_id("stRadioOption").nth(option).click()
     right = option == QUIZ[question]["answer"]
     feedback = page.get_by_test_id("stAlertContentSuccess" if right else "stAlertContentError")
     expect(feedback.first).to_be_visible(timeout=TIMEOUT)
@@ -140,7 +137,7 @@ def _fill(page: Page, label: str, value: str) -> None:
 
 
 def test_replica_learners_on_two_processes_reach_one_teacher(browser: Browser, replicas: Replicas):
-    (c1, first), (c2, second) = _learners_apart(browser, replicas, f"/{PAGE}?quiz={SEED}")
+    (c1, first), (c2, second) = _learners_apart(browser, replicas, f"/{PAGE}")
     teacher_context, teacher, teacher_process = _open(browser, replicas, "/answers")
     contexts = [c1, c2, teacher_context]
     try:
