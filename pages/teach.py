@@ -6,7 +6,7 @@ import streamlit as st
 
 from pages.common.i18n import strings
 from pages.common.nav import PAGES
-from pages.common.page import start
+from pages.common.page import return_to_route, route_step_query, start
 from pages.teach_parts.warm import warm_panel
 from specdec_core.course.handouts import HANDOUTS
 from specdec_core.course.teach import CLASS, LECTURE, Route, Step, schedule, talking_points
@@ -31,7 +31,8 @@ def _handout_link(key: str) -> None:
         )
 
 
-def _links(step: Step) -> None:
+def _links(step: Step, back: dict[str, str]) -> None:
+    """The step's page link (with `back`: its page then links back to this step) and handout."""
     page = nav.get(step.page)
     if page is None:
         st.info(s("no_link", page=step.page))
@@ -40,7 +41,7 @@ def _links(step: Step) -> None:
             page.file,
             label=s("open", page=_title(step.page)),
             icon=page.icon,
-            query_params={**step.query, "lang": s.lang},
+            query_params={**step.query, "lang": s.lang, **back},
         )
     if step.handout is not None:
         _handout_link(step.handout)
@@ -62,17 +63,17 @@ def show_route(route: Route, lecture: bool = False) -> None:
     st.header(s[f"routes.{route.key}.title"])
     st.markdown(s[f"routes.{route.key}.intro"])
     _table(route)
-    slots = iter(schedule(route))
+    slots = enumerate(schedule(route), 1)  # a step's number is its row in the table
     for section in route.sections:
         st.subheader(s[f"sections.{section.key}.title"], divider="gray")
         st.caption(s[f"sections.{section.key}.goal"])
         for step in section.steps:
-            slot = next(slots)
+            number, slot = next(slots)
             values = points.get(step.key, {})
             with st.container(border=True, key=f"teach_{route.key}_{step.key}"):
                 st.markdown(f"#### {s[f'steps.{step.key}.title']}")
                 st.caption(s("clock", start=slot.start, end=slot.end, minutes=step.minutes))
-                _links(step)
+                _links(step, route_step_query(route.key, step.key, number))
                 parts = ("plan", "ask") if lecture else ("show", "ask", "listen")
                 for part in parts:
                     key = f"lecture.{step.key}" if part == "plan" else f"steps.{step.key}.{part}"
@@ -98,3 +99,4 @@ warm_panel(s)
 text.show("projector")
 text.show("classroom")
 text.show("after")
+return_to_route()

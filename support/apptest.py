@@ -71,3 +71,11 @@ def until_runs_end(at: AppTest, timeout: float = 300.0, poll: float = 0.2) -> Ap
         at.run()
         assert not at.exception, [e.value for e in at.exception]
     return at
+
+
+def shared_link(at: AppTest) -> dict[str, str]:
+    """Press the sidebar's "copy link to this setup" (the only time a page writes its address)
+    and return the query it wrote, one value per key."""
+    at.button(key="_share_link").click()
+    rerun(at, settle=False)
+    return {k: v[0] if isinstance(v, list) else v for k, v in at.query_params.items()}

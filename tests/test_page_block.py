@@ -9,7 +9,7 @@ the test harness would not survive that replay.
 
 import pytest
 
-from support.apptest import open_page, rerun
+from support.apptest import open_page, rerun, shared_link
 
 TITLES = {"en": "Block verification", "zh": "块验证"}
 
@@ -42,13 +42,13 @@ def test_next_round_advances_and_the_url_replays_it():
     at = open_page("block", "en", query={"block_seed": "123"})
     at.button(key="block_next").click()
     rerun(at)
-    assert at.session_state["block_round"] == 1 and at.query_params["block_round"] == "1"
+    assert at.session_state["block_round"] == 1 and shared_link(at)["block_round"] == "1"
     for _ in range(2):
         at.button(key="block_next").click()
         rerun(at)
-    assert _metrics(at)["Round"] == "3" and at.query_params["block_round"] == "3"
+    assert _metrics(at)["Round"] == "3" and shared_link(at)["block_round"] == "3"
     clicked = _view(at)
-    shared = open_page("block", "en", query=dict(at.query_params.items()))
+    shared = open_page("block", "en", query=shared_link(at))
     assert _view(shared) == clicked
     at.button(key="block_many").click()
     rerun(at)
@@ -93,7 +93,7 @@ def test_each_control_changes_the_round(key, value, widget):
     getattr(at, widget)(key=key).set_value(value)
     rerun(at)
     assert _view(at) != before
-    assert at.query_params[key] == str(value)
+    assert shared_link(at)[key] == str(value)
 
 
 def test_identical_draft_commits_k_plus_one_every_round():
@@ -132,4 +132,4 @@ def test_moving_k_back_continues_that_demo_as_a_fresh_replay_would():
     rerun(at)
     fresh = open_page("block", query={"block_round": "7", "block_k": "2"})
     assert _view(at) == _view(fresh)
-    assert at.query_params["block_round"] == "7"
+    assert shared_link(at)["block_round"] == "7"

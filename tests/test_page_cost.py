@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from specdec_core.theory import expected_tokens, speedup
-from support.apptest import ROOT, open_page, rerun
+from support.apptest import ROOT, open_page, rerun, shared_link
 
 TITLES = {"en": "Cost and speedup", "zh": "成本与加速比"}
 
@@ -54,8 +54,8 @@ def test_best_gamma_changes_with_the_draft_cost():
     assert _metrics(at)[3] == "γ = 8"
     at.slider(key="cost_c").set_value(0.3)
     rerun(at)
-    assert _metrics(at)[3] != "γ = 8" and at.query_params["cost_c"] == "0.3"
-    replay = open_page("cost", "en", query=dict(at.query_params.items()))
+    assert _metrics(at)[3] != "γ = 8" and shared_link(at)["cost_c"] == "0.3"
+    replay = open_page("cost", "en", query=shared_link(at))
     assert _metrics(replay) == _metrics(at)
 
 
@@ -75,7 +75,7 @@ def test_each_control_changes_the_numbers(widget, key, value, start):
     getattr(at, widget)(key=key).set_value(value)
     rerun(at)
     assert (_metrics(at), _verdict(at)) != before
-    assert at.query_params[key] == str(value)
+    assert shared_link(at)[key] == str(value)
 
 
 def test_a_shared_url_restores_the_controls():
@@ -101,7 +101,7 @@ def test_a_measured_draft_loads_its_numbers_and_a_bad_apprentice_is_named():
     assert at.slider(key="cost_alpha").value == 0.02 and at.slider(key="cost_c").value == 0.4
     assert at.radio(key="cost_verify").value == "linear"
     assert "bad apprentice" in _verdict(at)
-    assert at.query_params["cost_alpha"] == "0.02"
+    assert shared_link(at)["cost_alpha"] == "0.02"
     at.slider(key="cost_alpha").set_value(0.9)
     rerun(at)
     assert at.selectbox(key="cost_preset").value == "custom"

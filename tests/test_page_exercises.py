@@ -7,7 +7,7 @@ import pytest
 
 from specdec_core.course.exercise_sheet import render
 from specdec_core.course.exercises import TOPICS, make_sheet
-from support.apptest import ROOT, open_page, rerun
+from support.apptest import ROOT, open_page, rerun, shared_link
 
 TITLES = {"en": "Exercise sheets", "zh": "练习题"}
 
@@ -21,7 +21,7 @@ def _shown(at) -> list[str]:
 
 
 def _qp(at, key: str) -> str:
-    value = at.query_params[key]
+    value = shared_link(at)[key]
     return value[0] if isinstance(value, list) else value
 
 

@@ -9,7 +9,7 @@ from importlib import import_module
 import pytest
 
 from pages.common import urlstate
-from support.apptest import open_page, rerun
+from support.apptest import open_page, rerun, shared_link
 
 #: The URL keys each page mirrored before its settings were described once: saved links use them.
 SAVED_LINK_KEYS = {
@@ -94,7 +94,7 @@ def test_every_drawn_widget_takes_its_bounds_and_options_from_the_form(page):
 @pytest.mark.parametrize("page", [*LESSON_FORMS, "sampling_lab", "handouts", "tokenizers"])
 def test_a_lesson_page_mirrors_exactly_the_url_keys_of_saved_links(page):
     at = open_page(page, timeout=180)  # tokenizers: both shipped tokenizers load
-    assert [k for k in at.query_params if k not in ("lang", "quiz")] == SAVED_LINK_KEYS[page].split()
+    assert [k for k in shared_link(at) if k not in ("lang", "quiz")] == SAVED_LINK_KEYS[page].split()
 
 
 def test_the_class_answers_view_follows_and_mirrors_its_saved_link_key(monkeypatch, tmp_path):
@@ -107,7 +107,7 @@ def test_the_class_answers_view_follows_and_mirrors_its_saved_link_key(monkeypat
     at.button(key="answers_open").click()
     rerun(at)
     assert at.selectbox(key="answers_page").value == "cost"
-    assert [k for k in at.query_params if k not in ("lang", "quiz")] == SAVED_LINK_KEYS["answers"].split()
+    assert [k for k in shared_link(at) if k not in ("lang", "quiz")] == SAVED_LINK_KEYS["answers"].split()
 
 
 def test_a_link_value_outside_the_widgets_bounds_is_refused_and_named():

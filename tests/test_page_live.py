@@ -15,7 +15,7 @@ from specdec_core.live import text as live_text
 from specdec_core.live.inspector import slot_kind
 from specdec_core.live.stats import live_stats
 from specdec_core.live.trace import to_json
-from support.apptest import open_page, rerun
+from support.apptest import open_page, rerun, shared_link
 
 TOY = {"live_target": "toy", "live_draft": "toy_draft", "live_max": 60}
 SCRIPT_PROMPT = "the cat sat on the mat . <script> alert ( ) ; </script> the dog ran . <script> alert ( ) ;"
@@ -172,7 +172,7 @@ def test_switching_to_the_toy_target_picks_a_fitting_draft_and_prompt():
     rerun(at)
     assert at.session_state["live_draft"] == "toy_draft"
     assert at.text_area(key="live_prompt").value == "<script> alert ( ) ; </script> the"
-    assert at.query_params["live_target"] == "toy" and at.query_params["live_draft"] == "toy_draft"
+    assert shared_link(at)["live_target"] == "toy" and shared_link(at)["live_draft"] == "toy_draft"
 
 
 def test_loaded_models_are_listed_and_can_be_unloaded():

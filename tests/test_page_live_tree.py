@@ -6,7 +6,7 @@ import pytest
 
 from specdec_core.live.token_tree_round import slot_of_node, tree_problem
 from specdec_core.live.trace import from_json, to_json
-from support.apptest import open_page, rerun
+from support.apptest import open_page, rerun, shared_link
 
 TOY = {"live_target": "toy", "live_draft": "toy_draft", "live_max": 40}
 
@@ -27,7 +27,7 @@ def test_a_tree_run_draws_its_tree_and_keeps_greedy_output(temperature):
     if temperature == 0:
         assert trace.speculative.tokens == trace.baseline.tokens
     assert any("draft tree" in c.value for c in at.caption)
-    assert at.query_params["live_shape"] == "3-2-1"
+    assert shared_link(at)["live_shape"] == "3-2-1"
     exported = to_json(trace)
     assert from_json(exported).speculative.events[0].tree == events[0].tree
 

@@ -13,7 +13,7 @@ import tomllib
 import pytest
 
 from specdec_core.course import pairs
-from support.apptest import ROOT, open_page, rerun
+from support.apptest import ROOT, open_page, rerun, shared_link
 
 ABC = {"ov_preset": "abc"}
 
@@ -110,7 +110,7 @@ def test_choosing_a_preset_in_the_selectbox_loads_it():
     assert _metric(at, "R — rejection mass") == "1.000"
     assert "work is wasted" in _html(at)
     assert _editor(at)["token"].tolist() == ["cat", "dog", "car", "bus"]
-    assert at.query_params["ov_preset"] == "disjoint" and at.query_params["ov_table"] == ""
+    assert shared_link(at)["ov_preset"] == "disjoint" and shared_link(at)["ov_table"] == ""
 
 
 @pytest.mark.parametrize("preset", pairs.preset_names())
@@ -143,7 +143,7 @@ def test_random_pair_follows_its_seed():
     two.number_input(key="ov_vocab_seed").set_value(1)
     rerun(two)
     assert _editor(two)["p"].tolist() == p1
-    assert two.query_params["ov_vocab_seed"] == "1" and two.query_params["ov_table"] == ""
+    assert shared_link(two)["ov_vocab_seed"] == "1" and shared_link(two)["ov_table"] == ""
 
 
 def test_edited_pair_from_the_url_with_an_html_token():
@@ -153,11 +153,11 @@ def test_edited_pair_from_the_url_with_an_html_token():
     assert _numbers(at)["residual r"].tolist() == ["0.0000", "1.0000"]
     html = _html(at)
     assert "&lt;script&gt;" in html and "<script>" not in html
-    assert _editor(at).values.tolist() == rows and json.loads(at.query_params["ov_table"]) == rows
+    assert _editor(at).values.tolist() == rows and json.loads(shared_link(at)["ov_table"]) == rows
     assert any("differs from the example" in i.value for i in at.info)
     at.button(key="ov_reset_table").click()
     rerun(at)
-    assert at.query_params["ov_table"] == "" and _metric(at, "R — rejection mass") == "0.400"
+    assert shared_link(at)["ov_table"] == "" and _metric(at, "R — rejection mass") == "0.400"
     assert _editor(at)["token"].tolist() == ["A", "B", "C"]
 
 
@@ -172,7 +172,7 @@ def test_unnormalised_pair_is_explained_in_the_learners_language_and_normalises(
     at.button(key="ov_normalise").click()
     rerun(at)
     assert not at.error
-    assert [row[1] for row in json.loads(at.query_params["ov_table"])] == [0.25, 0.25, 0.5]
+    assert [row[1] for row in json.loads(shared_link(at)["ov_table"])] == [0.25, 0.25, 0.5]
     assert _metric(at, "R — rejection mass" if lang == "en" else "R：拒绝质量") == "0.050"
 
 
@@ -249,7 +249,7 @@ def test_a_shared_url_restores_every_control():
     at.number_input(key="ov_mc_seed").set_value(7)
     at.selectbox(key="ov_mc_law").set_value("draft_mismatch")
     rerun(at)
-    link = dict(at.query_params.items())
+    link = shared_link(at)
     assert link["ov_preset"] == "p_zero" and link["ov_table"] == "" and link["ov_n"] == "1000"
     shared = open_page("overlap", lang=link.pop("lang"), query=link)
     assert not shared.warning

@@ -17,7 +17,7 @@ from pages.common.lesson import parse
 from specdec_core.course.sampling_lab import random_logits
 from specdec_core.sampling import REASONS_EN, SamplingConfig, apply, greedy_equivalence
 from specdec_core.viz.sampling import KEYS
-from support.apptest import ROOT, open_page, rerun
+from support.apptest import ROOT, open_page, rerun, shared_link
 
 PAGE = "sampling_lab"
 EXAMPLES = json.loads((ROOT / "assets/presets/logits.json").read_text("utf-8"))
@@ -70,7 +70,7 @@ def test_moving_the_top_k_slider_flips_the_verdict():
     at.slider(key="k").set_value(1)
     rerun(at)
     assert verdict(at)[0] == "yes"
-    assert at.query_params["k"] in ("1", ["1"])
+    assert shared_link(at)["k"] in ("1", ["1"])
 
 
 def test_tied_maxima_are_not_greedy_under_k1_and_a_small_temperature():
@@ -142,7 +142,7 @@ def test_a_shared_url_restores_every_control_and_the_same_numbers():
     at.slider(key="min_keep").set_value(2)
     at.selectbox(key="order").set_value("ptk")
     rerun(at)
-    shared = {k: (v[0] if isinstance(v, list) else v) for k, v in at.query_params.items()}
+    shared = {k: (v[0] if isinstance(v, list) else v) for k, v in shared_link(at).items()}
     assert shared["T"] == "0.5" and shared["k"] == "3" and shared["order"] == "ptk"
     fresh = open_page(PAGE, query=shared)
     assert fresh.select_slider(key="T").value == 0.5
@@ -171,7 +171,7 @@ def test_edits_in_the_table_change_the_numbers():
     edits = {"edited_rows": {0: {"logit": 0.0}}, "added_rows": [], "deleted_rows": []}
     at = open_page(PAGE, state={"sl_table": edits})
     assert EN["metric_greedy"].format(index=1) in metrics(at)
-    assert "mat:0,floor:2" in str(at.query_params["logits"])
+    assert "mat:0,floor:2" in str(shared_link(at)["logits"])
 
 
 def test_a_table_with_too_few_rows_keeps_the_last_valid_logits():
@@ -186,7 +186,7 @@ def test_choosing_an_example_loads_its_logits():
     at.segmented_control(key="preset").set_value("tied")
     rerun(at)
     assert at.data_editor[0].value["token"].tolist() == EXAMPLES["presets"]["tied"]["tokens"]["zh"]
-    assert "正面:3" in str(at.query_params["logits"])
+    assert "正面:3" in str(shared_link(at)["logits"])
 
 
 def test_random_logits_follow_the_seed_and_size():

@@ -12,6 +12,7 @@ import pytest
 from pages.common.i18n import LESSONS
 from pages.common.lesson import parse
 from pages.common.nav import PAGES
+from pages.common.page import FROM_STEP
 from specdec_core.course.cost import cost_data
 from specdec_core.course.handouts import HANDOUTS
 from specdec_core.course.sampling_lab import examples
@@ -31,7 +32,7 @@ from specdec_core.course.teach import (
 )
 from specdec_core.sampling import SamplingConfig, apply
 from specdec_core.theory import expected_tokens, linear_verify_cost, speedup
-from support.apptest import ROOT, open_page
+from support.apptest import ROOT, open_page, shared_link
 
 PAGE_KEYS = {p.key for p in PAGES}
 TITLES = {"en": "Teach it in 90 minutes", "zh": "90 分钟讲完这门课"}
@@ -42,7 +43,7 @@ EXERCISES = {"ex_seed": "2026", "ex_topics": "decompose,tokens,block,story", "ex
 
 
 def _qp(at, key: str) -> str:
-    value = at.query_params[key]
+    value = shared_link(at)[key]
     return value[0] if isinstance(value, list) else value
 
 
@@ -195,6 +196,8 @@ def test_the_page_shows_both_routes_with_every_link(lang):
     assert class_at < lecture_at  # the 90-minute route first
     links = [link.proto for link in at.get("page_link")]
     queries = [(p.page, dict(parse_qsl(p.query_string, keep_blank_values=True))) for p in links]
+    steps = [q.pop(FROM_STEP) for _, q in queries if FROM_STEP in q]  # the page's link back to its step
+    assert len(steps) == len(ROUTE) + len(LECTURE.steps) and steps[0] == "class:motivation:1"
     for step in ALL_STEPS:
         assert (step.page, {**step.query, "lang": lang}) in queries, step.key
     for page, query in ((("sampling_lab", SAMPLING_LAB)), ("exercises", EXERCISES)):

@@ -17,7 +17,7 @@ import pytest
 
 from pages.common.i18n import LESSONS
 from specdec_core.course import pairs
-from support.apptest import open_page, rerun
+from support.apptest import open_page, rerun, shared_link
 
 PAGE = "tree"
 
@@ -32,7 +32,7 @@ def _leaf_table(at):
 
 
 def _url(at) -> dict[str, str]:
-    return {k: v if isinstance(v, str) else v[0] for k, v in at.query_params.items()}
+    return {k: v if isinstance(v, str) else v[0] for k, v in shared_link(at).items()}
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

@@ -2,7 +2,7 @@
 
 import pytest
 
-from support.apptest import open_page, rerun
+from support.apptest import open_page, rerun, shared_link
 
 TITLES = {"en": "Tree drafts", "zh": "树形草稿"}
 
@@ -28,11 +28,11 @@ def test_next_round_steps_and_the_url_replays_it():
     for _ in range(2):
         at.button(key="trd_next").click()
         rerun(at)
-    assert at.session_state["trd_round"] == 2 and at.query_params["trd_round"] == "2"
+    assert at.session_state["trd_round"] == 2 and shared_link(at)["trd_round"] == "2"
     metrics = _metrics(at)
     assert metrics["Round"] == "2" and metrics["Nodes drafted"] == "6"
     assert 1 <= int(metrics["Tokens committed"]) <= 3
-    shared = open_page("tree_drafts", "en", query=dict(at.query_params.items()))
+    shared = open_page("tree_drafts", "en", query=shared_link(at))
     assert _metrics(shared) == metrics
     at.button(key="trd_reset").click()
     rerun(at)

@@ -3,10 +3,13 @@ and the two pieces every lesson page builds its body from (a controls box, one f
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
+from urllib.parse import urlencode
 
 import streamlit as st
 from streamlit import config
@@ -15,7 +18,7 @@ from pages.common.class_answers import send_waiting
 from pages.common.i18n import Strings, current_lang, strings
 from pages.common.lesson import Lesson, lesson
 from pages.common.nav import PAGES
-from pages.common.urlstate import Param, arrive, restore
+from pages.common.urlstate import Param, arrive, restore, share, shared
 
 ASSETS = Path(__file__).resolve().parents[2] / "assets"
 
@@ -72,15 +75,64 @@ def start(name: str, with_lesson: bool = True, params: Sequence[Param] = ()) -> 
     send_waiting()
     arrive(name)
     lang = current_lang()
-    if st.query_params.get("lang") != lang:
-        st.query_params["lang"] = lang
     style()
     s = strings(name)
     text = lesson(name) if with_lesson else None
     st.title(s["title"])
+    _back_to_route(s, name)
+    _share_control(s, lang)
     if params:
         warn_rejected(s, restore(params))
     return s, text
+
+
+#: A teaching route's link names its step: ``from_step=<route>:<step key>:<number>``.
+FROM_STEP = "from_step"
+_FROM_STEP = re.compile(r"([a-z_]+):([a-z0-9_]+):([0-9]{1,3})")
+_RETURN = "_route_return"  # the route step's container a return to the route scrolls to
+
+
+def route_step_query(route: str, step: str, n: int) -> dict[str, str]:
+    """What a route's link adds to its query so the page opened shows "back to step `n`"."""
+    return {FROM_STEP: f"{route}:{step}:{n}"}
+
+
+def _back_to_route(s: Strings, name: str) -> None:
+    """On a page opened from a teaching route, a link back to the route's step; the route, when
+    shown again (this link or the browser's Back), scrolls to that step (:func:`return_to_route`)."""
+    found = _FROM_STEP.fullmatch(st.query_params.get(FROM_STEP, ""))
+    if found is None or name == "teach":
+        return
+    route, step, n = found.groups()
+    st.session_state[_RETURN] = f"teach_{route}_{step}"
+    st.page_link("pages/teach.py", label=s("back_to_step", n=int(n)))
+
+
+def return_to_route() -> None:
+    """On the teaching route's page: scroll to the step whose page the lecturer comes back from."""
+    key = st.session_state.pop(_RETURN, None)
+    if key is not None:
+        scroll_to(key)
+
+
+def scroll_to(key: str, focus: bool = False) -> None:
+    """Scroll the container keyed `key` (drawn in this run) into view, and give it the keyboard's
+    focus with `focus` (assets/scroll_to.js)."""
+    n = st.session_state["_scroll_n"] = st.session_state.get("_scroll_n", 0) + 1  # a new element each time
+    args = json.dumps({"selector": f".st-key-{key}", "focus": focus, "n": n})
+    st.html(f"<script>{_css('scroll_to.js')}\nsdScrollTo({args});</script>", unsafe_allow_javascript=True)
+
+
+def _share_control(s: Strings, lang: str) -> None:
+    """The sidebar's "copy link to this setup": the address is written once, when asked
+    (urlstate.share), and the link is shown with a copy button."""
+    st.sidebar.button(
+        s["share_link"], key="_share_link", on_click=share, args=(lang, (FROM_STEP,)), icon=":material/link:"
+    )
+    query = shared()
+    if query is not None:
+        st.sidebar.code(f"{st.context.url or ''}?{urlencode(query)}", language=None, wrap_lines=True)
+        st.sidebar.caption(s["share_link_done"])
 
 
 def warn_rejected(s: Strings, keys: Sequence[str]) -> None:

@@ -1,10 +1,15 @@
-"""Mirror a page's controls in the URL so a teacher can share the exact example.
+"""Set a page's controls from its link, and give the learner a link to the setup they made.
 
 Call :func:`restore` before the widgets (it seeds their session state from the URL, or
-from the defaults) and :func:`mirror` after them (it writes the current values back).
-Widgets are created with ``key=param.key`` and no ``value=`` of their own.
+from the defaults) and :func:`mirror` after them (it notes the current values as the page's
+link). Widgets are created with ``key=param.key`` and no ``value=`` of their own.
 :func:`arrive` (called by ``pages.common.page.start`` at the top of every page run) tells a
 learner's arrival on a page from a rerun of the page they are on.
+
+The address is written only when the learner asks for a link (:func:`share`): Streamlit's
+browser side pushes a history entry for every change of ``st.query_params``, so a page that
+rewrote its address on arrival and on each move of a control would fill the history, and the
+browser's Back would step through the page's settings instead of returning to the page before.
 """
 
 from __future__ import annotations
@@ -17,9 +22,9 @@ import streamlit as st
 
 from specdec_core.course.sampling_lab import snap_temperature
 
-_LAST = "_url_last"
-_WRITTEN = "_url_written"  # per key, the values this session has put in the address (recent first)
-_KEEP_WRITTEN = 64
+_LAST = "_url_last"  # per key, the address's value last applied to the control
+_LINK = "_url_link"  # per key, the value the page's link carries now (mirror, link_value)
+_SHARED = "_url_shared"  # the query share() just wrote, shown on the next run
 _PAGE = "_url_page"  # the page the session's last whole-page run showed
 
 
@@ -115,16 +120,17 @@ def arrive(page: str) -> None:
 
     Opening another page (a ``st.page_link``, the menu, the browser's history) keeps the
     session but drops the left page's widget state, so the address such a run carries is a
-    link to follow in full, even one this session wrote or followed before: clicking the
-    same link a second time in the same tab must set its page up again. Arriving therefore
-    forgets what this session wrote into the address; reruns of the same page (and fragment
-    runs, which do not call this) keep that memory, which :func:`restore` needs.
+    link to follow in full, even one this session followed before: clicking the same link a
+    second time in the same tab must set its page up again. Arriving therefore forgets which
+    values were applied and the left page's link; reruns of the same page (and fragment runs,
+    which do not call this) keep them.
     """
     ss = st.session_state
     if ss.get(_PAGE) != page:
         ss[_PAGE] = page
         ss[_LAST] = {}
-        ss[_WRITTEN] = {}
+        ss[_LINK] = {}
+        ss.pop(_SHARED, None)
 
 
 def restore(params: Sequence[Param]) -> list[str]:
@@ -133,18 +139,15 @@ def restore(params: Sequence[Param]) -> list[str]:
     Returns the keys whose URL value could not be read (they keep their default).
 
     On a run that arrives from another page (:func:`arrive`) every value the URL carries is
-    applied. Afterwards a rerun carries the browser's address as it was when the rerun was
-    asked for, which can lag behind the widgets: when a slider moves several times quickly,
-    the address may still hold a value this session wrote one or two runs ago. Such an echo
-    of our own writing is not a new link, so it never overrides a widget (the next
-    :func:`mirror` corrects the address); only a value this session never wrote is.
+    applied. The address does not follow the widgets, so on later reruns it still holds the
+    values applied on arrival (or written by :func:`share`): those are never applied again,
+    and only a value not applied yet (a link typed in by hand) overrides a widget.
     """
     last: dict[str, str] = st.session_state.setdefault(_LAST, {})
-    written: dict[str, list[str]] = st.session_state.setdefault(_WRITTEN, {})
     rejected: list[str] = []
     for prm in params:
         raw = st.query_params.get(prm.key)
-        if raw is not None and raw != last.get(prm.key) and raw not in written.get(prm.key, ()):
+        if raw is not None and raw != last.get(prm.key):
             last[prm.key] = raw
             try:
                 st.session_state[prm.key] = prm.parse(raw)
@@ -157,21 +160,38 @@ def restore(params: Sequence[Param]) -> list[str]:
 
 
 def mirror(params: Sequence[Param]) -> None:
-    """Write the current value of each control into the URL."""
-    last: dict[str, str] = st.session_state.setdefault(_LAST, {})
-    written: dict[str, list[str]] = st.session_state.setdefault(_WRITTEN, {})
+    """Note the current value of each control as part of the page's link (:func:`share`)."""
     for prm in params:
         if prm.key in st.session_state:
-            raw = prm.dump(st.session_state[prm.key])
-            last[prm.key] = raw
-            seen = written.setdefault(prm.key, [])
-            if not seen or seen[0] != raw:
-                if raw in seen:
-                    seen.remove(raw)
-                seen.insert(0, raw)
-                del seen[_KEEP_WRITTEN:]
-            if st.query_params.get(prm.key) != raw:
-                st.query_params[prm.key] = raw
+            link_value(prm.key, prm.dump(st.session_state[prm.key]))
+
+
+def link_value(key: str, raw: str) -> None:
+    """Note `raw` as the value the page's link carries for `key` (one not drawn by a widget)."""
+    st.session_state.setdefault(_LINK, {})[key] = raw
+
+
+def link_query(lang: str, drop: Sequence[str] = ()) -> dict[str, str]:
+    """The query of a link to the page as it is set up now: the address it was opened with
+    (less the keys in `drop`), its language, and every value noted by :func:`mirror` and
+    :func:`link_value` since the learner arrived (a value the page has not drawn, e.g. behind
+    a passcode, stays as the link gave it)."""
+    opened = {k: v for k, v in st.query_params.to_dict().items() if k not in drop}
+    return {**opened, "lang": lang, **st.session_state.get(_LINK, {})}
+
+
+def share(lang: str, drop: Sequence[str] = ()) -> None:
+    """Write the page's link (:func:`link_query`) into the address, once (call from a callback):
+    one history entry, and the address bar then holds a link that sets the page up as it is."""
+    query = link_query(lang, drop)
+    st.session_state.setdefault(_LAST, {}).update(query)  # our own values: never re-applied
+    st.query_params.from_dict(query)
+    st.session_state[_SHARED] = query
+
+
+def shared() -> dict[str, str] | None:
+    """The query :func:`share` wrote on this page, once: the run after the request reads it."""
+    return st.session_state.pop(_SHARED, None)
 
 
 def redraw_controls() -> None:
@@ -181,6 +201,6 @@ def redraw_controls() -> None:
     showing the label it had: after a language switch it would still display the old
     language. Re-assigning the value through session state makes Streamlit send it afresh.
     """
-    for key in st.session_state.get(_LAST, {}):
+    for key in st.session_state.get(_LINK, {}):
         if key in st.session_state:
             st.session_state[key] = st.session_state[key]

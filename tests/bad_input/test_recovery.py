@@ -12,7 +12,7 @@ import json
 import pytest
 
 from specdec_core.live.trace import to_json
-from support.apptest import open_page, rerun
+from support.apptest import open_page, rerun, shared_link
 from tests.bad_input.hostile import toy_trace
 from tests.bad_input.test_catalogue import sources  # noqa: F401  (the model-folder fixture)
 
@@ -130,7 +130,7 @@ def test_table_that_does_not_sum_to_one_then_the_repair_button(page, param):
     at.button(key=f"{prefix}_normalise").click()
     rerun(at)
     assert not at.error and at.metric
-    assert json.loads(at.query_params[param])[1][1] == pytest.approx(0.4 / 0.9)
+    assert json.loads(shared_link(at)[param])[1][1] == pytest.approx(0.4 / 0.9)
 
 
 @pytest.mark.parametrize(("page", "param"), [("overlap", "ov_table"), ("tree", "tree_table")])
@@ -139,7 +139,7 @@ def test_negative_table_then_back_to_the_example(page, param):
     assert at.error
     at.button(key=f"{param.split('_')[0]}_reset_table").click()
     rerun(at)
-    assert not at.error and at.metric and at.query_params[param] == ""
+    assert not at.error and at.metric and shared_link(at)[param] == ""
 
 
 def test_bad_logits_link_then_a_good_one():
