@@ -29,6 +29,7 @@ PAGES: tuple[PageInfo, ...] = (
     PageInfo("block", "speculative", ":material/view_week:"),
     PageInfo("tree_drafts", "speculative", ":material/schema:"),
     PageInfo("cost", "speculative", ":material/speed:"),
+    PageInfo("roofline", "speculative", ":material/roofing:"),
     PageInfo("self_spec", "speculative", ":material/psychology:"),
     PageInfo("live", "live", ":material/bolt:"),
     PageInfo("round", "live", ":material/timeline:"),

@@ -1,0 +1,1 @@
+"""The roofline lesson's own parts: its settings (``form``)."""
