@@ -3,25 +3,31 @@
 import streamlit as st
 
 from pages.common import form
+from pages.common import profile as shown
 from pages.common.page import controls_box, lesson_body, start
 from pages.common.quiz import quiz
 from pages.common.urlstate import mirror
-from pages.cost_parts.form import FORM, MAX_GAMMA, MEASURED_BETA
-from specdec_core.course.cost import check_claims, cost_data, cost_summary
+from pages.cost_parts.form import FORM, MAX_GAMMA
+from specdec_core.course.cost import check_claims, cost_data, cost_summary, draft_presets
+from specdec_core.live.profile_quotes import course_costs, step_split
 from specdec_core.theory import linear_verify_cost
 from specdec_core.viz import cost as viz
 from specdec_core.viz import speedup_maps
 
 ALPHA_LINES = (0.5, 0.7, 0.8, 0.9, 0.95)
 
-#: The essay's table (quoted, two rows wrong) and this machine's measurements (specdec_core.course.cost).
-_DATA = cost_data()
-SEED_CLAIMS = _DATA.seed_claims
-MEASURED_DRAFTS = _DATA.measured_drafts
-MEASURED_VERIFY = _DATA.measured_verify
+#: The essay's table (quoted, two rows wrong) and the drafts' greedy match rates
+#: (specdec_core.course.cost); their costs and the verification's from this machine's profile,
+#: else the memory-bound reference (read at each run: a model loaded since may have measured them).
+SEED_CLAIMS = cost_data().seed_claims
+COSTS = course_costs()
+MEASURED_DRAFTS = draft_presets(lambda draft: COSTS.draft_c(draft).value)
+VERIFY = COSTS.verify(5)
+BETA = COSTS.beta().value
 f = FORM
 
 s, text = start("cost", params=f.params())
+SOURCE = shown.source(s, COSTS)
 fig_text = s["fig"]
 st.session_state.setdefault("cost_preset", "custom")
 
@@ -30,7 +36,7 @@ def _load_preset() -> None:
     name = st.session_state["cost_preset"]
     if name in MEASURED_DRAFTS:
         st.session_state[f.alpha.key], st.session_state[f.c.key] = MEASURED_DRAFTS[name]
-        st.session_state[f.verify.key], st.session_state[f.beta.key] = "linear", MEASURED_BETA
+        st.session_state[f.verify.key], st.session_state[f.beta.key] = "linear", BETA
 
 
 def _to_custom() -> None:
@@ -46,10 +52,10 @@ def _lesson() -> None:
         st.selectbox(
             s["preset"],
             ["custom", *MEASURED_DRAFTS],
-            format_func=lambda k: s[f"presets.{k}"],
+            format_func=lambda k: s(f"presets.{k}", c=f"{MEASURED_DRAFTS.get(k, (0, 0))[1]:.2f}"),
             key="cost_preset",
             on_change=_load_preset,
-            help=s["preset_help"],
+            help=s("preset_help", source=SOURCE),
         )
         c1, c2, c3 = st.columns(3)
         form.slider(c1, f.alpha, s["alpha"], step=0.01, help=s["alpha_help"], on_change=_to_custom)
@@ -70,7 +76,7 @@ def _lesson() -> None:
             s["beta"],
             step=0.005,
             format="%.3f",
-            help=s["beta_help"],
+            help=s("beta_help", beta=f"{BETA:g}", source=SOURCE, v5=f"{VERIFY.value:.2f}"),
             disabled=form.value(f.verify) == "constant",
         )
     mirror(f.params())
@@ -94,9 +100,12 @@ def _lesson() -> None:
         verdict += " " + s("verdict_limit", limit=MAX_GAMMA)
     st.html(f'<div class="sd-verdict {"yes" if now.verdict == "faster" else "no"}">{verdict}</div>')
 
-    text.show("decode")
-    st.plotly_chart(viz.verify_cost_figure(beta, MAX_GAMMA, MEASURED_VERIFY, fig_text), theme=None)
-    st.caption(s("verify_caption", tokens=MEASURED_VERIFY[0], cost=MEASURED_VERIFY[1], beta=MEASURED_BETA))
+    text.show("decode", values={"v5": shown.number(s, VERIFY), "source": SOURCE, "beta": f"{BETA:g}"})
+    point = (5, VERIFY.value)
+    st.plotly_chart(viz.verify_cost_figure(beta, MAX_GAMMA, point, fig_text), theme=None)
+    caption = s("verify_caption", source=SOURCE, tokens=5, cost=f"{VERIFY.value:.2f}", beta=f"{BETA:g}")
+    st.caption(" ".join(x for x in (caption, shown.why(s, VERIFY)) if x))
+    _step()
 
     text.show("expected")
     claims = check_claims(SEED_CLAIMS, c, verify_cost)
@@ -138,12 +147,53 @@ def _lesson() -> None:
     )
     st.caption(s["heatmap_caption"])
 
-    text.show("measured")
+    _measured_text()
     drafts = [(s[f"presets_short.{k}"], a, cost) for k, (a, cost) in MEASURED_DRAFTS.items()]
     st.plotly_chart(
         speedup_maps.drafts_map_figure(drafts, verify_cost, MAX_GAMMA, alpha, c, fig_text), theme=None
     )
-    st.caption(s["map_caption"])
+    st.caption(s("map_caption", source=SOURCE))
+
+
+def _measured_text() -> None:
+    """The measured drafts' table and the bf16 copy's story, from this machine's costs."""
+    figures = {
+        k: COSTS.draft_c(d)
+        for k, d in (("bf16", "bf16"), ("layers24", "layerskip:24"), ("layers8", "layerskip:8"))
+    }
+    alpha, c = MEASURED_DRAFTS["bf16"]
+    bf16 = cost_summary(alpha, 4, c, linear_verify_cost(BETA), MAX_GAMMA)
+    values = {f"c_{k}": shown.number(s, fig) for k, fig in figures.items()}
+    values |= {
+        "source": SOURCE,
+        "why": shown.why(s, *figures.values()),
+        "c_bf16_value": f"{c:.2f}",
+        "beta": f"{BETA:g}",
+        "bf16_best_gamma": str(bf16.best_gamma),
+        "bf16_best": f"{bf16.best_speedup:.2f}",
+        "bf16_gamma4": f"{bf16.speedup:.2f}",
+    }
+    text.show("measured", values=values)
+
+
+def _step() -> None:
+    """Where this machine's decode step goes: reading the weights, and everything else."""
+    split = step_split(COSTS)
+    if split is None:
+        st.info(s["step_none"])
+        return
+    values = {
+        "step_ms": f"{split.step_ms:.1f}",
+        "source": SOURCE,
+        "weight_mb": f"{split.weight_mb:.0f}",
+        "bandwidth": f"{split.bandwidth_gbs:.1f}",
+        "floor_ms": f"{split.floor_ms:.1f}",
+        "rest_ms": f"{split.rest_ms:.1f}",
+        "rest_share": f"{split.rest_share:.0%}",
+        "h100_floor_ms": f"{split.gpu_floor_ms:.2f}",
+        "threads": str(split.threads),
+    }
+    text.show("step", values=values)
 
 
 lesson_body(_lesson)

@@ -155,25 +155,15 @@ def _verify_source() -> dict:
 #: pattern finds is the figure.
 VERIFY_MENTIONS = {
     "en": [
-        ("cost", "decode", r"5-token verification took about (\d\.\d+) single steps"),
-        ("cost", "measured", r"\((\d\.\d+) steps for these 5 rows\)"),
-        ("cost", "toml:beta_help", r"5 tokens ≈ (\d\.\d+) steps"),
+        ("cost", "measured", r"\((\d\.\d+) steps for these 5 rows,"),
         ("notation", "worked", r"verifying 5 tokens cost about (\d\.\d+)"),
         ("notation", "worked", r"4 \\times 0\.05 \+ (\d\.\d+) = "),
-        ("compare", "projection", r"verifying 5 tokens costs about (\d\.\d+) single steps"),
-        ("about", "body", r"5-token verification then costs about (\d\.\d+) single steps"),
-        ("race", "apprentices", r"v = 1 \+ [\d.]+\\gamma = (\d\.\d+)"),
         ("self_spec", "worked", r"\\times 0\.\d+ \+ (\d\.\d+) = "),
     ],
     "zh": [
-        ("cost", "decode", r"验证 5 个 token 大约要花 (\d\.\d+) 个单步"),
         ("cost", "measured", r"这 5 行要 (\d\.\d+) 步"),
-        ("cost", "toml:beta_help", r"5 个 token ≈ (\d\.\d+) 步"),
         ("notation", "worked", r"验证 5 个 token 约花 (\d\.\d+) 个单步"),
         ("notation", "worked", r"4 \\times 0\.05 \+ (\d\.\d+) = "),
-        ("compare", "projection", r"验证 5 个 token 约花 (\d\.\d+) 个单步"),
-        ("about", "body", r"此后验证 5 个 token 约花 (\d\.\d+) 个单步"),
-        ("race", "apprentices", r"v = 1 \+ [\d.]+\\gamma = (\d\.\d+)"),
         ("self_spec", "worked", r"\\times 0\.\d+ \+ (\d\.\d+) = "),
     ],
 }
@@ -199,10 +189,11 @@ def test_every_five_row_verification_figure_is_the_measured_one(lang):
         if not found or set(found) != {f"{steps:.1f}"}:
             stale.append((page, section, pattern, found))
     assert not stale, f"quote {steps:.1f} (assets/presets/cost.json) here: {stale}"
-    for page, section in (("cost", "decode"), ("notation", "worked"), ("compare", "projection")):
-        text = _section(lang, page, section)
-        assert f"`{source['command']}`" in text and f"`{source['figure']}`" in text, page
-        assert page == "compare" or f"= {cost_data().measured_beta:g}" in text, page  # β of 1 + β·γ
+    # the cost, race, compare and About pages quote this machine's profile instead
+    # (tests/test_profile_lessons.py); the notation page's worked example keeps this point
+    text = _section(lang, "notation", "worked")
+    assert f"`{source['command']}`" in text and f"`{source['figure']}`" in text
+    assert f"= {cost_data().measured_beta:g}" in text  # β of 1 + β·γ
     every = " ".join(p.read_text("utf-8") for p in (LESSONS / lang).glob("*.*"))
     assert "1.2 single steps" not in every and "约花 1.2 个单步" not in every
     # β of 1 + β·γ, wherever a lesson writes it (β = 0 is the constant model)

@@ -94,12 +94,15 @@ def test_a_shared_url_restores_the_controls():
     assert _metrics(at)[2] == f"{expected:.2f}×"
 
 
-def test_a_measured_draft_loads_its_numbers_and_a_bad_apprentice_is_named():
+def test_a_measured_draft_loads_its_numbers_and_a_bad_apprentice_is_named(pinned_profile):
     at = open_page("cost", "en")
     at.selectbox(key="cost_preset").set_value("layers8")
     rerun(at)
-    assert at.slider(key="cost_alpha").value == 0.02 and at.slider(key="cost_c").value == 0.4
+    # μ from the lesson's data, c and β from this machine's (pinned) profile
+    c = pinned_profile.draft_c["smollm2"]["layerskip:8"]
+    assert at.slider(key="cost_alpha").value == 0.02 and at.slider(key="cost_c").value == c
     assert at.radio(key="cost_verify").value == "linear"
+    assert at.slider(key="cost_beta").value == pytest.approx((1.3 - 1) / 4)
     assert "bad apprentice" in _verdict(at)
     assert shared_link(at)["cost_alpha"] == "0.02"
     at.slider(key="cost_alpha").set_value(0.9)
@@ -151,3 +154,32 @@ def test_other_pages_state_does_not_leak_in():
     """Keys are page-prefixed: another lesson's alpha or c cannot break this page."""
     at = open_page("cost", "en", state={"alpha": 7.0, "gamma": 99, "c": -1, "beta": "x"})
     assert at.slider(key="cost_alpha").value == 0.8 and at.slider(key="cost_gamma").value == 4
+
+
+def _text(at) -> str:
+    return "\n".join(m.value for m in at.markdown) + "\n".join(c.value for c in at.caption)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_costs_are_this_machines_profile_and_name_it(lang, pinned_profile):
+    at = open_page("cost", lang)
+    text = _text(at)
+    assert "Pinned CPU" in text and "{{" not in text
+    # the 5-row verification (1.30 steps) differs from the memory-bound 1.00: both are shown
+    assert "1.30" in text and "1.00" in text
+    # bf16's c 0.71 against the reference's 0.50, and the step split: 48.0 ms against a 26.9 ms floor
+    assert "0.71" in text and "0.50" in text
+    assert "48.0" in text and "26.9" in text and "21.1" in text
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_before_any_model_loads_the_page_quotes_the_memory_bound_reference(lang):
+    at = open_page("cost", lang)
+    text = _text(at)
+    assert "{{" not in text and "Pinned CPU" not in text
+    strings = tomllib.loads((ROOT / "lessons" / lang / "common.toml").read_text("utf-8"))["profile"]
+    assert strings["reference"] in text
+    assert at.info and "python -m bench.profile" in at.info[0].value
+    at.selectbox(key="cost_preset").set_value("bf16")
+    rerun(at)
+    assert at.slider(key="cost_c").value == 0.5 and at.slider(key="cost_beta").value == 0.0

@@ -10,7 +10,10 @@ A lesson file looks like::
     <!-- section: temperature -->
     …
 
-Pages render one section at a time between their widgets.
+Pages render one section at a time between their widgets. A section may hold ``{{name}}``
+placeholders for figures that depend on the machine (this machine's profile fills them:
+``pages/common/profile.py``); :meth:`Lesson.show` fills them from the values it is given and
+refuses a section left with one unfilled.
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ import streamlit as st
 from pages.common.i18n import LESSONS, current_lang
 
 _SECTION = re.compile(r"^<!--\s*section:\s*([\w-]+)\s*-->\s*$", re.MULTILINE)
+#: A figure the page fills in: ``{{c_bf16}}``.
+PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
 
 
 @dataclass(frozen=True)
@@ -31,12 +36,18 @@ class Lesson:
     meta: dict[str, str]
     sections: dict[str, str]
 
-    def show(self, section: str, heading: str | None = None) -> None:
+    def show(self, section: str, heading: str | None = None, values: dict[str, str] | None = None) -> None:
         """Render one section as Markdown (KaTeX formulas included), under `heading` when
         given: a Markdown heading in the same element draws as ``st.header`` does, and a
-        lesson fragment sends one element fewer on every rerun."""
-        body = self.sections[section]
+        lesson fragment sends one element fewer on every rerun. `values` fill the section's
+        ``{{name}}`` placeholders (KeyError for one not given)."""
+        body = fill(self.sections[section], values or {})
         st.markdown(f"## {heading}\n\n{body}" if heading else body)
+
+
+def fill(body: str, values: dict[str, str]) -> str:
+    """`body` with each ``{{name}}`` replaced by ``values[name]`` (KeyError for a name not given)."""
+    return PLACEHOLDER.sub(lambda m: values[m.group(1)], body)
 
 
 def parse(text: str) -> Lesson:

@@ -1,16 +1,17 @@
-"""The cost lesson's data and verdicts: the essay's table and this machine's measurements
+"""The cost lesson's data and verdicts: the essay's table, the drafts' greedy match rates
 (assets/presets/cost.json), the numbers of one setting and whether it pays off.
 
-The essay's expected-tokens table is quoted as printed (two of its rows are wrong); the
-measured drafts are (α, draft cost as a fraction of a target step); one measured point gives
-the cost of verifying several tokens at once, and through it the linear verification model
-1 + β·γ.
+The essay's expected-tokens table is quoted as printed (two of its rows are wrong). A draft's
+greedy match rate μ does not depend on the machine; its cost c does, so the page hands in this
+machine's costs (``live.machine_profile``) and :func:`draft_presets` pairs them. One past
+measured point, labelled as such in the file, gives the other lessons' worked examples the cost
+of verifying several tokens at once and through it the linear verification model 1 + β·γ.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -25,15 +26,18 @@ COST_FILE = Path(__file__).resolve().parents[2] / "assets" / "presets" / "cost.j
 
 @dataclass(frozen=True)
 class CostData:
-    """What the cost page shows besides its own controls.
+    """What the lessons show besides their own controls.
 
     ``seed_claims``: the essay's (α, γ, claimed E[tokens]) rows, as printed;
-    ``measured_drafts``: name → (α, draft cost ratio), in the file's order;
-    ``measured_verify``: (tokens verified in one forward, its cost in single decode steps);
-    ``measured_beta``: β of 1 + β·γ through that point (γ = tokens - 1 drafts), to 6 places.
+    ``greedy_match``: preset name → (μ, the draft's name in a machine profile), in the file's order;
+    ``measured_drafts``: name → (α, c) of one past measurement (the shipped heads' from their
+    cards), which the self-speculation lesson quotes as such;
+    ``measured_verify``: (tokens verified in one forward, its cost in single decode steps), the
+    same past measurement; ``measured_beta``: β of 1 + β·γ through that point, to 6 places.
     """
 
     seed_claims: tuple[tuple[float, int, float], ...]
+    greedy_match: MappingProxyType[str, tuple[float, str]]
     measured_drafts: MappingProxyType[str, tuple[float, float]]
     measured_verify: tuple[int, float]
     measured_beta: float
@@ -41,20 +45,34 @@ class CostData:
 
 @cache
 def cost_data() -> CostData:
-    """The cost lesson's data, read once per process."""
+    """The lessons' data, read once per process."""
     with COST_FILE.open(encoding="utf-8") as f:
         data = json.load(f)
-    drafts = {name: tuple(v) for name, v in data["measured_drafts"]["drafts"].items()}
-    for key, preset in (("head", _head_preset()), ("medusa", _medusa_preset())):
-        if preset is not None:
-            drafts[key] = preset
+    match = {name: (float(d["mu"]), str(d["draft"])) for name, d in data["greedy_match"]["drafts"].items()}
+    drafts = {name: tuple(v) for name, v in data["past_costs"]["drafts"].items()}
+    for key, preset in _heads().items():
+        drafts[key] = preset
     tokens, steps = data["measured_verify"]["tokens"], data["measured_verify"]["steps"]
     return CostData(
         seed_claims=tuple(tuple(row) for row in data["seed_claims"]["rows"]),
+        greedy_match=MappingProxyType(match),
         measured_drafts=MappingProxyType(drafts),
         measured_verify=(tokens, steps),
         measured_beta=round((steps - 1) / (tokens - 1), 6),
     )
+
+
+def _heads() -> dict[str, tuple[float, float]]:
+    presets = {"head": _head_preset(), "medusa": _medusa_preset()}
+    return {k: v for k, v in presets.items() if v is not None}
+
+
+def draft_presets(c_of: Callable[[str], float]) -> dict[str, tuple[float, float]]:
+    """The cost page's measured drafts, name → (α, c): each μ with the c `c_of` gives for its
+    draft (this machine's profile, else the memory-bound reference), then the shipped heads from
+    their cards; c to two places, as the page's slider takes it."""
+    out = {name: (mu, round(float(c_of(draft)), 2)) for name, (mu, draft) in cost_data().greedy_match.items()}
+    return out | _heads()
 
 
 def _head_preset() -> tuple[float, float] | None:
