@@ -154,3 +154,9 @@ def test_an_ascii_variant_is_caught_right_beside_chinese_characters(tmp_path):
     (tmp_path / "page.md").write_text("创作类 prompt在高温下往往更难猜。\n", "utf-8")
     (tmp_path / "page.toml").write_text('line = "第二个prompt随附"\n', "utf-8")
     assert {page: len(v) for page, v in find_variants(prompt, zh_texts(tmp_path)).items()} == {"page": 2}
+    target = next(e for e in GLOSSARY["term"] if e["zh"] == "目标模型")
+    (tmp_path / "page.md").write_text(
+        "作为第二个target随附，由 Target 模型验证；见 `<target>/x.jsonl`。\n", "utf-8"
+    )
+    (tmp_path / "page.toml").write_text('line = "大的**目标模型**（target model）：{target}"\n', "utf-8")
+    assert {page: len(v) for page, v in find_variants(target, zh_texts(tmp_path)).items()} == {"page": 2}
