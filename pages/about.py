@@ -4,10 +4,12 @@ import sys
 
 import streamlit as st
 
+from pages.common import profile as shown
 from pages.common.page import start
+from specdec_core.live.profile_quotes import course_costs
 
 s, text = start("about")
-text.show("body")
+text.show("body", values=shown.course_values(s, course_costs()))
 with st.container(border=True):
     text.show("sources")
 with st.container(border=True):

@@ -14,6 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from pages.common import form
+from pages.common import profile as shown
 from pages.common.compare_form import compare_form, grid_problem, grid_spec
 from pages.common.page import start
 from pages.common.quiz import quiz
@@ -22,8 +23,9 @@ from pages.compare_parts.questions import questions_panel
 from pages.compare_parts.run import RESULT_KEY, SAMPLE_KEY, estimate
 from pages.compare_parts.show import figures, tables, verdicts
 from pages.compare_parts.watch import run_panel
-from specdec_core.live.compare import DRAFT_KEYS, GridError, gpu_rows, published
+from specdec_core.live.compare import DRAFT_KEYS, GridError, gpu_rows, projected_speedup, published
 from specdec_core.live.compare_saved import example, grid_from_json
+from specdec_core.live.profile_quotes import course_costs
 from specdec_core.viz.escape import md
 
 s, text = start("compare")
@@ -79,7 +81,11 @@ c = figures(s, result, names, f)
 text.show("reading")
 tables(s, result, c, names)
 
-text.show("projection")
+#: The worked example's bf16 cell (90 tokens, 30 target passes, 120 draft forwards) at the c of
+#: this machine's profile (else the memory-bound reference), as the text quotes it.
+values = shown.course_values(s, course_costs())
+values["bf16_projected"] = f"{projected_speedup(90, 30, 120, float(values['c_bf16_value'])):.2f}"
+text.show("projection", values=values)
 st.subheader(s["published_title"])
 pub = [{s["published.source"]: r["source"], s["published.hardware"]: r["hardware"],
         s["published.method"]: r["method"],

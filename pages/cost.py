@@ -157,23 +157,7 @@ def _lesson() -> None:
 
 def _measured_text() -> None:
     """The measured drafts' table and the bf16 copy's story, from this machine's costs."""
-    figures = {
-        k: COSTS.draft_c(d)
-        for k, d in (("bf16", "bf16"), ("layers24", "layerskip:24"), ("layers8", "layerskip:8"))
-    }
-    alpha, c = MEASURED_DRAFTS["bf16"]
-    bf16 = cost_summary(alpha, 4, c, linear_verify_cost(BETA), MAX_GAMMA)
-    values = {f"c_{k}": shown.number(s, fig) for k, fig in figures.items()}
-    values |= {
-        "source": SOURCE,
-        "why": shown.why(s, *figures.values()),
-        "c_bf16_value": f"{c:.2f}",
-        "beta": f"{BETA:g}",
-        "bf16_best_gamma": str(bf16.best_gamma),
-        "bf16_best": f"{bf16.best_speedup:.2f}",
-        "bf16_gamma4": f"{bf16.speedup:.2f}",
-    }
-    text.show("measured", values=values)
+    text.show("measured", values=shown.course_values(s, COSTS))
 
 
 def _step() -> None:
@@ -191,6 +175,7 @@ def _step() -> None:
         "rest_ms": f"{split.rest_ms:.1f}",
         "rest_share": f"{split.rest_share:.0%}",
         "h100_floor_ms": f"{split.gpu_floor_ms:.2f}",
+        "gpu_bandwidth": f"{split.gpu_bandwidth_gbs:,.0f}",
         "threads": str(split.threads),
     }
     text.show("step", values=values)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import streamlit as st
 
 from pages.common import form
+from pages.common import profile as shown
 from pages.common.i18n import strings
 from pages.common.model_form import (
     decoding_controls,
@@ -32,6 +33,7 @@ from pages.race_parts.view import by_task, show
 from specdec_core.live.access import drafts
 from specdec_core.live.limits import MAX_PROMPT_CHARS, MAX_RACE_NEW_TOKENS
 from specdec_core.live.model_choices import drafts_for, plain_targets
+from specdec_core.live.profile_quotes import course_costs
 from specdec_core.live.race import RaceResult
 
 # the race offers no custom draft on the toy pair
@@ -62,7 +64,9 @@ if "race_drafts" not in st.session_state or not set(st.session_state["race_draft
 follow_preset("race")
 
 
-text.show("intro")
+#: The drafts' costs the text quotes: this machine's profile, else the memory-bound reference.
+VALUES = shown.course_values(s, course_costs())
+text.show("intro", values=VALUES)
 
 with st.container(border=True):
     st.markdown(f"**{s['controls']}**")
@@ -120,5 +124,5 @@ if last_task in results:
     by_task(results)
 else:
     st.info(s["press_run"])
-text.show("apprentices")
+text.show("apprentices", values=VALUES)
 quiz(s)

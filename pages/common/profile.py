@@ -5,7 +5,12 @@ names where the figures come from (``specdec_core.live.profile_quotes``)."""
 from __future__ import annotations
 
 from pages.common.i18n import Strings
+from specdec_core.course.cost import cost_summary, draft_presets
 from specdec_core.live.profile_quotes import CourseCosts, Figure
+from specdec_core.theory import linear_verify_cost
+
+#: The longest draft the lessons' best γ is searched up to (the cost page's slider).
+MAX_GAMMA = 16
 
 
 def number(s: Strings, fig: Figure, digits: int = 2) -> str:
@@ -25,3 +30,27 @@ def source(s: Strings, costs: CourseCosts) -> str:
 def why(s: Strings, *figures: Figure) -> str:
     """The sentence why two figures are shown, when any of `figures` shows both; else ""."""
     return s["profile.why"] if any(f.reference is not None for f in figures) else ""
+
+
+def course_values(s: Strings, costs: CourseCosts) -> dict[str, str]:
+    """The figures lesson text fills in (``{{name}}``), from `costs`: where they come from
+    (``source``, and ``why`` two are shown), each draft's c (``c_bf16``, ``c_layers24``,
+    ``c_layers8``; ``…_value`` the number alone), the 5-row verification (``v5``) and its
+    ``beta``, and the bf16 copy's and the first-8-layers draft's round at γ = 4 priced with that
+    verification (``<draft>_tokens``, ``_round``, ``_gamma4``; the bf16 copy's best γ and speedup
+    ``bf16_best_gamma``, ``bf16_best``)."""
+    verify, beta = costs.verify(5), costs.beta().value
+    drafts = {"bf16": "bf16", "layers24": "layerskip:24", "layers8": "layerskip:8"}
+    figures = {k: costs.draft_c(d) for k, d in drafts.items()}
+    out = {"source": source(s, costs), "why": why(s, verify, *figures.values())}
+    out |= {"v5": number(s, verify), "v5_value": f"{verify.value:.2f}", "beta": f"{beta:g}"}
+    for key, fig in figures.items():
+        out[f"c_{key}"], out[f"c_{key}_value"] = number(s, fig), f"{fig.value:.2f}"
+    presets = draft_presets(lambda d: costs.draft_c(d).value)
+    for key in ("bf16", "layers8"):
+        alpha, c = presets[key]
+        now = cost_summary(alpha, 4, c, linear_verify_cost(beta), MAX_GAMMA)
+        out[f"{key}_tokens"], out[f"{key}_round"] = f"{now.tokens:.2f}", f"{now.round_cost:.2f}"
+        out[f"{key}_gamma4"] = f"{now.speedup:.2f}"
+        out[f"{key}_best_gamma"], out[f"{key}_best"] = str(now.best_gamma), f"{now.best_speedup:.2f}"
+    return out

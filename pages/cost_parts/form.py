@@ -9,10 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pages.common.form import Form
+from pages.common.profile import MAX_GAMMA
 from pages.common.urlstate import Param, choice_param, float_param, int_param
 from specdec_core.course.cost import cost_data
 
-MAX_GAMMA = 16
 #: The linear model 1 + β·γ through this machine's measured point (specdec_core.course.cost).
 MEASURED_BETA = cost_data().measured_beta
 

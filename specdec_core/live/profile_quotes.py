@@ -85,7 +85,8 @@ def course_costs(model: str = "smollm2") -> CourseCosts:
 @dataclass(frozen=True)
 class StepSplit:
     """A measured decode step split into reading the weights at this machine's bandwidth (its
-    floor) and everything else; ``gpu_floor_ms``: the same bytes read at the reference GPU's."""
+        floor) and everything else; ``gpu_floor_ms``: the same bytes read at the reference GPU's
+    bandwidth, ``gpu_bandwidth_gbs``."""
 
     step_ms: float
     floor_ms: float
@@ -94,6 +95,7 @@ class StepSplit:
     weight_mb: float
     bandwidth_gbs: float
     threads: int
+    gpu_bandwidth_gbs: float
     gpu_floor_ms: float
 
 
@@ -106,6 +108,7 @@ def step_split(costs: CourseCosts) -> StepSplit | None:
     step = m.step_ms[costs.model]
     nbytes = floor / 1e3 * m.bandwidth_gbs * 1e9
     rest = max(step - floor, 0.0)
+    gpu = reference(REFERENCE_HARDWARE).bandwidth_gbs
     return StepSplit(
         step_ms=step,
         floor_ms=floor,
@@ -114,5 +117,6 @@ def step_split(costs: CourseCosts) -> StepSplit | None:
         weight_mb=nbytes / 1e6,
         bandwidth_gbs=m.bandwidth_gbs,
         threads=m.threads,
-        gpu_floor_ms=nbytes / (reference(REFERENCE_HARDWARE).bandwidth_gbs * 1e9) * 1e3,
+        gpu_bandwidth_gbs=gpu,
+        gpu_floor_ms=nbytes / (gpu * 1e9) * 1e3,
     )
