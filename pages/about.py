@@ -20,6 +20,11 @@ with st.container(border=True):
     if rows:
         machine = choice.machine_key()
         keys = ("cpu", "torch", "threads", "omp_wait_policy")
+        threads = sys.modules.get("specdec_core.models.hf.thread_choice")
+        chosen = threads.last() if threads is not None else None
+        if chosen is not None:  # the thread count chosen at the first load
+            timings = ", ".join(f"{n}: {t:.2f} ms" for n, t in chosen["timings_ms"].items())
+            st.caption(s("kernels_threads", threads=chosen["threads"], timings=timings))
         st.caption(s("kernels_caption", **{k: machine[k] for k in keys}))
         columns = {"weight": s["kernels_weight"], "dtype": s["kernels_dtype"], "kernels": s["kernels_rows"]}
         st.dataframe([{columns[k]: v for k, v in row.items()} for row in rows], hide_index=True)

@@ -5,8 +5,8 @@ already in the local cache. Anything missing raises ``ModelNotAvailableError`` (
 ``ValueError``) whose message names what is missing. No ``trust_remote_code``; weights
 only from safetensors or GGUF.
 
-Threads: torch's default is kept; ``SPECDEC_TORCH_THREADS`` (read once, see
-:func:`configure_torch_threads`) overrides it.
+Threads: ``SPECDEC_TORCH_THREADS`` (read once, see :func:`configure_torch_threads`) names the
+count; without it the first model to load chooses one by measurement (:mod:`.thread_choice`).
 """
 
 from __future__ import annotations
@@ -99,7 +99,13 @@ def configure_torch_threads(threads: int | None = None) -> int:
         if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
             raise ValueError(f"threads must be a whole number ≥ 1, got {threads!r}.")
         torch.set_num_threads(threads)
+        _threads_done = True
     return torch.get_num_threads()
+
+
+def threads_configured() -> bool:
+    """Whether this process's thread count is settled (read from the environment or set)."""
+    return _threads_done
 
 
 # -- loading helpers ---------------------------------------------------------------------------

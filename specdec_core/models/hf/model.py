@@ -17,12 +17,11 @@ from typing import Any
 import numpy as np
 import torch
 
-from specdec_core.models.hf import kernel_choice
+from specdec_core.models.hf import kernel_choice, thread_choice
 from specdec_core.models.hf.fast import FastForward, LogitRows, plain_head, tree_arguments
 from specdec_core.models.hf.lean import LeanCache
 from specdec_core.models.hf.loading import (
     Progress,
-    configure_torch_threads,
     dtype_name,
     locate,
     read_pretrained,
@@ -89,7 +88,7 @@ class HFCausalLM:
         params = inspect.signature(module.forward).parameters
         self._cache_kw = "cache" if "cache" in params else "past_key_values"
         self._keep_kw = "logits_to_keep" in params
-        configure_torch_threads()  # first: the kernel choice is timed at the engine's thread count
+        thread_choice.choose()  # first: the kernel choice is timed at the engine's thread count
         #: body + head with faster linears (None: the model's own forward runs)
         use_fast = fast_enabled() if fast is None else bool(fast)
         self.fast: FastForward | None = (
