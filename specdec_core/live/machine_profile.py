@@ -16,6 +16,7 @@ Reading a profile loads no torch (a page may call :func:`load`); measuring does.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 import json
@@ -59,8 +60,13 @@ class Hardware:
 
 def hardware_references() -> list[Hardware]:
     """The published peaks of ``assets/hardware.json``, each with its citation."""
+    return list(_references())
+
+
+@functools.cache
+def _references() -> tuple[Hardware, ...]:
     data = json.loads(HARDWARE_FILE.read_text(encoding="utf-8"))
-    return [
+    return tuple(
         Hardware(
             key=str(h["key"]),
             label=str(h["label"]),
@@ -69,7 +75,7 @@ def hardware_references() -> list[Hardware]:
             compute_gflops=float(h["compute_gflops"]),
         )
         for h in data["hardware"]
-    ]
+    )
 
 
 def reference(key: str) -> Hardware:
