@@ -93,8 +93,8 @@ def _lesson() -> None:
     k = demo.k
 
     def _tok(token: int, kind: str, current: bool = False) -> str:
-        style = ' style="text-decoration: underline; font-weight: 600"' if current else ""
-        return f'<span class="sd-tok {kind}"{style}>{escape(labels[token])}</span>'
+        now = " now" if current else ""  # this round's tokens: bold and outlined (style.css)
+        return f'<span class="sd-tok {kind}{now}">{escape(labels[token])}</span>'
 
     if not demo.rounds:
         st.info(s("press_next", prompt=shown[demo.prompt[0]]))
@@ -115,10 +115,7 @@ def _lesson() -> None:
         parts += [_tok(t, kind, current=True) for t, kind in zip(rnd.committed, rnd.kinds, strict=True)]
         if rnd.rejected is not None:
             parts.append("&nbsp;&nbsp;" + _tok(rnd.rejected, "rejected"))
-            parts += [
-                f'<span class="sd-tok rejected" style="opacity:0.5">{escape(labels[t])}</span>'
-                for t in rnd.void
-            ]
+            parts += [_tok(t, "rejected void") for t in rnd.void]
         st.html(f'<div class="sd-tokens">{" ".join(parts)}</div>')
         st.caption(s("text_caption", n=TEXT_TAIL))
 

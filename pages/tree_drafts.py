@@ -93,7 +93,7 @@ def _lesson() -> None:
         ]
         parts = parts[-TEXT_TAIL:]
         parts += [
-            f'<span class="sd-tok {k}" style="text-decoration: underline">{escape(labels[t])}</span>'
+            f'<span class="sd-tok {k} now">{escape(labels[t])}</span>'
             for t, k in zip(rnd.committed, rnd.kinds, strict=True)
         ]
         st.html(f'<div class="sd-tokens">{" ".join(parts)}</div>')

@@ -21,6 +21,7 @@ from specdec_core.course.self_spec import (
 )
 from specdec_core.models.head import CONFIDENCE_FLOOR
 from specdec_core.theory import best_gamma, linear_verify_cost, speedup
+from specdec_core.viz import palette
 from specdec_core.viz import self_spec as viz
 from support.apptest import ROOT, open_page
 
@@ -92,7 +93,8 @@ def test_figures_build_with_each_languages_strings(lang):
     fig = viz.head_depth_figure([0.5, 0.3], [0.4, 0.2], fig_text)
     assert [list(t.y) for t in fig.data] == [[0.5, 0.3], [0.4, 0.2]]
     fig = viz.drafts_figure(["a", "b"], [0.9, 0.1], [0.0, 0.5], [2.0, 0.5], "a", fig_text)
-    assert list(fig.data[0].marker.color) == ["#2E9E5B", "#D64545"]  # faster / slower than the target
+    faster, slower = palette.ACCEPTED, palette.REJECTED  # than the target
+    assert list(fig.data[0].marker.color) == [faster, slower]
     with pytest.raises(KeyError, match="figure strings"):
         viz.early_exit_figure((1,), (0.1,), (0.1,), (0.1,), None, {})
 

@@ -60,7 +60,8 @@ def test_legend_names_each_kind_in_the_given_language():
         "接受 · 12" in out
         and f">{TEXT['rejected']}<" in out
         and f"{TEXT['void']} · 0" in out
-        and "opacity:0.5" in out
+        and 'class="sd-tok rejected void"' in out
+        and html.escape(TEXT["legend_lines"]) in out  # the sentence naming each state's line
     )
 
 

@@ -41,7 +41,7 @@ def test_the_check_sees_hex_rgb_and_named_colours_even_inside_f_strings():
 
 
 def test_rgba_and_shades():
-    assert palette.rgba(palette.ACCEPTED, 0.45) == "rgba(46,158,91,0.45)"
+    assert palette.rgba("#2E9E5B", 0.45) == "rgba(46,158,91,0.45)"
     assert palette.shades("#000000", "#FF0080", 3) == ["#000000", "#800040", "#FF0080"]
     assert palette.shades(palette.ALPHA_LIGHT, palette.ALPHA_DARK, 2) == [
         palette.ALPHA_LIGHT,

@@ -81,7 +81,7 @@ def test_equal_pair_has_no_reject_node():
     assert not flows.rejected.any()
     np.testing.assert_allclose(flows.accepted, P_ABC)
     sankey = sankey_figure(view, TEXT).data[0]
-    assert all(c.startswith("rgba(46,158,91") for c in sankey.link.color)  # only kept (green) bands
+    assert set(sankey.link.color) == {palette.rgba(palette.ACCEPTED, 0.45)}  # only kept (green) bands
 
 
 def test_top_n_collapses_thirty_tokens_into_n_plus_an_exact_other():
@@ -148,7 +148,7 @@ def test_sankey_links_add_up_to_q_on_the_left_and_p_on_the_right(pq, top_n):
     into = [val[tgt == len(left) + i].sum() for i in range(len(right))]
     np.testing.assert_allclose(out, flows.q[left], atol=1e-12)
     np.testing.assert_allclose(into, flows.p[right], atol=1e-12)
-    red = np.array([c.startswith("rgba(214,69,69") for c in sankey.link.color])
+    red = np.array([c == palette.rgba(palette.REJECTED, 0.45) for c in sankey.link.color])
     assert val[red].sum() == pytest.approx(decompose(p, q).rejection_mass, abs=1e-12)
 
 

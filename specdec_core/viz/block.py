@@ -78,6 +78,9 @@ KEYS: dict[str, tuple[str, ...]] = {
         "text_row",
         "earlier",
         "position_axis",
+        "accepted",
+        "corrected",
+        "bonus",
     ),
 }
 
@@ -133,6 +136,35 @@ def _legend_entry(name: str, colour: str, **axes: str) -> dict[str, object]:
     return scatter(**entry, marker={"symbol": "square", "size": 14, "color": colour}, **axes)
 
 
+def _state_marks(
+    marks: Mapping[str, Sequence[tuple[float, float]]],
+    text: Mapping[str, str],
+    xaxis: str,
+    yaxis: str,
+    legend: bool = True,
+    every: bool = False,
+) -> list[dict[str, object]]:
+    """One trace per token state in `marks` (state → points): its symbol at each point, so a
+    state reads without its colour, and named in the legend (`every`: each of the outcomes,
+    with points or not, so the legend names them all)."""
+    kinds = _OUTCOMES if every else [k for k in _OUTCOMES if k in marks]
+    return [
+        scatter(
+            x=[x for x, _ in marks.get(kind, [])] or [None],
+            y=[y for _, y in marks.get(kind, [])] or [None],
+            mode="markers",
+            name=text[kind],
+            legendgroup=kind,
+            showlegend=legend,
+            hoverinfo="skip",
+            marker=palette.state_marker(kind),
+            xaxis=xaxis,
+            yaxis=yaxis,
+        )
+        for kind in kinds
+    ]
+
+
 @figure_cache
 def round_figure(rnd: BlockRound, labels: Sequence[str], text: Mapping[str, str]) -> go.Figure:
     """The slots of one round: outcome boxes on top, p and q at each draft below.
@@ -148,6 +180,7 @@ def round_figure(rnd: BlockRound, labels: Sequence[str], text: Mapping[str, str]
     axes = subplot_axes(2, 1, shared_xaxes=True, row_heights=(0.42, 0.58), vertical_spacing=0.06)
 
     hover, shapes, notes = [], [], []
+    marks: dict[str, list[tuple[float, float]]] = {}  # each state's symbol, in its slots' corners
     for i, outcome in enumerate(outcomes):
         x0, x1 = xs[i] - 0.42, xs[i] + 0.42
         colour = OUTCOME_COLOURS[outcome]
@@ -168,11 +201,14 @@ def round_figure(rnd: BlockRound, labels: Sequence[str], text: Mapping[str, str]
                 _rect(x0, x1, 0.04, 0.48, CORRECTED, palette.CORRECTED_TINT),
             ]
             notes += [
-                _label(xs[i], 0.74, f"<s>{token}</s>", REJECTED, 17),
+                _label(xs[i], 0.74, f"<s>{token}</s>", palette.REJECTED_TEXT, 17),
                 _label(xs[i], 0.26, f"<b>{corrected}</b>", palette.CORRECTED_TEXT, 17),
             ]
+            marks.setdefault("rejected", []).append((x0 + 0.1, 0.87))
+            marks.setdefault("corrected", []).append((x0 + 0.1, 0.39))
             continue
-        font = palette.MUTED if outcome == "void" else colour
+        font = palette.STATE_TEXT[outcome]
+        marks.setdefault(outcome, []).append((x0 + 0.1, 0.87))
         shapes += [
             _rect(x0, x1, 0.04, 0.96, None, colour, opacity=0.18),
             _rect(x0, x1, 0.04, 0.96, colour, dash="dot" if outcome == "void" else "solid"),
@@ -189,7 +225,8 @@ def round_figure(rnd: BlockRound, labels: Sequence[str], text: Mapping[str, str]
             showlegend=False,
             xaxis="x",
             yaxis="y",
-        )
+        ),
+        *_state_marks(marks, t, "x", "y"),
     ]
 
     dim = [0.35 if o == "void" else 1.0 for o in outcomes[:k]]
@@ -214,7 +251,7 @@ def round_figure(rnd: BlockRound, labels: Sequence[str], text: Mapping[str, str]
                 "type": "bar",
                 "x": [xs[k]],
                 "y": [p_bonus],
-                "marker": {"color": BONUS},
+                "marker": palette.state_bar("bonus"),
                 "showlegend": False,
                 "text": [f"{p_bonus:.2f}"],
                 "textposition": "outside",
@@ -304,10 +341,15 @@ def rows_figure(rnd: BlockRound, labels: Sequence[str], text: Mapping[str, str])
         axes[layout_axis(x_ref)].update(tickvals=np.arange(len(names)), ticktext=names)
 
     shapes = []
+    marks: dict[str, dict[str, list[tuple[float, float]]]] = {"": {}, "2": {}}  # by heatmap, state
 
-    def outline(axes: str, x: int, token: int, colour: str, dash: str = "solid") -> None:
-        box = _rect(x - 0.5, x + 0.5, token - 0.5, token + 0.5, colour, dash=dash, axes=axes, width=3)
+    def outline(axes: str, x: int, token: int, kind: str) -> None:
+        dash = "dot" if kind == "void" else "solid"
+        box = _rect(
+            x - 0.5, x + 0.5, token - 0.5, token + 0.5, OUTCOME_COLOURS[kind], dash=dash, axes=axes, width=3
+        )
         shapes.append(box)
+        marks[axes].setdefault(kind, []).append((x - 0.3, token - 0.22))
 
     def grey_out(axes: str, x: int) -> None:
         shapes.append(_rect(x - 0.5, x + 0.5, -0.5, size - 0.5, None, VOID, axes=axes, opacity=0.35))
@@ -315,22 +357,16 @@ def rows_figure(rnd: BlockRound, labels: Sequence[str], text: Mapping[str, str])
     for i, token in enumerate(rnd.drafts):
         void = outcomes[i] == "void"
         for ax in ("", "2"):  # q heatmap, p heatmap
-            outline(ax, i, token, OUTCOME_COLOURS[outcomes[i]], "dot" if void else "solid")
+            outline(ax, i, token, outcomes[i])
             if void:
                 grey_out(ax, i)
     if rnd.rejected is not None:
-        outline("2", rnd.accepted, rnd.committed[-1], CORRECTED)
+        outline("2", rnd.accepted, rnd.committed[-1], "corrected")
         grey_out("2", k)
     else:
-        outline("2", k, rnd.committed[-1], BONUS)
-    for name, colour in (
-        (t["accepted"], ACCEPTED),
-        (t["rejected"], REJECTED),
-        (t["corrected"], CORRECTED),
-        (t["bonus"], BONUS),
-        (t["void"], VOID),
-    ):
-        data.append(_legend_entry(name, colour, xaxis="x2", yaxis="y2"))
+        outline("2", k, rnd.committed[-1], "bonus")
+    data += _state_marks(marks[""], t, "x", "y", legend=False)
+    data += _state_marks(marks["2"], t, "x2", "y2", every=True)
     axes["yaxis"].update(
         tickvals=ys,
         ticktext=[escape(lab) for lab in labels],
@@ -403,16 +439,19 @@ def cache_figure(
     hi = max(len(after_text), *(c.peak for _, c, _, _ in caches))
     cells: list[tuple[dict, dict]] = []
     kinds = ["old"] * len(before) + rnd.kinds
+    marks: dict[str, list[tuple[float, float]]] = {}  # the round's committed tokens, by state
     for pos in range(lo, len(after_text)):
         label = escape(labels[after_text[pos]])
-        if pos == len(after_text) - 1:
-            colour = KIND_CELL[kinds[pos]]
-            _cell(cells, pos, 0, f"<b>{label}</b>", palette.WHITE, colour, "dash", colour)
-        elif kinds[pos] == "old":
+        kind = kinds[pos]
+        if kind == "old":
             _cell(cells, pos, 0, label, palette.PALE, palette.NEUTRAL)
-        else:
-            colour = KIND_CELL[kinds[pos]]
-            _cell(cells, pos, 0, f"<b>{label}</b>", palette.WHITE, colour, font=colour)
+            continue
+        newest = pos == len(after_text) - 1
+        dash = "dash" if newest else "solid"
+        _cell(
+            cells, pos, 0, f"<b>{label}</b>", palette.WHITE, KIND_CELL[kind], dash, palette.STATE_TEXT[kind]
+        )
+        marks.setdefault(kind, []).append((pos - 0.33, -0.24))
     for row, (_, cache, colour, tint) in enumerate(caches, start=1):
         for pos in range(lo, cache.peak):
             label = escape(labels[content[pos]])
@@ -421,7 +460,15 @@ def cache_figure(
             elif pos < cache.after:
                 _cell(cells, pos, row, label, tint, colour)
             else:
-                _cell(cells, pos, row, f"<s>{label}</s>", palette.REJECTED_TINT, REJECTED, font=REJECTED)
+                _cell(
+                    cells,
+                    pos,
+                    row,
+                    f"<s>{label}</s>",
+                    palette.REJECTED_TINT,
+                    REJECTED,
+                    font=palette.REJECTED_TEXT,
+                )
     shapes = [shape for shape, _ in cells] + [
         {
             "type": "line",
@@ -444,7 +491,7 @@ def cache_figure(
         (palette.INK, t["start"]),
         (CORRECTED, t["newest"]),
     )
-    data = [_legend_entry(name, colour) for colour, name in legend]
+    data = [_legend_entry(name, colour) for colour, name in legend] + _state_marks(marks, t, "x", "y")
     names = [t["text_row"], *(f"{name}<br>{c.start} → {c.peak} → {c.after}" for name, c, _, _ in caches)]
     layout = base_layout(
         height=300, margin={"l": 110, "r": 20, "t": 92, "b": 60}, shapes=shapes, annotations=notes

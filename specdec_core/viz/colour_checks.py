@@ -3,7 +3,7 @@
 - sRGB ↔ linear RGB (IEC 61966-2-1), relative luminance and contrast ratio (WCAG 2.1);
 - colour-vision deficiency simulated by Machado, Oliveira & Fernandes (2009) at full severity,
   their 3×3 matrices applied to linear RGB (then clipped to the displayable cube);
-- CIELAB (D65 white) and the CIEDE2000 colour difference (Sharma, Wu & Dalal 2005).
+- CIELAB (the D65 illuminant) and the CIEDE2000 colour difference (Sharma, Wu & Dalal 2005).
 
 Colours are ``#RRGGBB`` strings or arrays of sRGB values in [0, 1] with the channels last.
 """
@@ -64,7 +64,7 @@ def luminance(colour: str) -> float:
 
 
 def contrast(a: str, b: str) -> float:
-    """WCAG contrast ratio of two colours, from 1 (the same) to 21 (black on white)."""
+    """WCAG contrast ratio of two colours, from 1 (the same) to 21 (the darkest on the lightest)."""
     hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
     return (hi + 0.05) / (lo + 0.05)
 
@@ -79,7 +79,9 @@ def lab(linear: np.ndarray) -> np.ndarray:
     xyz = np.asarray(linear, dtype=np.float64) @ _RGB_TO_XYZ.T / _WHITE
     eps, kappa = 216 / 24389, 24389 / 27
     f = np.where(xyz > eps, np.cbrt(xyz), (kappa * xyz + 16) / 116)
-    return np.stack([116 * f[..., 1] - 16, 500 * (f[..., 0] - f[..., 1]), 200 * (f[..., 1] - f[..., 2])], axis=-1)
+    return np.stack(
+        [116 * f[..., 1] - 16, 500 * (f[..., 0] - f[..., 1]), 200 * (f[..., 1] - f[..., 2])], axis=-1
+    )
 
 
 def ciede2000(lab1: np.ndarray, lab2: np.ndarray) -> np.ndarray:
@@ -132,7 +134,11 @@ def difference(a: str, b: str, deficiency: str | None = None) -> float:
 def closest_pair(colours: dict[str, str], deficiency: str | None = None) -> tuple[float, str, str]:
     """The smallest CIEDE2000 between two of `colours` (name → colour) and that pair's names."""
     names = list(colours)
-    pairs = [(difference(colours[x], colours[y], deficiency), x, y) for i, x in enumerate(names) for y in names[i + 1 :]]
+    pairs = [
+        (difference(colours[x], colours[y], deficiency), x, y)
+        for i, x in enumerate(names)
+        for y in names[i + 1 :]
+    ]
     if not pairs:
         raise ValueError("closest_pair needs at least two colours.")
     return min(pairs)

@@ -27,7 +27,7 @@ _TIPS = ("tip_draft", "tip_token", "tip_p", "tip_piece")
 KEYS: dict[str, tuple[str, ...]] = {
     "span_html": (*SPAN_KINDS, *_TIPS),
     "tokens_html": (*SPAN_KINDS, *_TIPS, "earlier"),
-    "legend_html": SPAN_KINDS,
+    "legend_html": (*SPAN_KINDS, "legend_lines"),
     "timeline_figure": (
         "drafted",
         "accepted",
@@ -86,6 +86,11 @@ def _tip(span: TokenSpan, t: Mapping[str, str]) -> str:
     return tip
 
 
+def _css_class(kind: str) -> str:
+    """A chip's classes: its kind; a draft never examined is also a (discarded) rejected one."""
+    return "rejected void" if kind == "void" else kind
+
+
 def span_html(span: TokenSpan, token: str | None, text: Mapping[str, str], selected: bool = False) -> str:
     """One coloured token: ``<span class="sd-tok KIND" data-round="…" data-slot="…" title="…">``
     with its escaped text; round and slot let a click open that position in the inspector.
@@ -93,10 +98,8 @@ def span_html(span: TokenSpan, token: str | None, text: Mapping[str, str], selec
     `token` None is a piece of a character that a later token completes: shown as "·".
     """
     t = pick(text, KEYS, "span_html")
-    cls = "rejected void" if span.kind == "void" else span.kind
+    cls = _css_class(span.kind)
     style = []
-    if span.kind == "void":
-        style.append("opacity:0.5")
     if token is None:  # a piece: sit close to the token that completes the character
         style.append("margin-right:0;padding-right:0")
     if selected:
@@ -137,21 +140,21 @@ def tokens_html(
 def legend_html(
     kinds: Sequence[str], text: Mapping[str, str], counts: Mapping[str, int] | None = None
 ) -> str:
-    """A legend: one sample chip per kind, with how many tokens of that kind are shown."""
+    """A legend: one sample chip per kind (in its tint and its line, assets/style.css), with how
+    many tokens of that kind are shown, then a sentence naming each state's line."""
     t = pick(text, KEYS, "legend_html")
     chips = []
     for kind in kinds:
-        cls = "rejected void" if kind == "void" else kind
-        style = ' style="opacity:0.5"' if kind == "void" else ""
         n = f" · {counts[kind]}" if counts is not None and kind in counts else ""
-        chips.append(f'<span class="sd-tok {cls}"{style}>{html.escape(t[kind])}{n}</span>')
-    return f'<div class="sd-legend">{"".join(chips)}</div>'
+        chips.append(f'<span class="sd-tok {_css_class(kind)}">{html.escape(t[kind])}{n}</span>')
+    note = f'<span class="sd-legend-note">{html.escape(t["legend_lines"])}</span>'
+    return f'<div class="sd-legend">{"".join(chips)}{note}</div>'
 
 
 def timeline_figure(tl: Timeline, selected: int | None, text: Mapping[str, str]) -> go.Figure:
     """One bar per round: drafted (grey, behind), accepted (green) and the round's last token
     (amber corrected / blue bonus / grey target step when nothing was drafted) stacked on it,
-    so the top is the tokens committed."""
+    so the top is the tokens committed. Each state's bar also has its own fill pattern."""
     t = pick(text, KEYS, "timeline_figure")
     if not tl.rounds:
         raise ValueError("timeline_figure needs at least one round.")
@@ -180,7 +183,7 @@ def timeline_figure(tl: Timeline, selected: int | None, text: Mapping[str, str])
             width=0.55,
             name=t["accepted"],
             customdata=x,
-            marker={"color": palette.ACCEPTED},
+            marker=palette.state_bar("accepted"),
             hovertemplate=f"{t['round_axis']} %{{x}}: {t['accepted']} %{{y}}<extra></extra>",
         )
     )
@@ -196,7 +199,7 @@ def timeline_figure(tl: Timeline, selected: int | None, text: Mapping[str, str])
                 width=0.55,
                 name=t[kind],
                 customdata=x[mask],
-                marker={"color": palette.KIND_COLOURS[kind]},
+                marker=palette.state_bar(kind),
                 hovertemplate=f"{t['round_axis']} %{{x}}: {t[kind]}<extra></extra>",
             )
         )

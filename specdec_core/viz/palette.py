@@ -16,12 +16,17 @@ SURPLUS = "#E15759"  # (q - p)+
 NEUTRAL = "#C9CED8"  # context only: cached before a round, a theory bar, a faded branch
 REMOVED = NEUTRAL  # tokens a sampling filter cut
 KEPT = "#4C5FD5"
-ACCEPTED = "#2E9E5B"
-REJECTED = "#D64545"
-CORRECTED = "#E09B1A"
-BONUS = "#3A7BD5"
-TARGET_ONLY = "#8A93A6"
-VOID = "#B8BEC9"  # drafts after a rejection: never examined
+#: The token states. Each reaches 3:1 against the white page as a mark (WCAG 1.4.11), and every
+#: two of them stay ΔE2000 ≥ 10 apart with normal vision and with simulated protanopia,
+#: deuteranopia and tritanopia (viz/colour_checks.py; tests/test_colour_checks.py also reads the
+#: copies in assets/style.css). Colour is never their only cue: figures add STATE_SYMBOLS or
+#: STATE_PATTERNS, the token chips a line style.
+ACCEPTED = "#22A36C"
+REJECTED = "#C83435"
+CORRECTED = "#C28508"
+BONUS = "#3576D8"
+TARGET_ONLY = "#687191"  # a plain target step
+VOID = "#8D9199"  # drafts after a rejection: never examined
 HIGHLIGHT = "#F2B400"  # a sampled path drawn on top
 BEFORE = "#3B4256"  # heights before a sampling step; the chosen temperature
 GRID = "#E3E7F0"
@@ -31,13 +36,20 @@ WHITE = "#FFFFFF"
 PALE = "#F4F6FB"  # background of cells that are only context
 TRANSPARENT = "rgba(0,0,0,0)"
 
-#: Light fills behind a cell of each colour, and dark amber for text on the corrected tint.
+#: Light fills behind a cell of each colour.
 TARGET_TINT = "#E4E8FA"
 DRAFT_TINT = "#FDEBD9"
 ACCEPTED_TINT = "#DDF3E5"
 REJECTED_TINT = "#FBE0E0"
 CORRECTED_TINT = "#FCEBC8"
+BONUS_TINT = "#DCE8FB"
+VOID_TINT = "#EEEFF2"
+#: Text on a state's tint (≥ 4.5:1 there; the token chips of assets/style.css use the same pairs).
+ACCEPTED_TEXT = "#17603A"
+REJECTED_TEXT = "#A12B2B"
 CORRECTED_TEXT = "#8A5A00"
+BONUS_TEXT = "#1F4E9A"
+VOID_TEXT = "#4B5263"
 
 #: The lightest and darkest of the α lines (one shade each, from light to dark).
 ALPHA_LIGHT = "#B7C0EE"
@@ -90,7 +102,55 @@ KIND_COLOURS = {
     "corrected": CORRECTED,
     "bonus": BONUS,
     "target": TARGET_ONLY,
+    "void": VOID,
 }
+
+#: A second cue per state beside its colour, for figures: a marker shape (plotly
+#: ``marker.symbol``) for points, a fill pattern (``marker.pattern.shape``) for bars and cells.
+#: Each state has its own; accepted, the most common, keeps solid markers and bars.
+STATE_SYMBOLS = {
+    "accepted": "circle",
+    "rejected": "x",
+    "corrected": "diamond",
+    "bonus": "star",
+    "target": "square",
+    "void": "circle-open",
+}
+STATE_PATTERNS = {
+    "accepted": "",
+    "rejected": "x",
+    "corrected": "/",
+    "bonus": ".",
+    "target": "-",
+    "void": "\\",
+}
+#: Text drawn in a state's colour on its tint or on white: the state's dark shade (≥ 4.5:1).
+STATE_TEXT = {
+    "accepted": ACCEPTED_TEXT,
+    "rejected": REJECTED_TEXT,
+    "corrected": CORRECTED_TEXT,
+    "bonus": BONUS_TEXT,
+    "target": INK,
+    "void": VOID_TEXT,
+}
+
+
+def state_bar(kind: str) -> dict[str, object]:
+    """A bar's ``marker`` for token state `kind`: its colour, overlaid with its white pattern."""
+    pattern = {"shape": STATE_PATTERNS[kind], "fillmode": "overlay", "fgcolor": WHITE, "solidity": 0.3}
+    return {"color": KIND_COLOURS[kind], "pattern": pattern}
+
+
+def state_marker(kind: str, size: int = 10) -> dict[str, object]:
+    """A point's ``marker`` for token state `kind`: its colour and its symbol."""
+    symbol = STATE_SYMBOLS[kind]
+    edge = KIND_COLOURS[kind] if symbol.endswith("-open") else WHITE
+    return {
+        "symbol": symbol,
+        "size": size,
+        "color": KIND_COLOURS[kind],
+        "line": {"color": edge, "width": 1.5},
+    }
 
 
 #: The figures' plotly template: plotly_white cut to what 2-D figures use (see below).

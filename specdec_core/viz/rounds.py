@@ -17,14 +17,12 @@ import plotly.graph_objects as go
 from specdec_core.course.block import BlockRound
 from specdec_core.viz.memo import figure_cache
 from specdec_core.viz.palette import (
-    ACCEPTED,
-    BONUS,
-    CORRECTED,
     GRID,
     NEUTRAL,
     TARGET,
     TARGET_ONLY,
     base_layout,
+    state_bar,
 )
 from specdec_core.viz.spec import bar, figure, hline
 from specdec_core.viz.strings import pick
@@ -39,17 +37,18 @@ KEYS: dict[str, tuple[str, ...]] = {
 
 @figure_cache
 def rounds_figure(rounds: Sequence[BlockRound], text: Mapping[str, str]) -> go.Figure:
-    """Tokens each round committed: accepted drafts (green) plus its corrected or bonus token."""
+    """Tokens each round committed: accepted drafts (green) plus its corrected or bonus token,
+    each state's bars in its colour and its fill pattern."""
     t = pick(text, KEYS, "rounds_figure")
     if not rounds:
         raise ValueError("rounds_figure needs at least one round.")
     k = rounds[0].k
     xs = [r.index for r in rounds]
     last = [r.kinds[-1] for r in rounds]
-    data = [bar(x=xs, y=[r.accepted for r in rounds], name=t["accepted"], marker={"color": ACCEPTED})]
-    for kind, colour in (("corrected", CORRECTED), ("bonus", BONUS)):
+    data = [bar(x=xs, y=[r.accepted for r in rounds], name=t["accepted"], marker=state_bar("accepted"))]
+    for kind in ("corrected", "bonus"):
         data.append(
-            bar(x=xs, y=[1 if kind == kd else 0 for kd in last], name=t[kind], marker={"color": colour})
+            bar(x=xs, y=[1 if kind == kd else 0 for kd in last], name=t[kind], marker=state_bar(kind))
         )
     line, label = hline(
         k + 1, {"color": TARGET_ONLY, "dash": "dash"}, t["k_plus_one"].format(n=k + 1), "top left"

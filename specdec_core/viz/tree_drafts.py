@@ -36,10 +36,15 @@ STATUS_COLOURS: dict[str, str] = {
     "root": palette.TARGET_ONLY,
     "accepted": palette.ACCEPTED,
     "rejected": palette.REJECTED,
-    "unexamined": FADED,
+    "unexamined": palette.VOID,
     "corrected": palette.CORRECTED,
     "bonus": palette.BONUS,
 }
+
+#: The token state each node status draws as (its symbol: palette.STATE_SYMBOLS); the root,
+#: the last committed token, is a hexagon.
+STATUS_STATES: dict[str, str] = {"accepted": "accepted", "rejected": "rejected", "unexamined": "void",
+                                 "corrected": "corrected", "bonus": "bonus"}  # fmt: skip
 
 _STATUSES = ("root", "accepted", "rejected", "unexamined", "corrected", "bonus")
 
@@ -52,6 +57,19 @@ KEYS: dict[str, tuple[str, ...]] = {
     "candidate_tree_figure": ("node_start", "node_proposal", "node_accept", "node_reject", "node_resample",
                               "hover_mass"),
 }  # fmt: skip
+
+
+def _node_marker(status: str) -> dict[str, object]:
+    """A tree node's marker: its status's colour and its state's symbol (colour is not its only cue)."""
+    if status not in STATUS_STATES:
+        return {
+            "symbol": "hexagon",
+            "size": 30,
+            "color": STATUS_COLOURS[status],
+            "line": {"color": palette.WHITE},
+        }
+    marker = palette.state_marker(STATUS_STATES[status], size=26)
+    return {**marker, "line": {**marker["line"], "width": 3 if status == "unexamined" else 1.5}}
 
 
 def _rows_by_leaves(parents: Sequence[int]) -> list[float]:
@@ -145,18 +163,13 @@ def draft_tree_figure(
                 x=[xs[i] for i in idx],
                 y=[yv[i] for i in idx],
                 mode="markers+text",
-                marker={
-                    "size": 30,
-                    "color": STATUS_COLOURS[kind],
-                    "line": {"color": palette.WHITE, "width": 1},
-                },
+                marker=_node_marker(kind),
                 text=[names[i] for i in idx],
                 textposition="middle right",
                 hovertext=[tips[i] for i in idx],
                 hoverinfo="text",
                 name=t[kind],
                 customdata=idx,
-                opacity=0.55 if kind == "unexamined" else 1.0,
             )
         )
     height = max(260, 46 * (1 + len({round(y, 3) for y in yv})))
