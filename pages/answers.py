@@ -3,7 +3,9 @@
 Classroom mode only, behind the teacher's passcode. The teacher sets the class code the
 answers are recorded under, clears a class's answers for the next one and downloads them as
 CSV; each question of the chosen page shows its histogram and share correct, refreshed while
-answers arrive. When the database fails, it says what is wrong and how many answers wait on this
+answers arrive. The class's concept check (the teach page's, before and after the class) is one
+more choice: each concept's share correct before and after side by side, then its two
+questions' histograms. When the database fails, it says what is wrong and how many answers wait on this
 process. Storage and tallies: pages/common/class_answers.py, specdec_core.live.answers.
 """
 
@@ -18,12 +20,13 @@ from pages.common.i18n import strings
 from pages.common.models import access
 from pages.common.nav import PAGES
 from pages.common.page import start
-from pages.common.quiz import questions
+from pages.common.quiz import check_questions, questions
 from pages.common.urlstate import Param, choice_param, mirror, restore
+from specdec_core.course.teach import CHECK_PAGES
 from specdec_core.live import access as rules
 from specdec_core.live import answers
 from specdec_core.live.answer_outbox import fault as fault_of
-from specdec_core.viz.answers import answer_histogram
+from specdec_core.viz.answers import answer_histogram, check_comparison
 
 #: Seconds between refreshes of the live view.
 REFRESH_S = 3
@@ -92,6 +95,9 @@ def _quiz_pages() -> dict[str, list[dict]]:
 
 
 quizzes = _quiz_pages()
+#: The page selector's choice for the concept check, before and after side by side.
+CHECK_VIEW = "check"
+checks = check_questions(strings("teach"))
 
 
 def _set_code() -> None:
@@ -153,21 +159,49 @@ class AnswersForm(Form):
     page: Param
 
 
-FORM = AnswersForm(page=choice_param("answers_page", next(iter(quizzes)), tuple(quizzes)))
+FORM = AnswersForm(page=choice_param("answers_page", next(iter(quizzes)), (*quizzes, CHECK_VIEW)))
 restore(FORM.params())  # an unknown page in the link falls back to the first
-page_key = form.select(st, FORM.page, s["page"], format_func=lambda k: s[f"nav.{k}.title"])
+page_key = form.select(
+    st,
+    FORM.page,
+    s["page"],
+    format_func=lambda k: s["check_page"] if k == CHECK_VIEW else s[f"nav.{k}.title"],
+)
 mirror(FORM.params())
-answer_keys = {k: [int(q["answer"]) for q in items] for k, items in quizzes.items()}
+answer_keys = {k: [int(q["answer"]) for q in items] for k, items in {**quizzes, **checks}.items()}
+
+
+def _keys(items: list) -> list[tuple[int, int]]:
+    return [(len(q["options"]), int(q["answer"])) for q in items]
+
+
+def _check_view(code: str) -> None:
+    """The concept check: the share correct per concept before and after, then each concept's
+    two questions side by side, each with its histogram."""
+    before, after = (answers.tally(db, code, name, _keys(checks[name])) for name in CHECK_PAGES.values())
+    concepts = strings("teach")["check.concepts"]
+    st.caption(s["check_intro"])
+    st.plotly_chart(check_comparison(before, after, concepts, s["fig"]), key="answers_check_summary")
+    names = list(CHECK_PAGES.values())
+    for i, concept in enumerate(concepts):
+        st.markdown(f"#### {s('check_concept', n=i + 1, name=concept)}")
+        for column, when, name, tallies in zip(
+            st.columns(2), ("check_before", "check_after"), names, (before, after), strict=True
+        ):
+            item = checks[name][i]
+            column.markdown(f"**{s[when]}.** {item['question']}")
+            column.plotly_chart(
+                answer_histogram(tallies[i], item["options"], s["fig"]), key=f"answers_fig_{name}_{i}"
+            )
 
 
 @st.fragment(run_every=REFRESH_S)
 def live_view(code: str, page_key: str) -> None:
     """The chosen page's questions, each with its histogram, refreshed every few seconds."""
     send_waiting()  # the open view writes this process's waiting answers as soon as it can
-    items = quizzes[page_key]
-    keys = [(len(q["options"]), int(q["answer"])) for q in items]
+    items = quizzes.get(page_key, [])
     try:
-        tallies = answers.tally(db, code, page_key, keys)
+        tallies = answers.tally(db, code, page_key, _keys(items))
         learners = answers.sessions(db, code)
         table = answers.answers_csv(db, code, answer_keys)
     except UNREACHABLE as exc:
@@ -185,6 +219,13 @@ def live_view(code: str, page_key: str) -> None:
         key="answers_download",
         on_click="ignore",
     )
+    if page_key == CHECK_VIEW:
+        try:
+            _check_view(code)
+        except UNREACHABLE as exc:
+            pause(exc)
+            _trouble(fault_of(exc))
+        return
     fig_text = s["fig"]
     for i, (item, tally) in enumerate(zip(items, tallies, strict=True)):
         st.markdown(f"**{i + 1}.** {item['question']}")

@@ -1,17 +1,22 @@
 """Teach it in 90 minutes: timed routes through the course — a 90-minute class in three
 sections, then a 45-minute lecture — each step with what to show, a link that sets its page up
-through the page's URL state, the handout to give out, and what to ask the room."""
+through the page's URL state, the handout to give out, and what to ask the room; each section's
+learning objectives and the misconception each step addresses. A link with ``?check=before`` or
+``after`` shows learners only the class's concept check (pages/teach_parts/check.py)."""
 
 import streamlit as st
 
 from pages.common.i18n import strings
 from pages.common.nav import PAGES
 from pages.common.page import return_to_route, route_step_query, start
+from pages.teach_parts.check import check_view
 from pages.teach_parts.warm import warm_panel
 from specdec_core.course.handouts import HANDOUTS
 from specdec_core.course.teach import CLASS, LECTURE, Route, Step, schedule, talking_points
 
 s, text = start("teach")
+if check_view(s):  # a learner's concept check: nothing of the teacher's page
+    st.stop()
 nav = {p.key: p for p in PAGES}
 points = talking_points()
 handout_names = strings("handouts")["names"]
@@ -67,12 +72,18 @@ def show_route(route: Route, lecture: bool = False) -> None:
     for section in route.sections:
         st.subheader(s[f"sections.{section.key}.title"], divider="gray")
         st.caption(s[f"sections.{section.key}.goal"])
+        objectives = "\n".join(f"- {o}" for o in s[f"sections.{section.key}.objectives"])
+        st.markdown(f"**{s['objectives']}**\n\n{objectives}")
         for step in section.steps:
             number, slot = next(slots)
             values = points.get(step.key, {})
             with st.container(border=True, key=f"teach_{route.key}_{step.key}"):
                 st.markdown(f"#### {s[f'steps.{step.key}.title']}")
                 st.caption(s("clock", start=slot.start, end=slot.end, minutes=step.minutes))
+                if not lecture:
+                    st.markdown(
+                        s("part", label=s["misconception"], text=s[f"steps.{step.key}.misconception"])
+                    )
                 _links(step, route_step_query(route.key, step.key, number))
                 parts = ("plan", "ask") if lecture else ("show", "ask", "listen")
                 for part in parts:

@@ -79,8 +79,14 @@ def test_a_route_longer_than_its_class_is_refused():
 
 @pytest.mark.parametrize("route", ROUTES, ids=lambda r: r.key)
 def test_the_memory_bound_motivation_opens_the_route(route):
-    first = schedule(route)[0]
-    assert first.step.key == "motivation" and first.start == 0 and first.end <= MOTIVATION_BY
+    slots = schedule(route)
+    first = next(slot for slot in slots if slot.step.page != "teach")  # after the concept check, if any
+    assert first.step.key == "motivation" and first.start == slots[0].start + sum(
+        slot.step.minutes for slot in slots[: slots.index(first)]
+    )
+    assert first.end <= MOTIVATION_BY and all(
+        slot.step.key == "check_before" for slot in slots[: slots.index(first)]
+    )
     # the cost page in the memory-bound ideal: verification costs one step
     assert first.step.page == "cost" and first.step.query["cost_verify"] == "constant"
     notation = next(slot for slot in schedule(route) if slot.step.key == "notation")
@@ -93,7 +99,13 @@ def test_every_section_ends_with_the_rooms_answers_on_a_page_with_questions(rout
         last = section.steps[-1]
         assert last.page == "answers", section.key
         for lang in ("en", "zh"):
-            assert _toml(lang, last.query["answers_page"]).get("quiz"), (section.key, lang)
+            page = last.query["answers_page"]
+            asked = (
+                _toml(lang, "teach")["check"]["questions"]
+                if page == "check"
+                else _toml(lang, page).get("quiz")
+            )
+            assert asked, (section.key, lang)
     assert len(CLASS.sections) >= 3
 
 
@@ -101,7 +113,7 @@ def test_the_class_uses_tokenizers_compare_the_block_proof_and_class_answers():
     pages = [step.page for step in ROUTE]
     for key in (
         "sampling_lab", "overlap", "tree", "block", "cost", "live", "race", "tree_drafts",
-        "self_spec", "tokenizers", "compare", "answers", "notation", "exercises",
+        "self_spec", "tokenizers", "compare", "answers", "notation", "exercises", "law_live", "roofline",
     ):  # fmt: skip
         assert key in pages, key
     proof = _step(CLASS, "proof")
@@ -197,7 +209,7 @@ def test_the_page_shows_both_routes_with_every_link(lang):
     links = [link.proto for link in at.get("page_link")]
     queries = [(p.page, dict(parse_qsl(p.query_string, keep_blank_values=True))) for p in links]
     steps = [q.pop(FROM_STEP) for _, q in queries if FROM_STEP in q]  # the page's link back to its step
-    assert len(steps) == len(ROUTE) + len(LECTURE.steps) and steps[0] == "class:motivation:1"
+    assert len(steps) == len(ROUTE) + len(LECTURE.steps) and steps[0] == "class:check_before:1"
     for step in ALL_STEPS:
         assert (step.page, {**step.query, "lang": lang}) in queries, step.key
     for page, query in ((("sampling_lab", SAMPLING_LAB)), ("exercises", EXERCISES)):

@@ -29,6 +29,7 @@ import streamlit as st
 
 from pages.common.class_answers import record_answer, recording
 from pages.common.i18n import Strings
+from specdec_core.course.teach import CHECK_PAGES
 from specdec_core.live.answers import option_letter
 
 #: What a question asks for: what the page said, its idea on new numbers, or its idea carried
@@ -71,24 +72,42 @@ def questions(s: Strings) -> list[Mapping[str, Any]]:
     return [checked(item, f"{s.lang}/{s.name} Q{i + 1}") for i, item in enumerate(s["quiz"])]
 
 
+def check_questions(teach: Strings) -> dict[str, list[Mapping[str, Any]]]:
+    """The class's concept check (teach.toml's ``[check.questions]``), each question
+    :func:`checked`: its questions before and after the class, under the names the class's
+    answers give them (``check_before``, ``check_after``)."""
+    table = teach["check.questions"]
+    return {
+        name: [checked(item, f"{teach.lang}/{name} Q{i + 1}") for i, item in enumerate(table[when])]
+        for when, name in CHECK_PAGES.items()
+    }
+
+
 def quiz(s: Strings) -> None:
     """Render the page's questions, options lettered in the file's order; each answer gets
     immediate feedback."""
     st.subheader(s["quiz_title"])
+    ask(s, s.name, questions(s))
+
+
+def ask(s: Strings, name: str, items: list[Mapping[str, Any]]) -> None:
+    """Render `items` as the questions of `name` (the page, or a concept check, the class's
+    answers are recorded under), options lettered in the file's order; each answer gets
+    immediate feedback (in `s`'s language: its common strings)."""
     if recording():
         st.caption(s["quiz_recorded"])
-    for i, item in enumerate(questions(s)):
+    for i, item in enumerate(items):
         predict = f"*{s['quiz_predict']}* " if item.get("predict") else ""
         choice = st.radio(
             f"**{i + 1}.** {predict}{item['question']}",
             options=range(len(item["options"])),
             format_func=lambda j, opts=item["options"]: f"{option_letter(j)}. {opts[j]}",
             index=None,
-            key=f"quiz_{s.name}_{i}",
+            key=f"quiz_{name}_{i}",
         )
         if choice is None:
             continue
-        record_answer(s.name, i, choice)  # classroom mode: the first answer, as its index in the file
+        record_answer(name, i, choice)  # classroom mode: the first answer, as its index in the file
         text = item["feedback"][choice]
         if choice == item["answer"]:
             st.success(f"{s['quiz_right']} {text}")

@@ -3,9 +3,15 @@
 (its URL-state keys and values, as the page itself writes them) and, where one fits, the
 printable handout to give out with it.
 
+The class opens and closes with the same five-question concept check (:data:`CHECK_PAGES`:
+the same concepts, other numbers), answered on the teach page's learner view
+(``?check=before`` or ``after``); the Class answers view sets the two side by side per concept.
+
 What to show and what to ask lives with the words, in lessons/<lang>/teach.toml under
-``[steps.<key>]``; this module holds the plan, so a test can open every link, and the numbers
-those words quote, computed here from the same settings the links set.
+``[steps.<key>]`` (with the misconception each step addresses) and ``[sections.<key>]`` (with
+the section's learning objectives); the concept check's questions under ``[check]``. This
+module holds the plan, so a test can open every link, and the numbers those words quote,
+computed here from the same settings the links set.
 """
 
 from __future__ import annotations
@@ -46,8 +52,9 @@ class Step:
 
 @dataclass(frozen=True)
 class Section:
-    """Steps taught together; ``key`` names its title and goal in teach.toml (``[sections.<key>]``).
-    A section ends with the room's answers (the Class answers view) before the next one starts."""
+    """Steps taught together; ``key`` names its title, goal and objectives in teach.toml
+    (``[sections.<key>]``). A section ends with the room's answers (the Class answers view)
+    before the next one starts."""
 
     key: str
     steps: tuple[Step, ...]
@@ -92,45 +99,65 @@ _BLOCK = {
 #: Rounds the proof step steps through, enough for the block page's histogram (it needs 30).
 PROOF_ROUNDS = 30
 
-MOTIVATION = Step("motivation", "cost", 5, _q(**_COST, cost_verify="constant"))
-NOTATION = Step("notation", "notation", 3)
+#: The two runs of the concept check, as the class's answers name them (their "page").
+CHECK_PAGES = {"before": "check_before", "after": "check_after"}
+#: How many concepts the check asks about, one question each, before and after.
+CHECK_CONCEPTS = 5
+#: The teach page's learner view of the check (``?check=before``): its URL key and choices.
+CHECK_KEY = "check"
+CHECK_CHOICES = ("none", *CHECK_PAGES)
+
+CHECK_BEFORE = Step("check_before", "teach", 3, _q(check="before"))
+MOTIVATION = Step("motivation", "cost", 4, _q(**_COST, cost_verify="constant"))
+NOTATION = Step("notation", "notation", 2)
 GREEDY = Step(
-    "greedy", "sampling_lab", 6, _q(preset="peaked", T="1", k="0", p="0.78", min_keep="1", order="tkp")
+    "greedy", "sampling_lab", 3, _q(preset="peaked", T="1", k="0", p="0.78", min_keep="1", order="tkp")
 )
-OVERLAP = Step("overlap", "overlap", 9, _q(ov_preset="abc", ov_T="1", ov_variant="resample_from_p"), "rule")
-TREE = Step("tree", "tree", 4, _q(tree_preset="abc", tree_top_n="6", tree_seed="7"))
-BLOCK = Step("block", "block", 6, _q(**_BLOCK, block_round="0"))
-PROOF = Step("proof", "block", 5, _q(**_BLOCK, block_round=str(PROOF_ROUNDS)), "proof")
+OVERLAP = Step("overlap", "overlap", 8, _q(ov_preset="abc", ov_T="1", ov_variant="resample_from_p"), "rule")
+TREE = Step("tree", "tree", 3, _q(tree_preset="abc", tree_top_n="6", tree_seed="7"))
+BLOCK = Step("block", "block", 5, _q(**_BLOCK, block_round="0"))
+#: The whole-sequence proof, read with the handout: it takes 8 to 10 minutes in a room.
+PROOF = Step("proof", "block", 8, _q(**_BLOCK, block_round=str(PROOF_ROUNDS)), "proof")
+#: The law lab ("Exact on a real model") on its defaults: the bundled target and the trained
+#: head, the models the Compare step's grid loads when the class is warmed, so the room's
+#: Draw needs no model loading.
+LAW_LIVE = Step(
+    "law_live",
+    "law_live",
+    5,
+    _q(law_target="bundled", law_draft="head", law_preset="copy", law_broken="accept_all"),
+)
+
 #: The notation page's worked example: verification priced by the linear model 1 + βγ through
 #: this machine's measured point (β from assets/presets/cost.json), not the memory-bound ideal
 #: of the motivation step.
 COST = Step(
     "cost",
     "cost",
-    6,
+    5,
     _q(**_COST, cost_verify="linear", cost_beta=f"{cost_data().measured_beta:g}"),
     "speedup",
 )
 LIVE = Step(
     "live",
     "live",
-    5,
+    3,
     _q(live_target="bundled", live_draft="ngram", live_preset="copy", live_gamma="4", live_t="0"),
 )
 #: The three apprentices: the page's default drafts, and adaptive γ (the third's trick) on.
 RACE = Step(
     "race",
     "race",
-    5,
+    4,
     _q(race_target="bundled", race_preset="summarise", race_gamma="4", race_adaptive="1", race_t="0"),
 )
 TREE_DRAFTS = Step(
-    "tree_drafts", "tree_drafts", 3, _q(trd_chain="story", trd_draft="poor", trd_shape="2-2", trd_seed="7")
+    "tree_drafts", "tree_drafts", 2, _q(trd_chain="story", trd_draft="poor", trd_shape="2-2", trd_seed="7")
 )
 SELF_SPEC = Step("self_spec", "self_spec", 6)
 #: A sentence with Chinese in it: the families split it differently, and some pieces have no twin.
 TOKENIZERS = Step(
-    "tokenizers", "tokenizers", 3, _q(tok_text="Speculative decoding 投机解码 keeps p exactly.")
+    "tokenizers", "tokenizers", 2, _q(tok_text="Speculative decoding 投机解码 keeps p exactly.")
 )
 #: The page opens on the measured example grid (both targets, every draft kind, all eight
 #: categories) shown as the memory-bound projection the motivation step started from, each
@@ -138,7 +165,7 @@ TOKENIZERS = Step(
 COMPARE = Step(
     "compare",
     "compare",
-    4,
+    2,
     _q(
         cmp_targets="bundled",
         cmp_drafts="ngram,bf16,head",
@@ -152,8 +179,16 @@ COMPARE = Step(
         cmp_c="own",
     ),
 )
+#: The roofline on a data-centre GPU at batch 1, where speculation pays; the room raises the
+#: batch until it stops paying.
+ROOFLINE = Step(
+    "roofline",
+    "roofline",
+    5,
+    _q(roof_hw="h100", roof_target="llama_8b", roof_draft="llama_1b", roof_batch="1", roof_gamma="4"),
+)
 EXERCISES = Step(
-    "exercises", "exercises", 2, _q(ex_seed="2026", ex_topics="decompose,tokens,block,story", ex_key="0")
+    "exercises", "exercises", 1, _q(ex_seed="2026", ex_topics="decompose,tokens,block,story", ex_key="0")
 )
 
 CLASS = Route(
@@ -163,16 +198,25 @@ CLASS = Route(
         Section(
             "why",
             (
+                CHECK_BEFORE,
                 MOTIVATION,
                 NOTATION,
                 GREEDY,
                 OVERLAP,
                 TREE,
-                Step("answers_why", "answers", 3, _q(answers_page="overlap")),
+                Step("answers_why", "answers", 2, _q(answers_page="overlap")),
             ),
         ),
         Section(
-            "rounds", (BLOCK, PROOF, COST, Step("answers_rounds", "answers", 3, _q(answers_page="cost")))
+            "rounds",
+            (
+                BLOCK,
+                PROOF,
+                LAW_LIVE,
+                COST,
+                ROOFLINE,
+                Step("answers_rounds", "answers", 2, _q(answers_page="cost")),
+            ),
         ),
         Section(
             "models",
@@ -184,7 +228,8 @@ CLASS = Route(
                 TOKENIZERS,
                 COMPARE,
                 EXERCISES,
-                Step("answers_models", "answers", 2, _q(answers_page="race")),
+                Step("check_after", "teach", 3, _q(check="after")),
+                Step("answers_models", "answers", 2, _q(answers_page="check")),
             ),
         ),
     ),

@@ -1,10 +1,11 @@
-"""The class's answers to one quiz question, for the teacher's projector view.
+"""The class's answers to quiz questions, for the teacher's projector view.
 
 :func:`answer_histogram` draws how many learners chose each option (the right one in the
 "accepted" colour) with the share correct in its title. Each bar is labelled with the option's
 letter (the one learners saw it under) and its whole text, wrapped onto as many lines as it
-needs. Strings come from the caller
-(``[fig]`` of lessons/<lang>/answers.toml; the keys are in :data:`KEYS`).
+needs. :func:`check_comparison` sets the class's concept check before and after side by side:
+the share correct per concept. Strings come from the caller (``[fig]`` of
+lessons/<lang>/answers.toml; the keys are in :data:`KEYS`).
 """
 
 from __future__ import annotations
@@ -17,12 +18,13 @@ import plotly.graph_objects as go
 
 from specdec_core.live.answers import Tally, option_letter
 from specdec_core.viz.escape import html_text
-from specdec_core.viz.palette import ACCEPTED, GRID, NEUTRAL, base_layout
+from specdec_core.viz.palette import ACCEPTED, GRID, NEUTRAL, TARGET_ONLY, base_layout
 from specdec_core.viz.spec import bar, figure
 from specdec_core.viz.strings import pick
 
 KEYS: dict[str, tuple[str, ...]] = {
     "answer_histogram": ("learners_axis", "share_correct", "no_answers", "right_option"),
+    "check_comparison": ("check_title", "check_axis", "check_before", "check_after", "check_hover"),
 }
 #: Columns of an option's label per line (a wide character, as in Chinese, takes two).
 LABEL_COLUMNS = 56
@@ -103,4 +105,48 @@ def answer_histogram(tally: Tally, options: Sequence[str], text: Mapping[str, st
     if max(tally.counts, default=0) <= 10:
         layout["xaxis"]["dtick"] = 1  # whole learners while the counts are small
     layout["yaxis"] = {"autorange": "reversed", "automargin": True}
+    return figure(data, layout)
+
+
+def check_comparison(
+    before: Sequence[Tally], after: Sequence[Tally], concepts: Sequence[str], text: Mapping[str, str]
+) -> go.Figure:
+    """Per concept (its name escaped and wrapped), the share of the class correct on its
+    question before the class and after it, two bars side by side; a question nobody answered
+    yet has no bar (never a 0/0) and its count 0 in the hover."""
+    t = pick(text, KEYS, "check_comparison")
+    if not len(before) == len(after) == len(concepts):
+        raise ValueError("one tally before and one after per concept")
+    labels = ["<br>".join(html_text(line) for line in wrap(c, 24)) for c in concepts]
+    data = []
+    for name, tallies, colour in (
+        (t["check_before"], before, TARGET_ONLY),
+        (t["check_after"], after, ACCEPTED),
+    ):
+        shares = [tally.share_correct for tally in tallies]
+        data.append(
+            bar(
+                name=html_text(name),
+                x=labels,
+                y=[None if share is None else 100 * share for share in shares],
+                marker={"color": colour},
+                text=["" if share is None else f"{share:.0%}" for share in shares],
+                textposition="outside",
+                customdata=[tally.answered for tally in tallies],
+                hovertemplate=t["check_hover"] + "<extra></extra>",
+            )
+        )
+    layout = base_layout(
+        title={"text": t["check_title"]},
+        barmode="group",
+        height=380,
+        margin={"l": 50, "r": 20, "t": 60, "b": 80},
+        legend={"orientation": "h", "y": 1.02, "x": 1, "xanchor": "right", "yanchor": "bottom"},
+    )
+    layout["yaxis"] = {
+        "title": {"text": t["check_axis"]},
+        "range": [0, 112],
+        "gridcolor": GRID,
+        "ticksuffix": "%",
+    }
     return figure(data, layout)
