@@ -5,11 +5,15 @@ import pytest
 
 from specdec_core.course import block as bd
 from specdec_core.course import tree_drafts as td
+from specdec_core.course.cost import check_claims
 from specdec_core.live.stats import Timeline
 from specdec_core.viz import block as block_viz
+from specdec_core.viz import cost as cost_viz
+from specdec_core.viz import law_live as law_live_viz
 from specdec_core.viz import live as live_viz
 from specdec_core.viz import palette
 from specdec_core.viz import rounds as rounds_viz
+from specdec_core.viz import self_spec as self_spec_viz
 from specdec_core.viz import tree_drafts as tree_viz
 from tests.figure_strings import figure_text, string
 
@@ -117,3 +121,28 @@ def test_tree_nodes_carry_their_states_symbols():
     for status, symbol in symbols.items():
         if status != "root":
             assert symbol == palette.STATE_SYMBOLS[tree_viz.STATUS_STATES[status]]
+
+
+def test_right_and_wrong_marks_differ_in_shape_as_well_as_colour():
+    cost_text = figure_text("cost")
+    seed = ((0.9, 4, 4.1), (0.9, 7, 6.5))  # one claim that holds, one that does not
+    fig = cost_viz.expected_tokens_figure((0.9,), 8, 0.8, 3, check_claims(seed), cost_text)
+    by_name = {tr.name: tr for tr in fig.data}
+    assert by_name[cost_text["claim_ok"]].marker.symbol == palette.STATE_SYMBOLS["accepted"]
+    assert by_name[cost_text["claim_wrong"]].marker.symbol == palette.STATE_SYMBOLS["rejected"]
+    drafts = self_spec_viz.drafts_figure(
+        ["a", "b"], [0.9, 0.1], [0.0, 0.5], [2.0, 0.5], "a", figure_text("self_spec")
+    )
+    assert list(drafts.data[0].marker.symbol) == [
+        palette.STATE_SYMBOLS["accepted"],
+        palette.STATE_SYMBOLS["rejected"],
+    ]
+
+
+def test_the_broken_rules_bars_are_hatched():
+    text = figure_text("law_live")
+    fig = law_live_viz.share_bars(["a"], [0.6, 0.4], [0.55, 0.45], [0.9, 0.1], text)
+    shapes = {tr.name: tr.marker.pattern.shape or "" for tr in fig.data}
+    assert shapes[text["broken"]] == palette.STATE_PATTERNS["rejected"] != shapes[text["counted"]]
+    tv = law_live_viz.tv_bars(["right", "wrong"], [0.01, 0.3], [0.02, 0.02], text)
+    assert list(tv.data[0].marker.pattern.shape) == ["", palette.STATE_PATTERNS["rejected"]]

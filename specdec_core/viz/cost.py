@@ -207,7 +207,9 @@ def expected_tokens_figure(
                     mode="markers",
                     name=t["claim_ok" if ok else "claim_wrong"],
                     marker={
-                        "symbol": "x",
+                        "symbol": palette.STATE_SYMBOLS[
+                            "accepted" if ok else "rejected"
+                        ],  # not by colour alone
                         "size": 13,
                         "color": ACCEPTED if ok else REJECTED,
                         "line": {"width": 1, "color": palette.INK},

@@ -57,14 +57,14 @@ def share_bars(
     has one value more than `labels`."""
     t = pick(text, KEYS, "share_bars")
     n = len(labels) + 1
-    series = [
-        (t["exact"], _values("exact", exact, n), palette.TARGET),
-        (t["counted"], _values("counted", counted, n), palette.ACCEPTED),
-        (t["broken"], _values("broken", broken, n), palette.REJECTED),
+    series = [  # the broken rule's bars are also hatched, as rejected bars are elsewhere
+        (t["exact"], _values("exact", exact, n), {"color": palette.TARGET}),
+        (t["counted"], _values("counted", counted, n), palette.state_bar("accepted")),
+        (t["broken"], _values("broken", broken, n), palette.state_bar("rejected")),
     ]
     shown = [html.escape(short_label(str(x), 12)) for x in labels] + [html.escape(t["rest"])]
     data = []
-    for name, values, colour in series:
+    for name, values, marker in series:
         if values is None:
             continue
         data.append(
@@ -72,7 +72,7 @@ def share_bars(
                 x=list(range(n)),
                 y=values.tolist(),
                 name=html.escape(name),
-                marker={"color": colour},
+                marker=marker,
                 customdata=shown,
                 hovertemplate=t["hover"],
             )
@@ -106,8 +106,10 @@ def tv_bars(
     assert d is not None and band is not None
     names = [html.escape(str(r)) for r in rules]
     colours = [palette.ACCEPTED] + [palette.REJECTED] * (n - 1)
+    hatch = [palette.STATE_PATTERNS["accepted"]] + [palette.STATE_PATTERNS["rejected"]] * (n - 1)
+    marker = {"color": colours, "pattern": {"shape": hatch, "fillmode": "overlay", "fgcolor": palette.WHITE}}
     data = [
-        bar(x=names, y=d.tolist(), name=t["tv"], marker={"color": colours}, hovertemplate=t["hover_tv"]),
+        bar(x=names, y=d.tolist(), name=t["tv"], marker=marker, hovertemplate=t["hover_tv"]),
         scatter(
             x=names,
             y=band.tolist(),

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 
 import plotly.graph_objects as go
 
-from specdec_core.viz.palette import ACCEPTED, BONUS, DRAFT, INK, REJECTED, TARGET, base_layout
+from specdec_core.viz.palette import ACCEPTED, BONUS, DRAFT, INK, REJECTED, STATE_SYMBOLS, TARGET, base_layout
 from specdec_core.viz.strings import pick
 
 KEYS: dict[str, tuple[str, ...]] = {
@@ -184,6 +184,9 @@ def drafts_figure(
     """α against step cost per draft; marker colour: predicted speedup at the best γ (red < 1×)."""
     t = pick(text, KEYS, "drafts_figure")
     colors = [ACCEPTED if p >= 1.0 else REJECTED for p in predicted]
+    symbols = [
+        STATE_SYMBOLS["accepted" if p >= 1.0 else "rejected"] for p in predicted
+    ]  # not by colour alone
     sizes = [22 if n == highlight else 14 for n in names]
     fig = go.Figure(
         go.Scatter(
@@ -192,7 +195,7 @@ def drafts_figure(
             mode="markers+text",
             text=list(names),
             textposition="top center",
-            marker={"color": colors, "size": sizes, "line": {"color": INK, "width": 1}},
+            marker={"color": colors, "symbol": symbols, "size": sizes, "line": {"color": INK, "width": 1}},
             customdata=[[f"{p:.2f}"] for p in predicted],
             hovertemplate=t["hover_draft"] + "<extra></extra>",
             name=t["predicted"],
