@@ -199,6 +199,7 @@ def expected_tokens_figure(
         )
     for ok in (True, False):
         group = [c for c in claims if c.matches == ok]
+        shape = palette.STATE_SYMBOLS["accepted" if ok else "rejected"]  # not by colour alone
         if group:
             data.append(
                 scatter(
@@ -207,9 +208,7 @@ def expected_tokens_figure(
                     mode="markers",
                     name=t["claim_ok" if ok else "claim_wrong"],
                     marker={
-                        "symbol": palette.STATE_SYMBOLS[
-                            "accepted" if ok else "rejected"
-                        ],  # not by colour alone
+                        "symbol": shape,
                         "size": 13,
                         "color": ACCEPTED if ok else REJECTED,
                         "line": {"width": 1, "color": palette.INK},
