@@ -160,7 +160,7 @@ def test_figures_escape_tokens_and_draw_every_row(lang):
     assert all("<b>" not in label for label in mask.data[0].text)
     assert "&lt;b&gt;" in mask.data[0].text[0]
     test = viz.accept_figure(view, texts, text)
-    assert list(test.data[1].x) == events[i].draft_u
+    assert list(test.data[2].x) == events[i].draft_u
     cache = viz.cache_figure(view.caches, texts, text)
     assert all("<b>" not in label for label in cache.data[0].text)
     timeline = viz.timeline_figure(view.steps, text)

@@ -86,6 +86,9 @@ def _stage(trace: LiveTrace, view: RoundView, stage: str) -> None:
                 n=len(view.rows),
             )
         )
+        if trace.settings.target.kind == "toy":
+            st.caption(s["toy_timing"])
+            return
         plain = plain_step_s(trace.baseline.events) if trace.baseline else None
         if plain:
             ratio = view.pass_in_steps(plain)

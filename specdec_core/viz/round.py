@@ -55,7 +55,7 @@ _STEP_COLOURS = {
     "verify": palette.TARGET,
     "rest": palette.MUTED,
 }
-_CELL = 34  # pixels per grid cell
+_CELL = 40  # pixels per grid cell
 
 
 def _label(texts: Mapping[int, str], token: int | None) -> str:
@@ -84,11 +84,13 @@ def timeline_figure(steps: list[Step], text: Mapping[str, str]) -> go.Figure:
             y=[lane[s.kind]],
             orientation="h",
             name=names[s.kind](s),
-            text=[f"{names[s.kind](s)} · {s.seconds * 1000.0:.1f} ms"],
+            text=[names[s.kind](s)],
+            customdata=[s.seconds * 1000.0],
             textposition="inside",
+            textangle=0,
             insidetextanchor="middle",
             marker={"color": _STEP_COLOURS[s.kind], "line": {"color": palette.WHITE, "width": 1}},
-            hovertemplate="%{text}<extra></extra>",
+            hovertemplate="%{text} · %{customdata:.2f} ms<extra></extra>",
             showlegend=False,
         )
         for s in steps
@@ -130,7 +132,7 @@ def mask_figure(view: RoundView, texts: Mapping[int, str], text: Mapping[str, st
             y=ys,
             mode="markers+text",
             text=labels,
-            textfont={"size": 11, "color": palette.INK},
+            textfont={"size": 10, "color": palette.INK},
             customdata=hover,
             hovertemplate="%{customdata}: %{text}<extra></extra>",
             marker={
@@ -182,10 +184,18 @@ def accept_figure(view: RoundView, texts: Mapping[int, str], text: Mapping[str, 
             orientation="h",
             name=t["threshold"],
             marker={"color": [palette.rgba(c, 0.55) for c in colours]},
-            text=notes,
-            textposition="outside",
-            cliponaxis=False,
             hovertemplate=f"{t['threshold']} = %{{x:.4g}}<extra></extra>",
+        ),
+        scatter(
+            x=[1.0] * len(names),
+            y=names,
+            mode="text",
+            text=notes,
+            textposition="middle right",
+            textfont={"color": colours},
+            cliponaxis=False,
+            showlegend=False,
+            hoverinfo="skip",
         ),
         scatter(
             x=[u for u in us if u is not None],
@@ -232,7 +242,7 @@ def cache_figure(caches: list[CacheView], texts: Mapping[int, str], text: Mappin
             y=ys,
             mode="markers+text",
             text=labels,
-            textfont={"size": 11, "color": palette.INK},
+            textfont={"size": 10, "color": palette.INK},
             customdata=hover,
             hovertemplate="%{customdata}: %{text} (%{x})<extra></extra>",
             marker={
