@@ -63,6 +63,11 @@ def test_greedy_copy_run_shows_colours_and_a_speedup(page: Page, app_url: str, s
     expect(main).to_contain_text("identical token for token")
     assert _spec_tokens(page, ".accepted").count() > 10, "the n-gram draft copies whole phrases"
     assert page.locator(".sd-tokens .sd-tok.target").count() > 10
+    # a state reads without its colour too: its own line (assets/style.css), named in the legend
+    line = "el => getComputedStyle(el).textDecorationLine"
+    assert _spec_tokens(page, ".accepted").first.evaluate(line) == "underline"
+    assert page.locator(".sd-tokens .sd-tok.target").first.evaluate(line) == "none"
+    expect(page.locator(".sd-legend-note").first).to_be_visible()
     speedup = page.get_by_test_id("stMetric").filter(has_text="Speedup (wall clock)")
     expect(speedup.get_by_test_id("stMetricValue")).to_have_text(re.compile(r"^\d+\.\d\d×$"))
     assert "Thames" in _generated_text(page)
