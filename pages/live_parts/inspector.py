@@ -12,6 +12,7 @@ import streamlit as st
 from pages.common import form
 from pages.common.i18n import strings
 from pages.common.lesson import lesson
+from pages.common.page import scroll_to
 from pages.common.urlstate import Param
 from pages.live_parts.draft_tree import draft_tree_view
 from pages.live_parts.tokens import fig_text
@@ -24,12 +25,17 @@ from specdec_core.viz import overlap as overlap_viz
 from specdec_core.viz import probability_tree as tree_viz
 from specdec_core.viz.escape import md
 
+SCROLL_KEY = "live_scroll_inspector"  # set by a page that opens the inspector at a position
+
 
 def inspector(trace: LiveTrace, shown: Param) -> None:
     """Pick a round and one of its tokens; show what p and q said there and what was decided."""
     s = strings("live")
     events = trace.speculative.events
-    st.subheader(s["inspect_title"])
+    # the round page's row links land here
+    st.container(key="live_inspector").subheader(s["inspect_title"])
+    if st.session_state.pop(SCROLL_KEY, False):
+        scroll_to("live_inspector")
     lesson("live").show("inspect")
     last = len(events) - 1
     st.session_state["live_round"] = min(max(int(st.session_state.get("live_round", 0)), 0), last)

@@ -6,6 +6,7 @@ import streamlit as st
 
 from pages.common.i18n import strings
 from pages.common.lesson import lesson
+from pages.live_parts.inspector import SCROLL_KEY
 from specdec_core.live.round_view import STAGES, RoundView, chain_rounds, plain_step_s, round_view
 from specdec_core.live.trace import LiveTrace
 from specdec_core.viz import live as live_viz
@@ -68,6 +69,7 @@ def _inspect_link(trace: LiveTrace, view: RoundView) -> None:
     if c2.button(s["inspect"], key="round_inspect", icon=":material/search:"):
         st.session_state["live_round"] = view.index
         st.session_state["live_slot"] = read[st.session_state[ROW_KEY]].slot
+        st.session_state[SCROLL_KEY] = True
         st.switch_page("pages/live.py")
 
 

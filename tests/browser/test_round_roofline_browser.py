@@ -41,6 +41,13 @@ WORDS = {
 }
 
 
+def _press(page: Page, key: str, stage: int) -> None:
+    """Press a stage button and wait until the page shows that stage."""
+    page.locator(f".st-key-{key} button").click()
+    expect(page.locator(".st-key-round_stage input:checked")).to_have_value(str(stage), timeout=TIMEOUT)
+    wait_not_stale(page)
+
+
 def _title(page: Page, text: str) -> None:
     expect(page.get_by_test_id("stMain").locator("h1").first).to_have_text(text, timeout=TIMEOUT)
 
@@ -62,20 +69,18 @@ def test_the_round_page_draws_a_run_made_on_the_live_page(
     summary = main.locator("p").filter(has_text=re.compile(r"γ = \d")).first
     expect(summary).to_be_visible(timeout=TIMEOUT)
     page.screenshot(path=str(screenshot_dir / f"round-{lang}-timeline.png"), full_page=True)
-    for _ in range(2):  # to the accept tests: the rows' figure and table
-        page.locator(".st-key-round_next button").click()
-        wait_not_stale(page)
+    for stage in (1, 2):  # to the accept tests: the rows' figure and table
+        _press(page, "round_next", stage)
     expect(main.get_by_test_id("stDataFrame")).to_be_visible(timeout=TIMEOUT)
     expect(main.locator(".js-plotly-plot")).to_have_count(1, timeout=TIMEOUT)
     page.screenshot(path=str(screenshot_dir / f"round-{lang}-tests.png"), full_page=True)
-    page.locator(".st-key-round_next button").click()
-    wait_not_stale(page)
+    _press(page, "round_next", 3)
     expect(main.get_by_test_id("stAlertContentInfo")).to_contain_text("KV", timeout=TIMEOUT)  # toy: no cache
-    page.locator(".st-key-round_prev button").click()
-    wait_not_stale(page)
+    _press(page, "round_prev", 2)
     page.locator(".st-key-round_inspect button").click()
     _title(page, w["live"])
     expect(page.locator(".st-key-live_download")).to_be_visible(timeout=TIMEOUT)  # the same run, no new one
+    expect(page.locator(".st-key-live_inspector")).to_be_in_viewport(timeout=TIMEOUT)
     assert not page.get_by_test_id("stException").count()
 
 
