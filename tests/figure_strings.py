@@ -37,6 +37,8 @@ TABLES: dict[str, tuple[str, str]] = {
     "live.tree": ("live", "fig_tree"),
     "live.pieces": ("live", "pieces"),
     "law_live": ("law_live", "fig"),
+    "round": ("round", "fig"),
+    "roofline": ("roofline", "fig"),
 }
 
 #: The token kinds the live page adds to its ``[fig]`` table (pages/live_parts/tokens.py).

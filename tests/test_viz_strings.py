@@ -21,12 +21,14 @@ from specdec_core.viz import (
     probability_tree,
     probability_tree_sankey,
     race,
+    roofline,
     rounds,
     sampling,
     self_spec,
     speedup_maps,
     tree_drafts,
 )
+from specdec_core.viz import round as round_figures
 from specdec_core.viz.strings import pick
 from tests.figure_strings import LANGS, TABLES, figure_text
 
@@ -55,6 +57,8 @@ USES: list[tuple[ModuleType, str, str]] = [
     *((compare, name, "compare") for name in compare.KEYS),
     *((draft_pieces, name, "live.pieces") for name in draft_pieces.KEYS),
     *((law_live, name, "law_live") for name in law_live.KEYS),
+    *((round_figures, name, "round") for name in round_figures.KEYS),
+    *((roofline, name, "roofline") for name in roofline.KEYS),
 ]
 #: Every figure module: each one lists the strings its builders read in KEYS.
 _ALL = [importlib.import_module(f"specdec_core.viz.{m.name}") for m in pkgutil.iter_modules(viz.__path__)]
