@@ -34,7 +34,16 @@ from specdec_core.viz.palette import (
     VOID,
     base_layout,
 )
-from specdec_core.viz.spec import axis_names, figure, layout_axis, merge, scatter, subplot_axes, subplot_title
+from specdec_core.viz.spec import (
+    axis_names,
+    figure,
+    layout_axis,
+    merge,
+    scatter,
+    state_marks,
+    subplot_axes,
+    subplot_title,
+)
 from specdec_core.viz.strings import pick
 
 #: Border colour of a committed token of each kind in :func:`cache_figure`.
@@ -136,35 +145,6 @@ def _legend_entry(name: str, colour: str, **axes: str) -> dict[str, object]:
     return scatter(**entry, marker={"symbol": "square", "size": 14, "color": colour}, **axes)
 
 
-def _state_marks(
-    marks: Mapping[str, Sequence[tuple[float, float]]],
-    text: Mapping[str, str],
-    xaxis: str,
-    yaxis: str,
-    legend: bool = True,
-    every: bool = False,
-) -> list[dict[str, object]]:
-    """One trace per token state in `marks` (state → points): its symbol at each point, so a
-    state reads without its colour, and named in the legend (`every`: each of the outcomes,
-    with points or not, so the legend names them all)."""
-    kinds = _OUTCOMES if every else [k for k in _OUTCOMES if k in marks]
-    return [
-        scatter(
-            x=[x for x, _ in marks.get(kind, [])] or [None],
-            y=[y for _, y in marks.get(kind, [])] or [None],
-            mode="markers",
-            name=text[kind],
-            legendgroup=kind,
-            showlegend=legend,
-            hoverinfo="skip",
-            marker=palette.state_marker(kind),
-            xaxis=xaxis,
-            yaxis=yaxis,
-        )
-        for kind in kinds
-    ]
-
-
 @figure_cache
 def round_figure(rnd: BlockRound, labels: Sequence[str], text: Mapping[str, str]) -> go.Figure:
     """The slots of one round: outcome boxes on top, p and q at each draft below.
@@ -226,7 +206,7 @@ def round_figure(rnd: BlockRound, labels: Sequence[str], text: Mapping[str, str]
             xaxis="x",
             yaxis="y",
         ),
-        *_state_marks(marks, t, "x", "y"),
+        *state_marks(marks, t, "x", "y"),
     ]
 
     dim = [0.35 if o == "void" else 1.0 for o in outcomes[:k]]
@@ -365,8 +345,8 @@ def rows_figure(rnd: BlockRound, labels: Sequence[str], text: Mapping[str, str])
         grey_out("2", k)
     else:
         outline("2", k, rnd.committed[-1], "bonus")
-    data += _state_marks(marks[""], t, "x", "y", legend=False)
-    data += _state_marks(marks["2"], t, "x2", "y2", every=True)
+    data += state_marks(marks[""], t, "x", "y", legend=False)
+    data += state_marks(marks["2"], t, "x2", "y2", kinds=_OUTCOMES)  # the legend names them all
     axes["yaxis"].update(
         tickvals=ys,
         ticktext=[escape(lab) for lab in labels],
@@ -491,7 +471,7 @@ def cache_figure(
         (palette.INK, t["start"]),
         (CORRECTED, t["newest"]),
     )
-    data = [_legend_entry(name, colour) for colour, name in legend] + _state_marks(marks, t, "x", "y")
+    data = [_legend_entry(name, colour) for colour, name in legend] + state_marks(marks, t, "x", "y")
     names = [t["text_row"], *(f"{name}<br>{c.start} → {c.peak} → {c.after}" for name, c, _, _ in caches)]
     layout = base_layout(
         height=300, margin={"l": 110, "r": 20, "t": 92, "b": 60}, shapes=shapes, annotations=notes

@@ -9,11 +9,14 @@ plotly, whose validators check every property.
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
+
+from specdec_core.viz import palette
 
 
 def figure(data: list[dict[str, Any]], layout: dict[str, Any]) -> go.Figure:
@@ -118,3 +121,33 @@ def scatter(**trace: Any) -> dict[str, Any]:
 def bar(**trace: Any) -> dict[str, Any]:
     """A bar trace as a dict, as ``go.Bar(**trace)`` takes it."""
     return {"type": "bar", **trace}
+
+
+def state_marks(
+    marks: Mapping[str, Sequence[tuple[float, float]]],
+    names: Mapping[str, str],
+    xaxis: str = "x",
+    yaxis: str = "y",
+    legend: bool = True,
+    kinds: Sequence[str] | None = None,
+) -> list[dict[str, Any]]:
+    """One scatter per token state of `marks` (state → points): the state's colour and symbol
+    (palette.state_marker) at each point, so a state drawn as a cell or a box reads without its
+    colour too, named ``names[state]`` in the legend. `kinds` lists the states to give a trace
+    (in that order) whether or not they have points, so the legend names them all."""
+    shown = [k for k in palette.STATE_SYMBOLS if k in marks] if kinds is None else list(kinds)
+    return [
+        scatter(
+            x=[x for x, _ in marks.get(kind, [])] or [None],
+            y=[y for _, y in marks.get(kind, [])] or [None],
+            mode="markers",
+            name=names[kind],
+            legendgroup=kind,
+            showlegend=legend,
+            hoverinfo="skip",
+            marker=palette.state_marker(kind),
+            xaxis=xaxis,
+            yaxis=yaxis,
+        )
+        for kind in shown
+    ]
