@@ -95,7 +95,7 @@ def _lesson() -> None:
             f"{s(f'verdict_{verdict}', value=v.speedup, tokens=v.tokens)}</div>")  # fmt: skip
 
     text.show("roofline")
-    most = 4 * max(setup.gamma + 1, int(machine.ridge) + 1)
+    most = course.curve_tokens(setup)
     st.plotly_chart(
         viz.roofline_figure(
             course.roofline_curve(

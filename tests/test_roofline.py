@@ -117,7 +117,8 @@ def test_a_long_context_keeps_large_batches_memory_bound():
 
 def test_the_roofline_curve_is_flat_then_rises_through_the_passes():
     setup = _setup(QUIZ, 8, 512, 4, 0.8)
-    intensity, seconds = r.roofline_curve(setup.target, 2.0, QUIZ, 8, 512, 4000)
+    assert r.curve_tokens(setup) == 4 * 251  # four times past the ridge of 250 FLOPs per byte
+    intensity, seconds = r.roofline_curve(setup.target, 2.0, QUIZ, 8, 512, r.curve_tokens(setup))
     assert np.all(np.diff(intensity) > 0) and np.all(np.diff(seconds) >= 0)
     assert seconds[0] == seconds[np.searchsorted(intensity, QUIZ.ridge * 0.5)]
     assert seconds[-1] > 10 * seconds[0]

@@ -225,6 +225,12 @@ def kv_share(setup: Setup) -> float:
     return step.kv_bytes / step.bytes
 
 
+def curve_tokens(setup: Setup) -> int:
+    """How far the roofline figure runs in tokens per sequence: four times past both the ridge
+    (one sequence's tokens there are about the ridge's FLOPs per byte) and the verification pass."""
+    return 4 * max(setup.gamma + 1, int(setup.machine.ridge) + 1)
+
+
 def roofline_curve(
     model: Architecture,
     bytes_per_param: float,
