@@ -73,13 +73,13 @@ def start(name: str, with_lesson: bool = True, params: Sequence[Param] = ()) -> 
     On a classroom server, quiz answers waiting for the database are sent (class_answers)."""
     _through_entry_script()
     send_waiting()
-    arrive(name)
+    arrived = arrive(name)
     lang = current_lang()
     style()
     s = strings(name)
     text = lesson(name) if with_lesson else None
     st.title(s["title"])
-    _back_to_route(s, name)
+    _back_to_route(s, name, arrived)
     _share_control(s, lang)
     if params:
         warn_rejected(s, restore(params))
@@ -89,6 +89,7 @@ def start(name: str, with_lesson: bool = True, params: Sequence[Param] = ()) -> 
 #: A teaching route's link names its step: ``from_step=<route>:<step key>:<number>``.
 FROM_STEP = "from_step"
 _FROM_STEP = re.compile(r"([a-z_]+):([a-z0-9_]+):([0-9]{1,3})")
+_FROM = "_route_from"  # (route, step key, number) of the route step this page was opened from
 _RETURN = "_route_return"  # the route step's container a return to the route scrolls to
 
 
@@ -97,14 +98,18 @@ def route_step_query(route: str, step: str, n: int) -> dict[str, str]:
     return {FROM_STEP: f"{route}:{step}:{n}"}
 
 
-def _back_to_route(s: Strings, name: str) -> None:
-    """On a page opened from a teaching route, a link back to the route's step; the route, when
+def _back_to_route(s: Strings, name: str, arrived: bool) -> None:
+    """On a page opened from a teaching route, a link back to the route's step (kept until the
+    learner leaves the page, a copied link dropping the step from the address); the route, when
     shown again (this link or the browser's Back), scrolls to that step (:func:`return_to_route`)."""
-    found = _FROM_STEP.fullmatch(st.query_params.get(FROM_STEP, ""))
-    if found is None or name == "teach":
+    ss = st.session_state
+    if arrived:
+        found = _FROM_STEP.fullmatch(st.query_params.get(FROM_STEP, ""))
+        ss[_FROM] = None if found is None or name == "teach" else found.groups()
+    if not ss.get(_FROM):
         return
-    route, step, n = found.groups()
-    st.session_state[_RETURN] = f"teach_{route}_{step}"
+    route, step, n = ss[_FROM]
+    ss[_RETURN] = f"teach_{route}_{step}"
     st.page_link("pages/teach.py", label=s("back_to_step", n=int(n)))
 
 
@@ -131,8 +136,10 @@ def _share_control(s: Strings, lang: str) -> None:
     )
     query = shared()
     if query is not None:
-        st.sidebar.code(f"{st.context.url or ''}?{urlencode(query)}", language=None, wrap_lines=True)
-        st.sidebar.caption(s["share_link_done"])
+        n = st.session_state["_shared_n"] = st.session_state.get("_shared_n", 0) + 1
+        with st.sidebar.container(key=f"shared_link_{n}"):  # a new block for each link asked for
+            st.code(f"{st.context.url or ''}?{urlencode(query)}", language=None, wrap_lines=True)
+            st.caption(s["share_link_done"])
 
 
 def warn_rejected(s: Strings, keys: Sequence[str]) -> None:

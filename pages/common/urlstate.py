@@ -23,7 +23,7 @@ import streamlit as st
 from specdec_core.course.sampling_lab import snap_temperature
 
 _LAST = "_url_last"  # per key, the address's value last applied to the control
-_LINK = "_url_link"  # per key, the value the page's link carries now (mirror, link_value)
+_LINK = "_url_link"  # per key, the Param of a control the page's link carries (mirror)
 _SHARED = "_url_shared"  # the query share() just wrote, shown on the next run
 _PAGE = "_url_page"  # the page the session's last whole-page run showed
 
@@ -115,8 +115,9 @@ def keys_param(key: str, default: Sequence[str], allowed: Sequence[str]) -> Para
     return Param(key, list(default), parse, ",".join, options=tuple(allowed))
 
 
-def arrive(page: str) -> None:
+def arrive(page: str) -> bool:
     """Note that a whole-page run of `page` begins; call it before any :func:`restore` of the run.
+    Returns whether the run arrives from another page.
 
     Opening another page (a ``st.page_link``, the menu, the browser's history) keeps the
     session but drops the left page's widget state, so the address such a run carries is a
@@ -131,6 +132,8 @@ def arrive(page: str) -> None:
         ss[_LAST] = {}
         ss[_LINK] = {}
         ss.pop(_SHARED, None)
+        return True
+    return False
 
 
 def restore(params: Sequence[Param]) -> list[str]:
@@ -160,24 +163,22 @@ def restore(params: Sequence[Param]) -> list[str]:
 
 
 def mirror(params: Sequence[Param]) -> None:
-    """Note the current value of each control as part of the page's link (:func:`share`)."""
+    """Note each control as part of the page's link (:func:`share` reads its value then)."""
+    link: dict[str, Param] = st.session_state.setdefault(_LINK, {})
     for prm in params:
-        if prm.key in st.session_state:
-            link_value(prm.key, prm.dump(st.session_state[prm.key]))
-
-
-def link_value(key: str, raw: str) -> None:
-    """Note `raw` as the value the page's link carries for `key` (one not drawn by a widget)."""
-    st.session_state.setdefault(_LINK, {})[key] = raw
+        link[prm.key] = prm
 
 
 def link_query(lang: str, drop: Sequence[str] = ()) -> dict[str, str]:
     """The query of a link to the page as it is set up now: the address it was opened with
-    (less the keys in `drop`), its language, and every value noted by :func:`mirror` and
-    :func:`link_value` since the learner arrived (a value the page has not drawn, e.g. behind
-    a passcode, stays as the link gave it)."""
+    (less the keys in `drop`), its language, and the value of every control noted by
+    :func:`mirror` since the learner arrived, read now (a control's last run may have been
+    cut short by the request for the link). A value the page has not drawn (e.g. behind a
+    passcode) stays as the address gave it."""
+    ss = st.session_state
     opened = {k: v for k, v in st.query_params.to_dict().items() if k not in drop}
-    return {**opened, "lang": lang, **st.session_state.get(_LINK, {})}
+    values = {key: prm.dump(ss[key]) for key, prm in ss.get(_LINK, {}).items() if key in ss}
+    return {**opened, "lang": lang, **values}
 
 
 def share(lang: str, drop: Sequence[str] = ()) -> None:

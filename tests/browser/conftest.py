@@ -26,3 +26,21 @@ def screenshot_dir() -> Path:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     print(f"\nScreenshots are saved in {SCREENSHOTS}")
     return SCREENSHOTS
+
+
+def copy_link(page) -> str:
+    """Press the sidebar's "Copy link to this setup" and return the link it shows (the address
+    now holds it too): the one way a page's settings reach its address. Each press draws its
+    link in a new block (``shared_link_<n>``), so an earlier link is never read for this one."""
+    blocks = page.get_by_test_id("stSidebar").locator('[class*="st-key-shared_link_"]')
+    before = blocks.count() and blocks.first.get_attribute("class")
+    page.locator(".st-key-_share_link button").click()
+    page.wait_for_function(
+        """before => {
+            const b = document.querySelector('[data-testid=stSidebar] [class*="st-key-shared_link_"]');
+            return b && b.getAttribute("class") !== before && b.querySelector("[data-testid=stCode]");
+        }""",
+        arg=before or "",
+        timeout=45_000,
+    )
+    return (blocks.first.get_by_test_id("stCode").text_content() or "").strip()

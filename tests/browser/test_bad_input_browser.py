@@ -13,6 +13,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from specdec_core.live.trace import to_json
 from tests.bad_input.hostile import hostile_trace, toy_trace
+from tests.browser.conftest import copy_link
 
 TIMEOUT = 45_000
 TOY = "live_target=toy&live_draft=toy_draft&live_max=16"
@@ -117,9 +118,9 @@ def test_toy_trace_replays_in_chinese(page: Page, app_url: str, tmp_path: Path):
 
 
 def _gamma(page: Page) -> tuple[int, int | None]:
-    """(the γ slider's value on screen, γ in the page's link)."""
+    """(the γ slider's value on screen, γ in the page's copied link)."""
     shown = int(page.get_by_role("slider", name="Drafts per round γ").input_value())
-    linked = parse_qs(urlparse(page.url).query).get("cost_gamma", [None])[0]
+    linked = parse_qs(urlparse(copy_link(page)).query).get("cost_gamma", [None])[0]
     return shown, None if linked is None else int(linked)
 
 
@@ -171,7 +172,7 @@ def test_bad_logits_link_then_a_slider_works(page: Page, app_url: str):
     slider.press("ArrowRight")  # k: 0 (off) -> 1
     metric = page.get_by_test_id("stMetric").filter(has_text="Sampleable tokens").first
     expect(metric.get_by_test_id("stMetricValue")).to_have_text("1", timeout=TIMEOUT)
-    assert "k=1" in page.url and not page.get_by_test_id("stException").count()
+    assert "k=1" in copy_link(page) and not page.get_by_test_id("stException").count()
 
 
 def test_bad_race_depths_then_the_toy_pair_races(page: Page, app_url: str):
