@@ -154,4 +154,4 @@ def test_the_live_pages_name_the_rate_they_show(lang, rate, match):
     assert rate in live["alpha"] and rate in live["hist_caption"] and "τ" in live["per_round"]
     assert rate in block["now_alpha"] and rate in block["fig"]["theory"]
     assert race["col"]["alpha"] == rate and rate in race["fig"]["hover_point"]
-    assert all(f"{match} " in cost["presets"][k] for k in ("bf16", "int8", "layers24", "layers8"))
+    assert all(f"{match} " in cost["presets"][k] for k in ("bf16", "layers24", "layers8"))
