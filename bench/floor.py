@@ -41,7 +41,7 @@ from pathlib import Path
 import torch
 
 from bench.kernels import medians, step_and_verify
-from specdec_core.engine import autoregressive
+from specdec_core.engine import RunOptions, autoregressive
 from specdec_core.models import load_bundled, precision_copy
 from specdec_core.models.bundled import load_gemma
 from specdec_core.models.hf import HFCausalLM, kernel_choice
@@ -103,7 +103,11 @@ def step_bytes(model: HFCausalLM) -> int:
 def decode_ms(model: HFCausalLM, ids: list[int], tokens: int) -> float:
     """Median ms per generated token of greedy ``autoregressive``, prefill excluded."""
     greedy = SamplingConfig(temperature=0)
-    events = list(autoregressive(model, ids, greedy, max_new_tokens=tokens, seed=0, stop_at_eos=False))
+    events = list(
+        autoregressive(
+            model, ids, greedy, max_new_tokens=tokens, seed=0, options=RunOptions(stop_at_eos=False)
+        )
+    )
     return statistics.median((e.total_s - e.prefill_s) * 1e3 for e in events)
 
 

@@ -11,7 +11,7 @@ import json
 import numpy as np
 import pytest
 
-from specdec_core.engine import RoundEvent, autoregressive, generate, summarize
+from specdec_core.engine import RoundEvent, RunOptions, autoregressive, generate, summarize
 from specdec_core.models import LayerSkipDraft, NGramDraft, precision_copy
 from specdec_core.models.medusa import MedusaDraft
 from specdec_core.sampling import SamplingConfig
@@ -76,7 +76,7 @@ def test_sampled_runs_match_the_reference_maths_and_replay_from_json(bundled_mod
     ids = bundled_model.encode(PROMPTS["chat"], chat=True)
     draft = drafts[name]
     fast = list(generate(bundled_model, draft, ids, cfg, 3, 12, 5))
-    ref = list(generate(bundled_model, draft, ids, cfg, 3, 12, 5, reference=True))
+    ref = list(generate(bundled_model, draft, ids, cfg, 3, 12, 5, options=RunOptions(reference=True)))
     assert [(e.draft_tokens, e.committed, e.kinds) for e in fast] == [
         (e.draft_tokens, e.committed, e.kinds) for e in ref
     ]

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import specdec_core.engine.rows as engine_rows
-from specdec_core.engine import autoregressive, generate
+from specdec_core.engine import RunOptions, autoregressive, generate
 from specdec_core.models import MarkovChainLM
 from specdec_core.models.cross import CrossVocabularyDraft, CrossVocabularySession
 from specdec_core.sampling import SamplingConfig
@@ -77,7 +77,7 @@ def test_greedy_equals_target_greedy_and_only_twins_are_proposed():
 def _check_rows_follow_the_canonical_spelling(draft) -> None:
     """Every q row a run reports is the draft's projected law after the text's canonical spelling."""
     context = [START]
-    for e in generate(TARGET, draft, context, SamplingConfig(), 3, 60, 7, top_n=V):
+    for e in generate(TARGET, draft, context, SamplingConfig(), 3, 60, 7, options=RunOptions(top_n=V)):
         for i, row in enumerate(e.q_rows):
             want = draft_law_after(context + e.draft_tokens[:i])
             got = np.zeros(V)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from specdec_core.engine import generate
+from specdec_core.engine import RunOptions, generate
 from specdec_core.engine.held import HeldSessions
 from specdec_core.models import HFCausalLM, LayerSkipDraft
 from specdec_core.sampling import SamplingConfig, apply
@@ -25,7 +25,16 @@ HOT = SamplingConfig(temperature=1.0)
 
 
 def _events(target, draft, prompt, seed, held=None, rule="exact", cfg=HOT, gamma=2, new=3):
-    run = generate(target, draft, prompt, cfg, gamma, new, seed, sessions=held, rule=rule, stop_at_eos=False)
+    run = generate(
+        target,
+        draft,
+        prompt,
+        cfg,
+        gamma,
+        new,
+        seed,
+        options=RunOptions(sessions=held, rule=rule, stop_at_eos=False),
+    )
     return [e.to_dict(timings=False) for e in run]
 
 
@@ -58,24 +67,27 @@ def test_default_generate_opens_fresh_sessions_and_verifies_exactly():
         default = [e.to_dict(timings=False) for e in generate(counting, DRAFT, prompt, HOT, 2, 6, seed)]
         explicit = [
             e.to_dict(timings=False)
-            for e in generate(TARGET, DRAFT, prompt, HOT, 2, 6, seed, sessions=None, rule="exact")
+            for e in generate(
+                TARGET, DRAFT, prompt, HOT, 2, 6, seed, options=RunOptions(sessions=None, rule="exact")
+            )
         ]
         reference = [
-            e.to_dict(timings=False) for e in generate(TARGET, DRAFT, prompt, HOT, 2, 6, seed, reference=True)
+            e.to_dict(timings=False)
+            for e in generate(TARGET, DRAFT, prompt, HOT, 2, 6, seed, options=RunOptions(reference=True))
         ]
         assert default == explicit == reference
     assert counting.opened == 3, "one fresh target session per run"
     held_counting = CountingTarget(TARGET)
     held = HeldSessions(held_counting, DRAFT, prompt)
     for seed in range(3):
-        list(generate(held_counting, DRAFT, prompt, HOT, 2, 6, seed, sessions=held))
+        list(generate(held_counting, DRAFT, prompt, HOT, 2, 6, seed, options=RunOptions(sessions=held)))
     assert held_counting.opened == 1, "held sessions prefill once"
 
 
 def test_a_run_closed_early_leaves_the_held_sessions_ready():
     prompt = [START, 3]
     held = HeldSessions(TARGET, DRAFT, prompt)
-    run = generate(TARGET, DRAFT, prompt, HOT, 4, 20, 7, sessions=held)
+    run = generate(TARGET, DRAFT, prompt, HOT, 4, 20, 7, options=RunOptions(sessions=held))
     next(run)
     run.close()
     assert held._target.length == held.base == held._draft.length
@@ -97,15 +109,15 @@ def test_scores_give_the_targets_rows_and_restore_the_cache():
 def test_held_sessions_refuse_other_models_prompts_and_trees():
     held = HeldSessions(TARGET, DRAFT, [START, 1])
     with pytest.raises(ValueError, match="another prompt"):
-        list(generate(TARGET, DRAFT, [START, 2], sessions=held))
+        list(generate(TARGET, DRAFT, [START, 2], options=RunOptions(sessions=held)))
     with pytest.raises(ValueError, match="another target or draft"):
-        list(generate(DRAFT, TARGET, [START, 1], sessions=held))
+        list(generate(DRAFT, TARGET, [START, 1], options=RunOptions(sessions=held)))
     with pytest.raises(ValueError, match="chains only"):
-        list(generate(TARGET, DRAFT, [START, 1], sessions=held, tree=(2, 1)))
+        list(generate(TARGET, DRAFT, [START, 1], options=RunOptions(sessions=held), tree=(2, 1)))
     with pytest.raises(ValueError, match="chains only"):
-        list(generate(TARGET, DRAFT, [START, 1], rule="accept_all", tree=(2, 1)))
+        list(generate(TARGET, DRAFT, [START, 1], options=RunOptions(rule="accept_all"), tree=(2, 1)))
     with pytest.raises(ValueError, match="unknown verification rule"):
-        generate(TARGET, DRAFT, [START, 1], rule="keep_some")
+        generate(TARGET, DRAFT, [START, 1], options=RunOptions(rule="keep_some"))
 
 
 def _first_two(rule: str, n: int, held: HeldSessions | None = None) -> np.ndarray:
@@ -113,7 +125,14 @@ def _first_two(rule: str, n: int, held: HeldSessions | None = None) -> np.ndarra
     for seed in range(n):
         toks = []
         for e in generate(
-            TARGET, DRAFT, [START], HOT, 2, 3, seed, sessions=held, rule=rule, stop_at_eos=False
+            TARGET,
+            DRAFT,
+            [START],
+            HOT,
+            2,
+            3,
+            seed,
+            options=RunOptions(sessions=held, rule=rule, stop_at_eos=False),
         ):
             toks += e.committed
             if len(toks) >= 2:

@@ -11,7 +11,7 @@ import pytest
 
 import specdec_core.engine.rows as engine_rows
 import specdec_core.engine.verification as verification
-from specdec_core.engine import RoundEvent, autoregressive, generate, summarize
+from specdec_core.engine import RoundEvent, RunOptions, autoregressive, generate, summarize
 from specdec_core.models import MarkovChainLM, ModelBusyError, NGramDraft
 from specdec_core.sampling import SamplingConfig, apply
 from specdec_core.stats import chisquare
@@ -110,7 +110,7 @@ def test_fast_paths_match_the_reference_maths(cfg, adaptive):
     draft = target.blend(MarkovChainLM.random(7, seed=4), 0.5)
     kw = dict(sampling=cfg, gamma=3, max_new_tokens=40, seed=5, adaptive_gamma=adaptive)
     fast = list(generate(target, draft, [0], **kw))
-    ref = list(generate(target, draft, [0], reference=True, **kw))
+    ref = list(generate(target, draft, [0], options=RunOptions(reference=True), **kw))
     assert len(fast) == len(ref)
     for a, b in zip(fast, ref, strict=True):
         assert (a.draft_tokens, a.committed, a.kinds) == (b.draft_tokens, b.committed, b.kinds)
@@ -121,7 +121,9 @@ def test_fast_paths_match_the_reference_maths(cfg, adaptive):
             assert ra.ids == rb.ids
             np.testing.assert_allclose(ra.probs, rb.probs, atol=1e-12)
     ar_fast = [e.committed for e in autoregressive(target, [0], cfg, 30, 9)]
-    ar_ref = [e.committed for e in autoregressive(target, [0], cfg, 30, 9, reference=True)]
+    ar_ref = [
+        e.committed for e in autoregressive(target, [0], cfg, 30, 9, options=RunOptions(reference=True))
+    ]
     assert ar_fast == ar_ref
 
 
@@ -171,7 +173,9 @@ def test_generation_stops_at_eos_and_drops_what_follows():
         assert ar[-1].committed == [2] and ar[-1].stop_reason == "eos"
     no_stop = [
         x
-        for e in generate(target, draft, [0], SamplingConfig(), 4, 30, 0, stop_at_eos=False)
+        for e in generate(
+            target, draft, [0], SamplingConfig(), 4, 30, 0, options=RunOptions(stop_at_eos=False)
+        )
         for x in e.committed
     ]
     assert len(no_stop) == 30
@@ -195,14 +199,14 @@ def test_same_seed_same_events_and_json_round_trip():
 def test_rows_are_compact_and_exact():
     target = MarkovChainLM.random(30, seed=1)
     draft = target.blend(MarkovChainLM.random(30, seed=2), 0.5)
-    e = next(iter(generate(target, draft, [0], SamplingConfig(), 2, 10, 0, top_n=5)))
+    e = next(iter(generate(target, draft, [0], SamplingConfig(), 2, 10, 0, options=RunOptions(top_n=5))))
     row = e.p_rows[0]
     assert len(row.ids) == 5 and row.probs == sorted(row.probs, reverse=True)
     exact = apply(target.next_logits(0), SamplingConfig()).probs
     np.testing.assert_allclose(row.probs, exact[row.ids], atol=1e-12)
     assert row.other == pytest.approx(1 - exact[row.ids].sum(), abs=1e-12)
     assert e.draft_p[0] == pytest.approx(exact[e.draft_tokens[0]], abs=1e-12)
-    bare = next(iter(generate(target, draft, [0], SamplingConfig(), 2, 10, 0, top_n=0)))
+    bare = next(iter(generate(target, draft, [0], SamplingConfig(), 2, 10, 0, options=RunOptions(top_n=0))))
     assert bare.p_rows == [] and bare.q_rows == [] and bare.committed == e.committed
 
 
@@ -220,7 +224,7 @@ def test_breaking_out_releases_the_locks_and_busy_models_are_refused():
     next(gen)
     assert TARGET.lock.busy and DRAFT.lock.busy
     with pytest.raises(ModelBusyError, match="busy"):
-        next(iter(autoregressive(TARGET, [0], SamplingConfig(), 5, 0, lock_timeout=0)))
+        next(iter(autoregressive(TARGET, [0], SamplingConfig(), 5, 0, options=RunOptions(lock_timeout=0))))
     gen.close()
     assert not TARGET.lock.busy and not DRAFT.lock.busy
     for _ in generate(TARGET, DRAFT, [0], SamplingConfig(), 2, 50, 0):
@@ -248,13 +252,13 @@ def test_a_markov_run_never_imports_torch():
     n-gram drafter leaves torch unloaded (a fresh interpreter, so no other test loaded it)."""
     code = (
         "import sys\n"
-        "from specdec_core.engine import autoregressive, generate\n"
+        "from specdec_core.engine import RunOptions, autoregressive, generate\n"
         "from specdec_core.models import MarkovChainLM, NGramDraft\n"
         "from specdec_core.sampling import SamplingConfig\n"
         "t = MarkovChainLM.random(4, seed=1); d = MarkovChainLM.random(4, seed=2)\n"
         "for cfg in (SamplingConfig(), SamplingConfig(temperature=0)):\n"
         "    assert list(generate(t, d, [1], cfg, 3, 20, 0, adaptive_gamma=True))\n"
-        "    assert list(generate(t, d, [1], cfg, 3, 20, 0, reference=True))\n"
+        "    assert list(generate(t, d, [1], cfg, 3, 20, 0, options=RunOptions(reference=True)))\n"
         "    assert list(generate(t, NGramDraft(4, 2, 1), [1, 2, 1], cfg, 3, 20, 0))\n"
         "    assert list(autoregressive(t, [1], cfg, 5, 0))\n"
         "print(sorted(m for m in sys.modules if m == 'torch' or m.startswith('torch.')))\n"

@@ -8,8 +8,8 @@ import json
 import numpy as np
 import pytest
 
-import specdec_core.engine.tree_rounds as engine_tree
-from specdec_core.engine import RoundEvent, autoregressive, generate
+import specdec_core.engine.verification as engine_verification
+from specdec_core.engine import RoundEvent, RunOptions, autoregressive, generate
 from specdec_core.models import MarkovChainLM, NGramDraft
 from specdec_core.sampling import SamplingConfig
 from specdec_core.stats import chisquare
@@ -20,7 +20,9 @@ from tests.markov_pair import ALPHA, DRAFT, RUNS, START, TARGET, V, joint_law
 def counts_of(draft, prompt, cfg, shape, runs=RUNS, n=3) -> np.ndarray:
     counts = np.zeros(V**n)
     for seed in range(runs):
-        ev = generate(TARGET, draft, prompt, cfg, max_new_tokens=n, seed=seed, top_n=0, tree=shape)
+        ev = generate(
+            TARGET, draft, prompt, cfg, max_new_tokens=n, seed=seed, options=RunOptions(top_n=0), tree=shape
+        )
         toks = [t for e in ev for t in e.committed]
         assert len(toks) == n
         counts[int(np.ravel_multi_index(toks, (V,) * n))] += 1
@@ -52,7 +54,7 @@ def test_the_law_test_catches_a_verifier_that_accepts_any_child(monkeypatch):
     def first_child(p, q, candidates, rng, replacement=True):
         return CandidateResult(token=int(candidates[0]), accepted_index=0, acceptance_probs=[1.0])
 
-    monkeypatch.setattr(engine_tree, "verify_candidates", first_child)
+    monkeypatch.setattr(engine_verification, "verify_candidates", first_child)
     counts = counts_of(DRAFT, [START], SamplingConfig(), (2, 2), runs=1500)
     assert chisquare(counts, joint_law(SamplingConfig())).p_value < ALPHA
 

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import torch
 
-from specdec_core.engine import autoregressive, generate
+from specdec_core.engine import RunOptions, autoregressive, generate
 from specdec_core.models import HFCausalLM
 from specdec_core.models.head import EagleHead, HeadConfig, HeadDraft, HeadMismatchError, save_head
 from specdec_core.sampling import SamplingConfig
@@ -198,7 +198,10 @@ def test_a_confidence_floor_keeps_greedy_output_and_fast_equal_to_reference(tiny
     assert [t for e in generate(tiny, draft, ids, GREEDY, 4, 24, 0) for t in e.committed] == base
     hot = SamplingConfig(temperature=1.0)
     fast = [(e.committed, e.draft_tokens) for e in generate(tiny, draft, ids, hot, 4, 24, 7)]
-    ref = [(e.committed, e.draft_tokens) for e in generate(tiny, draft, ids, hot, 4, 24, 7, reference=True)]
+    ref = [
+        (e.committed, e.draft_tokens)
+        for e in generate(tiny, draft, ids, hot, 4, 24, 7, options=RunOptions(reference=True))
+    ]
     assert fast == ref
     drafts = [len(e.draft_tokens) for e in generate(tiny, draft, ids, GREEDY, 4, 24, 0)]
     if floor == 1.0:  # no chain of two is certain: every round drafts its first token alone

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from specdec_core.engine import generate
+from specdec_core.engine import RunOptions, generate
 from specdec_core.engine.held import HeldSessions
 from specdec_core.live.law import LawLab, LawSettings
 from specdec_core.live.law_view import joint_test, snapshot
@@ -58,7 +58,9 @@ def test_held_sessions_give_the_events_of_fresh_ones_with_the_trained_head(pair)
         runs = [
             [
                 e.to_dict(timings=False)
-                for e in generate(target, head, ids, HOT, 2, 3, seed, sessions=s, stop_at_eos=False)
+                for e in generate(
+                    target, head, ids, HOT, 2, 3, seed, options=RunOptions(sessions=s, stop_at_eos=False)
+                )
             ]
             for s in (held, None)
         ]

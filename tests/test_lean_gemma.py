@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import torch
 
-from specdec_core.engine import autoregressive, generate
+from specdec_core.engine import RunOptions, autoregressive, generate
 from specdec_core.models import LayerSkipDraft
 from specdec_core.models.hf import HFCausalLM
 from specdec_core.models.hf.lean_gemma import GemmaLeanBody, gemma_lean_eligible
@@ -84,12 +84,22 @@ def test_greedy_speculation_on_the_lean_body_equals_the_own_forward(gemmas):
     lean, own = gemmas
     greedy = SamplingConfig(temperature=0)
     prompt = IDS[:5]
-    want = [t for e in autoregressive(own, prompt, greedy, 16, stop_at_eos=False) for t in e.committed]
-    got = [t for e in autoregressive(lean, prompt, greedy, 16, stop_at_eos=False) for t in e.committed]
+    want = [
+        t
+        for e in autoregressive(own, prompt, greedy, 16, options=RunOptions(stop_at_eos=False))
+        for t in e.committed
+    ]
+    got = [
+        t
+        for e in autoregressive(lean, prompt, greedy, 16, options=RunOptions(stop_at_eos=False))
+        for t in e.committed
+    ]
     draft = LayerSkipDraft(lean, 2)
     assert isinstance(draft.fast.lean, GemmaLeanBody)
     spec = [
-        t for e in generate(lean, draft, prompt, greedy, 3, 16, 0, stop_at_eos=False) for t in e.committed
+        t
+        for e in generate(lean, draft, prompt, greedy, 3, 16, 0, options=RunOptions(stop_at_eos=False))
+        for t in e.committed
     ]
     assert assert_same_greedy_output(own, prompt, want, got) >= 12
     assert assert_same_greedy_output(own, prompt, want, spec) >= 12

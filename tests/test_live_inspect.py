@@ -7,7 +7,7 @@ inspector shows is checked against the chain itself, not against the engine's re
 import numpy as np
 import pytest
 
-from specdec_core.engine import RoundEvent, TopTokens, autoregressive, generate
+from specdec_core.engine import RoundEvent, RunOptions, TopTokens, autoregressive, generate
 from specdec_core.live.inspector import position_view, slot_kind
 from specdec_core.live.model_choices import toy_draft, toy_target
 from specdec_core.models import NGramDraft
@@ -36,7 +36,7 @@ def _laws(events, cfg):
 
 def test_exact_rows_show_the_chains_own_laws():
     cfg = SamplingConfig(temperature=0.9, top_k=8)
-    events = list(generate(TARGET, DRAFT, PROMPT, cfg, 4, 60, seed=5, top_n=20))
+    events = list(generate(TARGET, DRAFT, PROMPT, cfg, 4, 60, seed=5, options=RunOptions(top_n=20)))
     seen = set()
     for e, i, p, q in _laws(events, cfg):
         view = position_view(e, i, V, max_tokens=20)
@@ -61,7 +61,7 @@ def test_exact_rows_show_the_chains_own_laws():
 
 def test_pooled_rows_give_bounds_that_hold_the_true_acceptance_rate():
     cfg = SamplingConfig(temperature=1.3)
-    events = list(generate(TARGET, DRAFT, PROMPT, cfg, 4, 80, seed=2, top_n=3))
+    events = list(generate(TARGET, DRAFT, PROMPT, cfg, 4, 80, seed=2, options=RunOptions(top_n=3)))
     loose = 0
     for e, i, p, q in _laws(events, cfg):
         view = position_view(e, i, V, max_tokens=3)
@@ -88,7 +88,7 @@ def test_pooled_rows_give_bounds_that_hold_the_true_acceptance_rate():
 
 def test_max_tokens_pools_known_tokens_without_losing_their_overlap():
     cfg = SamplingConfig(temperature=1.0)
-    events = list(generate(TARGET, DRAFT, PROMPT, cfg, 4, 40, seed=9, top_n=20))
+    events = list(generate(TARGET, DRAFT, PROMPT, cfg, 4, 40, seed=9, options=RunOptions(top_n=20)))
     for e, i, p, q in _laws(events, cfg):
         if q is None:
             continue
@@ -116,7 +116,9 @@ def test_target_only_positions_have_no_draft():
 
 
 def test_bad_positions_are_refused():
-    events = list(generate(TARGET, DRAFT, PROMPT, SamplingConfig(), 4, 10, seed=0, top_n=0))
+    events = list(
+        generate(TARGET, DRAFT, PROMPT, SamplingConfig(), 4, 10, seed=0, options=RunOptions(top_n=0))
+    )
     with pytest.raises(ValueError, match="no position 9"):
         position_view(events[0], 9, V)
     with pytest.raises(ValueError, match="top_n = 0"):

@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from specdec_core.engine import generate
+from specdec_core.engine import RunOptions, generate
 from specdec_core.live.model_choices import toy_draft, toy_target
 from specdec_core.live.runs import MAX_PROMPT_CHARS, Pacer, PromptError, Stream, encode_prompt
 from specdec_core.models import ModelBusyError
@@ -55,7 +55,9 @@ def test_prompt_and_new_tokens_must_fit_the_context():
 
 def _run(target, draft, n=30):
     ids = target.encode("the cat")
-    return lambda wait: generate(target, draft, ids, SamplingConfig(), 3, n, seed=1, lock_timeout=wait)
+    return lambda wait: generate(
+        target, draft, ids, SamplingConfig(), 3, n, seed=1, options=RunOptions(lock_timeout=wait)
+    )
 
 
 def _hold(lock, seconds, ready):

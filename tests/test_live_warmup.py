@@ -3,7 +3,7 @@ process's first forward (specdec_core/live/warmup.py); warming changes nothing a
 
 import threading
 
-from specdec_core.engine import generate
+from specdec_core.engine import RunOptions, generate
 from specdec_core.live.model_choices import DraftSpec, TargetSpec, load_draft, load_target
 from specdec_core.live.warmup import warm_up
 from specdec_core.models import HFCausalLM
@@ -12,7 +12,16 @@ from specdec_core.sampling import SamplingConfig
 
 
 def _tokens(target, draft, ids):
-    run = generate(target, draft, ids, SamplingConfig(temperature=1.0), 3, 12, seed=7, stop_at_eos=False)
+    run = generate(
+        target,
+        draft,
+        ids,
+        SamplingConfig(temperature=1.0),
+        3,
+        12,
+        seed=7,
+        options=RunOptions(stop_at_eos=False),
+    )
     return [t for e in run for t in e.committed]
 
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import torch
 
-from specdec_core.engine import autoregressive, generate
+from specdec_core.engine import RunOptions, autoregressive, generate
 from specdec_core.models import HFCausalLM, LayerSkipDraft, precision_copy
 from specdec_core.models.hf import kernels
 from specdec_core.sampling import SamplingConfig
@@ -101,13 +101,19 @@ def test_fast_false_runs_transformers_forward_with_the_same_greedy_tokens(tiny, 
     runs = [
         [
             t
-            for e in generate(m, LayerSkipDraft(m, 2), prompt, greedy, 3, 24, 0, stop_at_eos=False)
+            for e in generate(
+                m, LayerSkipDraft(m, 2), prompt, greedy, 3, 24, 0, options=RunOptions(stop_at_eos=False)
+            )
             for t in e.committed
         ]
         for m in (tiny, plain)
     ]
     baseline = [
-        [t for e in autoregressive(m, prompt, greedy, 24, 0, stop_at_eos=False) for t in e.committed]
+        [
+            t
+            for e in autoregressive(m, prompt, greedy, 24, 0, options=RunOptions(stop_at_eos=False))
+            for t in e.committed
+        ]
         for m in (tiny, plain)
     ]
     assert runs[0] == runs[1] == baseline[0] == baseline[1]

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from specdec_core.engine import autoregressive, estimate_cost_ratio, generate
+from specdec_core.engine import RunOptions, autoregressive, estimate_cost_ratio, generate
 from specdec_core.engine.gamma import LAYER_OVERHEAD_BYTES
 from specdec_core.models import (
     CrossVocabularyDraft,
@@ -169,11 +169,17 @@ def test_greedy_speculation_equals_greedy_decoding_on_real_transformers(tiny, ti
     for text in ("the quick brown fox", "a naïve robot"):
         prompt = tiny.encode(text, chat=True)
         expected = [
-            t for e in autoregressive(tiny, prompt, greedy, 40, stop_at_eos=False) for t in e.committed
+            t
+            for e in autoregressive(tiny, prompt, greedy, 40, options=RunOptions(stop_at_eos=False))
+            for t in e.committed
         ]
         for draft in drafts:
             for adaptive in (False, True):
-                events = list(generate(tiny, draft, prompt, greedy, 3, 40, 0, adaptive, stop_at_eos=False))
+                events = list(
+                    generate(
+                        tiny, draft, prompt, greedy, 3, 40, 0, adaptive, options=RunOptions(stop_at_eos=False)
+                    )
+                )
                 got = [t for e in events for t in e.committed]
                 compared = assert_same_greedy_output(tiny, prompt, expected, got)
                 assert compared > 10
@@ -183,8 +189,10 @@ def test_sampling_runs_match_the_reference_maths(tiny):
     cfg = SamplingConfig(temperature=0.8, top_k=20, top_p=0.9)
     prompt = tiny.encode("the quick")
     draft = LayerSkipDraft(tiny, 2)
-    fast = list(generate(tiny, draft, prompt, cfg, 3, 20, 7, stop_at_eos=False))
-    ref = list(generate(tiny, draft, prompt, cfg, 3, 20, 7, stop_at_eos=False, reference=True))
+    fast = list(generate(tiny, draft, prompt, cfg, 3, 20, 7, options=RunOptions(stop_at_eos=False)))
+    ref = list(
+        generate(tiny, draft, prompt, cfg, 3, 20, 7, options=RunOptions(stop_at_eos=False, reference=True))
+    )
     assert [(e.draft_tokens, e.committed, e.kinds) for e in fast] == [
         (e.draft_tokens, e.committed, e.kinds) for e in ref
     ]
@@ -274,8 +282,16 @@ def test_models_with_scaled_or_unknown_heads_use_their_own_forward(tiny, tiny_hf
     assert rows.computed == 2  # no fast head: all rows come from the model's forward
     np.testing.assert_allclose(rows.all().double().numpy(), _own_logits(other, ids)[-2:], atol=1e-4)
     greedy = SamplingConfig(temperature=0)
-    expected = [t for e in autoregressive(other, ids, greedy, 12, stop_at_eos=False) for t in e.committed]
-    got = [t for e in generate(other, other, ids, greedy, 3, 12, 0, stop_at_eos=False) for t in e.committed]
+    expected = [
+        t
+        for e in autoregressive(other, ids, greedy, 12, options=RunOptions(stop_at_eos=False))
+        for t in e.committed
+    ]
+    got = [
+        t
+        for e in generate(other, other, ids, greedy, 3, 12, 0, options=RunOptions(stop_at_eos=False))
+        for t in e.committed
+    ]
     assert got == expected
 
 
@@ -288,7 +304,7 @@ def test_fast_forward_and_on_demand_rows_make_the_same_decisions_as_the_own_forw
     plain.fast = None
     draft = HFCausalLM.load(tiny_hf_folders["draft"])
     prompt = tiny.encode("a naïve robot", chat=True)
-    kw = dict(sampling=cfg, gamma=4, max_new_tokens=40, seed=3, stop_at_eos=False)
+    kw = dict(sampling=cfg, gamma=4, max_new_tokens=40, seed=3, options=RunOptions(stop_at_eos=False))
     fast = list(generate(tiny, draft, prompt, **kw))
     full = list(generate(plain, draft, prompt, **kw))
     assert any(e.rejected for e in fast)  # some rounds really skip rows
@@ -296,8 +312,12 @@ def test_fast_forward_and_on_demand_rows_make_the_same_decisions_as_the_own_forw
         assert (a.draft_tokens, a.committed, a.kinds) == (b.draft_tokens, b.committed, b.kinds)
         np.testing.assert_allclose(a.acceptance_probs, b.acceptance_probs, atol=1e-5)
         assert len(a.p_rows) == len(b.p_rows) == len(a.committed)
-    ar = [e.committed for e in autoregressive(tiny, prompt, cfg, 20, 4, stop_at_eos=False)]
-    assert ar == [e.committed for e in autoregressive(plain, prompt, cfg, 20, 4, stop_at_eos=False)]
+    ar = [
+        e.committed for e in autoregressive(tiny, prompt, cfg, 20, 4, options=RunOptions(stop_at_eos=False))
+    ]
+    assert ar == [
+        e.committed for e in autoregressive(plain, prompt, cfg, 20, 4, options=RunOptions(stop_at_eos=False))
+    ]
 
 
 def test_torch_threads_come_from_the_environment_once(monkeypatch):

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from pages.common.i18n import LESSONS
-from specdec_core.engine import RoundEvent, generate
+from specdec_core.engine import RoundEvent, RunOptions, generate
 from specdec_core.live.model_choices import DraftSpec, TargetSpec
 from specdec_core.live.round_view import CONTEXT_SHOWN, chain_rounds, plain_step_s, round_view, text_before
 from specdec_core.live.settings import LiveSettings
@@ -33,7 +33,11 @@ def _run(seed: int = 3, gamma: int = 4, **kw) -> list[RoundEvent]:
 
 
 def test_each_examined_draft_has_the_u_its_test_compared():
-    for events in (_run(), _run(sampling=SamplingConfig(temperature=0.0)), _run(reference=True)):
+    for events in (
+        _run(),
+        _run(sampling=SamplingConfig(temperature=0.0)),
+        _run(options=RunOptions(reference=True)),
+    ):
         for e in events:
             assert len(e.draft_u) == len(e.acceptance_probs)
             decisions = [u < a for u, a in zip(e.draft_u, e.acceptance_probs, strict=True)]
@@ -43,7 +47,7 @@ def test_each_examined_draft_has_the_u_its_test_compared():
 
 
 def test_the_fast_and_reference_paths_draw_the_same_u():
-    fast, ref = _run(), _run(reference=True)
+    fast, ref = _run(), _run(options=RunOptions(reference=True))
     assert [e.draft_u for e in fast] == [e.draft_u for e in ref]
 
 

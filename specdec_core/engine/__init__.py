@@ -14,6 +14,10 @@ them up. Example::
     events = list(generate(target, NGramDraft.for_model(target), ids,
                            SamplingConfig(temperature=0), gamma=4, max_new_tokens=64,
                            seed=0, adaptive_gamma=True))
+
+Everything else a run may set (a broken rule, held sessions, EOS, top-N, γ bounds, the draft's
+cost, the reference maths) is one ``RunOptions`` (``options=``); ``tree=(b_1, …, b_D)`` drafts
+token trees. One round, chain or tree, is ``loop.speculative_round``.
     print(target.decode([t for e in events for t in e.committed]))
 """
 
@@ -28,7 +32,7 @@ from specdec_core.engine.gamma import (
     make_controller,
     measured_cost_ratio,
 )
-from specdec_core.engine.loop import autoregressive, generate
+from specdec_core.engine.loop import RunOptions, autoregressive, generate
 from specdec_core.engine.processing import process_rows, verify_greedy
 
 __all__ = [
@@ -37,6 +41,7 @@ __all__ = [
     "GammaController",
     "HeuristicGamma",
     "RoundEvent",
+    "RunOptions",
     "RunSummary",
     "TheoryGamma",
     "TopTokens",

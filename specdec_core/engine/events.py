@@ -123,7 +123,7 @@ class RoundEvent:
     stop_reason: str | None = None
     rejected: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
-    #: a tree round's tree (``engine.tree_rounds.tree_record``): tokens, parents, depths, status of
+    #: a tree round's tree (``engine.verification.tree_record``): tokens, parents, depths, status of
     #: every node, the accepted ``path`` and each node's q / p top-N; None in a chain round
     tree: dict[str, Any] | None = None
     draft_u: list[float] = field(default_factory=list)

@@ -136,3 +136,14 @@ def target_rows(session: Session, ids: list[int]) -> RowSource:
     if lazy is not None:
         return lazy(ids)
     return EagerRows(logit_rows(session, ids))
+
+
+def tree_rows(session: Session, ids: list[int], parents: list[int]) -> RowSource:
+    """One tree forward: an HF session's rows on demand, else every row at once."""
+    lazy = getattr(session, "lazy_tree_logits", None)
+    if lazy is not None:
+        return lazy(ids, parents)
+    extend = getattr(session, "extend_tree", None)
+    if extend is None:
+        raise ValueError(f"{type(session).__name__} cannot score a tree in one forward (no extend_tree).")
+    return EagerRows(np.asarray(extend(ids, parents), dtype=np.float64))

@@ -22,8 +22,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from specdec_core.engine.rows import RowSource, RunMaths
-from specdec_core.engine.verification import Verdict
-from specdec_core.verify import BlockResult, sample
+from specdec_core.engine.verification import Verdict, chain_verdict, full_q
+from specdec_core.verify import sample
 
 RULES: tuple[str, ...] = ("exact", "accept_all", "resample_from_p")
 #: The broken rules, for a UI that lets a learner pick one.
@@ -40,11 +40,13 @@ def check_rule(rule: str) -> str:
 def verify_broken_round(
     rows: RowSource,
     drafts: Sequence[int],
-    q_rows: Sequence[np.ndarray],
+    qs: Sequence[np.ndarray | None],
     run: RunMaths,
+    vocab: int,
     rule: str,
 ) -> Verdict:
-    """One round under a broken `rule` (q rows already full: one-hot where the draft was a point)."""
+    """One round under a broken `rule` (q rows `qs`, None meaning one-hot at the draft)."""
+    q_rows = full_q(drafts, qs, vocab)
     row = run.row_probs(rows)
     tokens: list[int] = []
     kinds: list[str] = []
@@ -67,17 +69,9 @@ def verify_broken_round(
             continue
         tokens.append(sample(p, run.rng))  # the bug: p itself, not the residual
         kinds.append("corrected")
-        return _verdict(BlockResult(i, tokens, kinds, alphas), drafts, q_rows, p_used)
+        return chain_verdict(tokens, kinds, alphas, drafts, qs, q_rows, p_used)
     p = row(len(drafts))
     p_used.append(p)
     tokens.append(sample(p, run.rng))
     kinds.append("bonus")
-    return _verdict(BlockResult(len(drafts), tokens, kinds, alphas), drafts, q_rows, p_used)
-
-
-def _verdict(
-    result: BlockResult, drafts: Sequence[int], q_rows: Sequence[np.ndarray], p_used: list[np.ndarray]
-) -> Verdict:
-    draft_q = [float(q_rows[i][x]) for i, x in enumerate(drafts)]
-    draft_p = [float(p_used[i][drafts[i]]) for i in range(len(result.acceptance_probs))]
-    return Verdict(result, draft_q, draft_p, p_used, [])
+    return chain_verdict(tokens, kinds, alphas, drafts, qs, q_rows, p_used)

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from specdec_core.engine import generate
+from specdec_core.engine import RunOptions, generate
 from specdec_core.engine.held import HeldSessions
 from specdec_core.engine.processing import process_rows
 from specdec_core.engine.rules import BROKEN_RULES
@@ -219,12 +219,14 @@ def draw_pair(
         gamma,
         gamma + 1,
         seed,
-        draft_cost=1.0,  # γ is fixed: no cost estimate needed
-        top_n=0,
-        stop_at_eos=False,
-        lock_timeout=lock_timeout,
-        sessions=held,
-        rule=rule,
+        options=RunOptions(
+            draft_cost=1.0,  # γ is fixed: no cost estimate needed
+            top_n=0,
+            stop_at_eos=False,
+            lock_timeout=lock_timeout,
+            sessions=held,
+            rule=rule,
+        ),
     )
     try:
         for event in run:

@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from specdec_core.engine import RoundEvent, autoregressive, generate
+from specdec_core.engine import RoundEvent, RunOptions, autoregressive, generate
 from specdec_core.live.limits import MAX_PROMPT_CHARS
 from specdec_core.live.settings import DecodeSettings
 from specdec_core.models import ModelBusyError
@@ -75,7 +75,12 @@ def starter(
     s, cfg = settings, settings.sampling()  # checked now, before any run starts
     if draft is None:
         return lambda wait: autoregressive(
-            target, prompt_ids, cfg, s.max_new_tokens, s.seed, top_n=top_n, lock_timeout=wait
+            target,
+            prompt_ids,
+            cfg,
+            s.max_new_tokens,
+            s.seed,
+            options=RunOptions(top_n=top_n, lock_timeout=wait),
         )
     return lambda wait: generate(
         target,
@@ -86,8 +91,7 @@ def starter(
         s.max_new_tokens,
         s.seed,
         s.adaptive and not s.tree,
-        top_n=top_n,
-        lock_timeout=wait,
+        options=RunOptions(top_n=top_n, lock_timeout=wait),
         tree=s.tree or None,
     )
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from specdec_core.engine import autoregressive, generate
+from specdec_core.engine import RunOptions, autoregressive, generate
 from specdec_core.models.locking import ModelBusyError
 from specdec_core.sampling import SamplingConfig
 
@@ -35,9 +35,13 @@ def warm_up(target: Any, draft: Any = None) -> float | None:
     try:
         ids = target.encode(WARM_TEXT)
         if draft is None:
-            run = autoregressive(target, ids, greedy, WARM_TOKENS, top_n=0, lock_timeout=0)
+            run = autoregressive(
+                target, ids, greedy, WARM_TOKENS, options=RunOptions(top_n=0, lock_timeout=0)
+            )
         else:
-            run = generate(target, draft, ids, greedy, 2, WARM_TOKENS, top_n=0, lock_timeout=0)
+            run = generate(
+                target, draft, ids, greedy, 2, WARM_TOKENS, options=RunOptions(top_n=0, lock_timeout=0)
+            )
         for _ in run:
             pass
     except (ModelBusyError, ValueError):

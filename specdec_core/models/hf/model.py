@@ -380,20 +380,23 @@ class HFSession:
         return self.lazy_tree_logits(token_ids, parents).all().cpu().double().numpy()
 
     def compact(self, keep: Sequence[int]) -> None:
-        """Keep the prefix and the tree path `keep` (tree indices, root first), moved into
-        place in the KV cache; every other tree node is dropped."""
+        """Keep the prefix and the tree path `keep` (tree indices, root first); every other
+        tree node is dropped. A ``LeanCache`` moves the path's keys and values into place.
+        transformers' ``DynamicCache`` has no public way to keep positions that are not a
+        prefix, so it is cropped to the prefix (``crop``) and the path is fed again: one more
+        forward of at most D + 1 tokens, on the models that run transformers' body."""
         if self._tree is None:
             raise ValueError("no tree to compact.")
         kept = self._tree.kept(keep)
+        if not isinstance(self._cache, LeanCache):
+            root = self._tree.root
+            path = [self._ids[i] for i in kept[root:]]
+            self.truncate(root)
+            if path:
+                self.feed(path)
+            return
         with torch.inference_mode():
-            if isinstance(self._cache, LeanCache):
-                self._cache.keep(kept)
-            else:  # transformers' own forward needs its DynamicCache, which has no public keep(positions)
-                idx = torch.tensor(kept, dtype=torch.long, device=self.model.device)
-                for layer in self._cache.layers:
-                    if getattr(layer, "keys", None) is not None and layer.keys.numel():
-                        layer.keys = layer.keys.index_select(-2, idx)
-                        layer.values = layer.values.index_select(-2, idx)
+            self._cache.keep(kept)
             if self._hidden is not None:
                 self._hidden[: len(kept)] = self._hidden[torch.tensor(kept, device=self._hidden.device)]
         self._ids = [self._ids[i] for i in kept]
