@@ -15,7 +15,9 @@ import streamlit as st
 
 from pages.common import form
 from pages.common import profile as shown
-from pages.common.compare_form import compare_form, grid_problem, grid_spec
+from pages.common.compare_form import compare_form, grid_problem, grid_spec, offered_targets
+from pages.common.model_form import source_input
+from pages.common.models import access
 from pages.common.page import start
 from pages.common.quiz import quiz
 from pages.common.urlstate import mirror, restore
@@ -36,8 +38,12 @@ if rejected:
 names = {**s["category_names"], **{k: k for k in DRAFT_KEYS}}
 text.show("intro")
 
-form.multi(st, f.targets, s["targets"], help=s["targets_help"])
-form.text(st, f.source, s["source"])
+offered = offered_targets(f)
+form.multi(st, f.targets, s["targets"], offered, help=s["targets_help"])
+if access().free_sources:
+    form.text(st, f.source, s["source"])
+elif "custom" in offered:  # classroom mode: one of the teacher's models, never a typed path
+    source_input(st, f.source.key, s["source"], "")
 form.multi(st, f.drafts, s["drafts"], help=s["drafts_help"])
 form.multi(st, f.cats, s["categories"], format_func=lambda k: names[k])
 row = st.columns(5)

@@ -12,6 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import streamlit as st
+
 from pages.common import form
 from pages.common.form import Form
 from pages.common.i18n import strings
@@ -78,6 +80,17 @@ def compare_form() -> CompareForm:
         metric=choice_param("cmp_metric", "tau", METRICS),
         c=choice_param("cmp_c", "own", C_CHOICES),
     )
+
+
+def offered_targets(f: CompareForm) -> tuple[str, ...]:
+    """The grid's targets this server offers (in classroom mode the teacher's preloaded ones);
+    a chosen target it does not offer is dropped (the first offered stands in when none is left)."""
+    offered = tuple(k for k in f.targets.options if k in access().targets)
+    now = list(st.session_state.get(f.targets.key, ()))
+    chosen = [k for k in now if k in offered]
+    if chosen != now:
+        st.session_state[f.targets.key] = chosen or list(offered[:1])
+    return offered
 
 
 def grid_spec(

@@ -55,9 +55,10 @@ def select(where: Any, p: Param, label: str, options: tuple[str, ...] | None = N
     return where.selectbox(label, p.options if options is None else options, key=p.key, **kw)
 
 
-def multi(where: Any, p: Param, label: str, **kw: Any) -> Any:
-    """A multiselect over the Param's options."""
-    return where.multiselect(label, p.options, key=p.key, **kw)
+def multi(where: Any, p: Param, label: str, options: tuple[str, ...] | None = None, **kw: Any) -> Any:
+    """A multiselect over the Param's options (or `options`: those offered now, e.g. the targets
+    a classroom server loaded)."""
+    return where.multiselect(label, p.options if options is None else options, key=p.key, **kw)
 
 
 def toggle(where: Any, p: Param, label: str, **kw: Any) -> Any:

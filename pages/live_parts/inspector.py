@@ -25,17 +25,17 @@ from specdec_core.viz import overlap as overlap_viz
 from specdec_core.viz import probability_tree as tree_viz
 from specdec_core.viz.escape import md
 
-SCROLL_KEY = "live_scroll_inspector"  # set by a page that opens the inspector at a position
+SCROLL_KEY = "live_scroll_inspector"  # set by a token's click or a page that opens a position
 
 
 def inspector(trace: LiveTrace, shown: Param) -> None:
     """Pick a round and one of its tokens; show what p and q said there and what was decided."""
     s = strings("live")
     events = trace.speculative.events
-    # the round page's row links land here
+    # a clicked token and the round page's row links land here, with the keyboard's focus
     st.container(key="live_inspector").subheader(s["inspect_title"])
     if st.session_state.pop(SCROLL_KEY, False):
-        scroll_to("live_inspector")
+        scroll_to("live_inspector", focus=True)
     lesson("live").show("inspect")
     last = len(events) - 1
     st.session_state["live_round"] = min(max(int(st.session_state.get("live_round", 0)), 0), last)

@@ -14,7 +14,7 @@ from pages.common import form
 from pages.common.i18n import strings
 from pages.common.lesson import lesson
 from pages.common.live_form import LiveForm
-from pages.live_parts.inspector import inspector
+from pages.live_parts.inspector import SCROLL_KEY, inspector
 from pages.live_parts.tokens import fig_text, pickable_tokens, tokens_html
 from specdec_core.live import stats as live_stats
 from specdec_core.live import text as live_text
@@ -39,6 +39,7 @@ def _pick_token() -> None:
     if isinstance(picked, dict) and all(isinstance(picked.get(k), int) for k in ("round", "slot")):
         st.session_state["live_round"] = picked["round"]  # the inspector clamps both to the run
         st.session_state["live_slot"] = picked["slot"]
+        st.session_state[SCROLL_KEY] = True  # on a projector the click must show where it went
 
 
 def _select_round() -> None:
