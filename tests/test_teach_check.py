@@ -15,6 +15,7 @@ from sqlalchemy import create_engine
 
 from pages.common.i18n import LESSONS, Strings
 from pages.common.nav import PAGES
+from pages.common.quiz import check_questions
 from specdec_core.course.teach import (
     CHECK_CONCEPTS,
     CHECK_PAGES,
@@ -228,3 +229,16 @@ def test_the_law_step_uses_models_the_warm_up_loads():
     law, compare = steps["law_live"].query, steps["compare"].query
     assert law["law_target"] in compare["cmp_targets"].split(",")
     assert law["law_draft"] in compare["cmp_drafts"].split(",")
+
+
+def test_the_loader_refuses_a_check_without_five_questions_each_time():
+    class Short:
+        lang = "en"
+
+        def __getitem__(self, key: str):
+            table = _check("en")["questions"]
+            return {"before": table["before"], "after": table["after"][:4]}
+
+    with pytest.raises(ValueError, match="concept check"):
+        check_questions(Short())
+    assert [len(v) for v in check_questions(Strings("teach", "en")).values()] == [5, 5]

@@ -29,7 +29,7 @@ import streamlit as st
 
 from pages.common.class_answers import record_answer, recording
 from pages.common.i18n import Strings
-from specdec_core.course.teach import CHECK_PAGES
+from specdec_core.course.teach import CHECK_CONCEPTS, CHECK_PAGES
 from specdec_core.live.answers import option_letter
 
 #: What a question asks for: what the page said, its idea on new numbers, or its idea carried
@@ -77,10 +77,15 @@ def check_questions(teach: Strings) -> dict[str, list[Mapping[str, Any]]]:
     :func:`checked`: its questions before and after the class, under the names the class's
     answers give them (``check_before``, ``check_after``)."""
     table = teach["check.questions"]
-    return {
+    out = {
         name: [checked(item, f"{teach.lang}/{name} Q{i + 1}") for i, item in enumerate(table[when])]
         for when, name in CHECK_PAGES.items()
     }
+    if any(len(items) != CHECK_CONCEPTS for items in out.values()):
+        raise ValueError(
+            f"{teach.lang}/teach: the concept check asks {CHECK_CONCEPTS} questions before and after."
+        )
+    return out
 
 
 def quiz(s: Strings) -> None:
