@@ -166,6 +166,11 @@ def test_figures_escape_tokens_and_draw_every_row(lang):
     test = viz.accept_figure(view, texts, text)
     assert list(test.data[2].x) == events[i].draft_u
     cache = viz.cache_figure(view.caches, texts, text)
-    assert all("<b>" not in label for label in cache.data[0].text)
+    by_state = {trace.name: trace for trace in cache.data}
+    assert all("<b>" not in label for trace in cache.data for label in trace.text if label)
+    cut = sum(c.cut for c in view.caches)
+    assert len([x for x in by_state[text["cut"]].x if x is not None]) == cut > 0
+    assert by_state[text["cut"]].marker.symbol == "square-x"  # not told by colour alone
+    assert [s.x0 + 0.5 for s in cache.layout.shapes] == [n for c in view.caches for n in (c.before, c.after)]
     timeline = viz.timeline_figure(view.steps, text)
     assert len(timeline.data) == len(view.steps)

@@ -212,59 +212,72 @@ def accept_figure(view: RoundView, texts: Mapping[int, str], text: Mapping[str, 
     return figure(data, layout)
 
 
+#: Each cache state's cell: colour is never its only cue (cut cells are crossed, the tokens
+#: read next round hollow).
+_CELL_SYMBOLS = {"held": "square", "kept": "square", "cut": "square-x", "next": "square-open"}
+
+
+def _cell_marker(status: str, size: int) -> dict[str, object]:
+    colour = STATUS_COLOURS[status]
+    if status == "next":
+        return {"symbol": "square-open", "size": size, "color": colour, "line": {"color": colour, "width": 3}}
+    if status == "cut":  # a light fill under the cross, so the token stays legible
+        fill, line = palette.rgba(colour, 0.3), {"color": colour, "width": 1}
+        return {"symbol": "square-x", "size": size, "color": fill, "line": line}
+    return {"symbol": "square", "size": size, "color": colour, "line": {"color": palette.WHITE, "width": 1}}
+
+
 def cache_figure(caches: list[CacheView], texts: Mapping[int, str], text: Mapping[str, str]) -> go.Figure:
     """Each model's session: its positions at the peak of the round (held, kept, cut) and after
-    the rollback (held and kept, then the committed tokens it reads next round)."""
+    the rollback (held and kept, then the committed tokens it reads next round). A dotted line
+    marks where the round began in each session, a dashed one where it was cut."""
     t = pick(text, KEYS, "cache_figure")
     lanes: list[str] = []
-    xs, ys, labels, colours, hover = [], [], [], [], []
+    cells: dict[str, list[tuple[int, str, str]]] = {status: [] for status in _CELL_SYMBOLS}
     for cache in caches:
         peak, after = f"{t[cache.model]} · {t['peak']}", f"{t[cache.model]} · {t['after']}"
         lanes += [peak, after]
         for cell in cache.cells:
-            for lane, shown in ((peak, cell.status), (after, cell.status if cell.status != "cut" else None)):
-                if shown is None:
-                    continue
-                xs.append(cell.position)
-                ys.append(lane)
-                labels.append(_label(texts, cell.token))
-                colours.append(STATUS_COLOURS[shown])
-                hover.append(t[shown])
+            cells[cell.status].append((cell.position, peak, _label(texts, cell.token)))
+            if cell.status != "cut":
+                cells[cell.status].append((cell.position, after, _label(texts, cell.token)))
         for cell in cache.waiting:
-            xs.append(cell.position)
-            ys.append(after)
-            labels.append(_label(texts, cell.token))
-            colours.append(palette.rgba(STATUS_COLOURS["next"], 0.45))
-            hover.append(t["next"])
+            cells["next"].append((cell.position, after, _label(texts, cell.token)))
     data = [
         scatter(
-            x=xs,
-            y=ys,
+            x=[x for x, _, _ in points] or [None],
+            y=[y for _, y, _ in points] or [None],
             mode="markers+text",
-            text=labels,
+            name=t[status],
+            text=[label for _, _, label in points] or [None],
             textfont={"size": 10, "color": palette.INK},
-            customdata=hover,
-            hovertemplate="%{customdata}: %{text} (%{x})<extra></extra>",
-            marker={
-                "symbol": "square",
-                "size": _CELL - 4,
-                "color": colours,
-                "line": {"color": palette.GRID, "width": 1},
-            },
-            showlegend=False,
+            hovertemplate=f"{t[status]}: %{{text}} (%{{x}})<extra></extra>",
+            marker=_cell_marker(status, _CELL - 4),
         )
+        for status, points in cells.items()
     ]
-    for status in ("held", "kept", "cut", "next"):  # a legend of the four states
-        data.append(
-            scatter(
-                x=[None],
-                y=[None],
-                mode="markers",
-                name=t[status],
-                marker={"symbol": "square", "size": 14, "color": STATUS_COLOURS[status]},
+    shapes = []
+    top = len(lanes) - 1  # category positions: the first lane is drawn at the top
+    for m, cache in enumerate(caches):
+        y0, y1 = top - 2 * m - 1 - 0.5, top - 2 * m + 0.5
+        for x, dash, colour in (
+            (cache.before, "dot", palette.MUTED),
+            (cache.after, "dash", palette.REJECTED),
+        ):
+            shapes.append(
+                {
+                    "type": "line",
+                    "x0": x - 0.5,
+                    "x1": x - 0.5,
+                    "y0": y0,
+                    "y1": y1,
+                    "xref": "x",
+                    "yref": "y",
+                    "line": {"color": colour, "dash": dash, "width": 2},
+                }
             )
-        )
     layout = palette.base_layout(height=120 + 40 * len(lanes), margin={"l": 170, "r": 24, "t": 40, "b": 50})
     layout["xaxis"] = {"title": {"text": t["position_axis"]}, "dtick": 1, "showgrid": False}
     layout["yaxis"] = {"categoryorder": "array", "categoryarray": lanes[::-1], "showgrid": False}
+    layout["shapes"] = shapes
     return figure(data, layout)
