@@ -35,7 +35,9 @@ kept = shown_result()
 if kept is not None:
     kept_settings, snap = kept
     if not snap.finished:
-        st.warning(s("stopped", done=snap.done, total=snap.total))
+        exact, broken = (snap.counts.get(rule, 0) for rule in snap.rules)
+        rule = s[f"rules.{snap.rules[1]}"]
+        st.warning(s("stopped", n=snap.planned, exact=exact, broken=broken, rule=rule))
     show(kept_settings, snap)
 else:
     st.info(s["press_run"])

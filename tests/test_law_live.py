@@ -18,7 +18,6 @@ from specdec_core.live.law import (
     LawSettings,
     Tally,
     check_settings,
-    eta_s,
     sample_seed,
 )
 from specdec_core.live.law_view import JointTest, joint_cells, joint_test, snapshot
@@ -171,8 +170,26 @@ def test_the_classroom_cap_bounds_n():
     assert err.value.code == "cap" and err.value.params == {"limit": 300, "n": 301}
 
 
+def test_time_left_counts_each_rules_pace_and_the_law_forwards_to_come():
+    lab, _ = _lab(LawSettings(TargetSpec("toy"), DraftSpec("toy_draft"), samples=20))
+    assert lab.eta_s() is None
+    lab.prime()
+    for _ in range(5):
+        lab.draw("exact")
+    lab.sample_seconds = {"exact": 1.0, "accept_all": 0.0}  # 0.2 s an exact sample, none broken yet
+    lab.law_seconds = 0.0
+    assert lab.eta_s() == pytest.approx(15 * 0.2 + 20 * 0.2)  # the broken rule at the exact one's pace
+    lab.draw("accept_all")
+    lab.sample_seconds = {"exact": 1.0, "accept_all": 0.1}
+    lab.law_seconds = 1.0 * lab.law.forwards  # 1 s a forward
+    p1 = lab.law.first
+    unseen = [x for x in range(p1.size) if not lab.law.known(x)]
+    to_go = 40 - 6
+    forwards = sum(1 - (1 - p1[x]) ** to_go for x in unseen)
+    assert lab.eta_s() == pytest.approx(15 * 0.2 + 19 * 0.1 + forwards)
+
+
 def test_time_left_rate_and_takeaways():
-    assert eta_s(0, 10, 3.0) is None and eta_s(5, 10, 3.0) == pytest.approx(3.0)
     fits = JointTest(10, 3, 1.0, 2, 0.5, 0.1, 0.2)
     fails = JointTest(10, 3, 90.0, 2, 1e-9, 0.5, 0.2)
     unclear = JointTest(10, 3, 11.0, 2, 0.004, 0.3, 0.2)

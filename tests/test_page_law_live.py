@@ -103,7 +103,11 @@ def test_stop_keeps_the_counts_so_far():
     _, snap = at.session_state[RESULT]
     assert not snap.finished and 0 < snap.done < snap.total
     assert sum(snap.counts.values()) == snap.done and snap.tests["exact"].n == snap.counts["exact"]
-    assert any(f"Stopped after {snap.done:,} of {snap.total:,} samples" in w.value for w in at.warning)
+    exact, broken = snap.counts["exact"], snap.counts[snap.rules[1]]
+    told = (
+        f"Stopped after {exact:,} of {snap.planned:,} speculative samples and {broken:,} of {snap.planned:,}"
+    )
+    assert any(told in w.value for w in at.warning), [w.value for w in at.warning]
     assert at.button(key="law_stop").disabled, "the page is back to idle"
 
 
@@ -128,12 +132,12 @@ def test_a_classroom_caps_the_samples(monkeypatch):
     monkeypatch.setenv("SPECDEC_PRELOAD", "toy")
     monkeypatch.setenv("SPECDEC_MAX_LAW_SAMPLES", "50")
     at = open_page("law_live", state={**TOY, "law_n": 60})
-    assert any("N is at most 50; you asked for 60" in e.value for e in at.error)
+    assert any("M is at most 50; you asked for 60" in e.value for e in at.error)
     _draw(at)
     assert RESULT not in at.session_state
     monkeypatch.delenv("SPECDEC_MAX_LAW_SAMPLES")
     at = open_page("law_live", state={**TOY, "law_n": 301})
-    assert any("N is at most 300" in e.value for e in at.error), "the default cap is 300"
+    assert any("M is at most 300" in e.value for e in at.error), "the default cap is 300"
 
 
 def test_a_draft_that_does_not_fit_is_named_and_replaced():
@@ -146,3 +150,14 @@ def test_a_link_beyond_the_largest_n_is_refused():
     at = open_page("law_live", query={"law_n": "5000"})
     assert any("law_n" in w.value for w in at.warning)
     assert at.number_input(key="law_n").value == 300
+
+
+def test_a_finished_run_describes_itself_as_finished():
+    at = _draw(open_page("law_live", state={**TOY, "law_n": 20}))
+    _, snap = at.session_state[RESULT]
+    assert snap.finished
+    waiting = [t for t in snap.second if t.shares["exact"] is None]
+    assert waiting, "with 20 samples a likely first token has fewer than the 30 its table needs"
+    captions = [c.value for c in at.caption]
+    assert not any(c.startswith("Second token") and "so far" in c for c in captions), captions
+    assert any("only" in c and "started with it" in c for c in captions), captions

@@ -146,16 +146,18 @@ def controls() -> None:
         )
         if target == "toy":
             st.caption(live("toy_words", words=" ".join(TOY_WORDS)))
-        g = st.columns([1.2, 1, 1, 1, 1.2, 1.4, 1])
+        g = st.columns(4)
         form.slider(g[0], f.t, live["temperature"], step=0.05, help=s["temperature_help"])
         form.number(g[1], f.topk, live["top_k"], step=1, help=s["top_k_help"])
         form.slider(g[2], f.topp, live["top_p"], step=0.05, help=live["top_p_help"])
         form.slider(g[3], f.gamma, s["gamma"], help=s["gamma_help"])
+        # a row of its own, so the broken rule's longest name fits its box
+        h = st.columns([1, 2, 1])
         cap = access().max_law_samples
         n_help = s("samples_help", limit=MAX_SAMPLES) + (f" {s('samples_cap', limit=cap)}" if cap else "")
-        form.number(g[4], f.n, s["samples"], step=50, help=n_help)
-        form.select(g[5], f.broken, s["broken"], format_func=lambda k: s[f"rules.{k}"], help=s["broken_help"])
-        form.number(g[6], f.seed, s["seed"], step=1, help=s["seed_help"])
+        form.number(h[0], f.n, s["samples"], step=50, help=n_help)
+        form.select(h[1], f.broken, s["broken"], format_func=lambda k: s[f"rules.{k}"], help=s["broken_help"])
+        form.number(h[2], f.seed, s["seed"], step=1, help=s["seed_help"])
         loaded_models_panel()
 
 

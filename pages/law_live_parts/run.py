@@ -36,7 +36,7 @@ def show_progress(snap: Snapshot) -> None:
         return
     spec, table = snap.result
     counts = dict(p.counts)
-    text = s("progress", done=p.done, total=p.total, exact=counts["exact"], broken=counts[spec.broken],
+    text = s("progress", n=spec.samples, exact=counts["exact"], broken=counts[spec.broken],
              rule=s[f"rules.{spec.broken}"], eta=p.eta_s or 0.0)  # fmt: skip
     st.progress(p.done / p.total, text=md(text))
     show(spec, table, key=f"law_live_{p.done}")

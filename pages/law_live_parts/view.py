@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from pages.common.i18n import Strings, strings
-from specdec_core.live.law import LawSettings
+from specdec_core.live.law import MAX_SAMPLES, LawSettings
 from specdec_core.live.law_view import MIN_CONDITIONAL, JointTest, LawSnapshot, ShareTable
 from specdec_core.viz.escape import md
 from specdec_core.viz.labels import short_label
@@ -77,6 +77,7 @@ def _takeaway(snap: LawSnapshot, s: Strings) -> None:
         "p_exact": exact.p_value if exact else 0.0,
         "p_broken": broken.p_value if broken else 0.0,
         "rule": s[f"rules.{snap.rules[1]}"],
+        "limit": MAX_SAMPLES,
     }
     message = s(f"takeaway.{kind}", **params)
     show_as = {
@@ -113,7 +114,8 @@ def show(settings: LawSettings, snap: LawSnapshot, key: str = "law") -> None:
             token = _token(table.given_text)
             n = table.counts.get(snap.rules[0], 0)
             if table.shares.get(snap.rules[0]) is None:
-                st.caption(s("second_wait", token=token, n=n, need=MIN_CONDITIONAL))
+                wait = "second_few" if snap.finished else "second_wait"
+                st.caption(s(wait, token=token, n=n, need=MIN_CONDITIONAL))
                 continue
             st.markdown(f"**{s('second_title', token=token)}**")
             _chart(table, snap.rules, s, f"{key}_second_{table.given}")

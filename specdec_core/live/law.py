@@ -2,7 +2,7 @@
 the target's own law.
 
 Under sampling two runs give two texts; what speculative decoding keeps is the *law* of the
-text. The lab draws N samples, each a ``generate`` run with γ drafts and γ + 1 new tokens (so
+text. The lab draws M samples, each a ``generate`` run with γ drafts and γ + 1 new tokens (so
 the first round drafts γ tokens; the default γ = 2 drafts two) whose first two committed tokens
 (x₁, x₂) it counts, and the same number under a broken rule (``engine.rules``). The exact law
 comes from the target alone: one forward on the prompt gives p(x₁), one more per conditioning
@@ -57,7 +57,8 @@ class LawError(ValueError):
 
 @dataclass(frozen=True)
 class LawSettings:
-    """One lab run: the models, the prompt's handling, the sampling transforms, γ, N, the broken rule."""
+    """One lab run: the models, the prompt's handling, the sampling transforms, γ, M samples per rule
+    and the broken rule."""
 
     target: TargetSpec
     draft: DraftSpec
@@ -85,7 +86,7 @@ def law_drafts(target_kind: str) -> tuple[str, ...]:
 
 
 def check_settings(s: LawSettings, cap: int | None = None) -> None:
-    """Raise :class:`LawError` for settings the lab cannot run; `cap` is the classroom's bound on N."""
+    """Raise :class:`LawError` for settings the lab cannot run; `cap` is the classroom's bound on M."""
     if s.target.kind not in LAW_TARGETS:
         raise LawError("target", f"the lab runs on {', '.join(LAW_TARGETS)}.", targets=", ".join(LAW_TARGETS))
     if s.draft.kind not in law_drafts(s.target.kind):
@@ -107,22 +108,15 @@ def check_settings(s: LawSettings, cap: int | None = None) -> None:
     if not lo <= s.gamma <= hi:
         raise LawError("gamma", f"γ must be from {lo} to {hi}.", low=lo, high=hi)
     if not 1 <= s.samples <= MAX_SAMPLES:
-        raise LawError("samples", f"N must be from 1 to {MAX_SAMPLES}.", limit=MAX_SAMPLES, n=s.samples)
+        raise LawError("samples", f"M must be from 1 to {MAX_SAMPLES}.", limit=MAX_SAMPLES, n=s.samples)
     if cap is not None and s.samples > cap:
-        raise LawError("cap", f"in classroom mode N is at most {cap}.", limit=cap, n=s.samples)
+        raise LawError("cap", f"in classroom mode M is at most {cap}.", limit=cap, n=s.samples)
     s.sampling()  # validates the transforms
 
 
 def sample_seed(seed: int, rule_index: int, i: int) -> int:
     """The seed of sample `i` of a rule: independent streams for every (seed, rule, sample)."""
     return int(np.random.SeedSequence([seed, rule_index, i]).generate_state(1)[0])
-
-
-def eta_s(done: int, total: int, elapsed: float) -> float | None:
-    """Seconds left at the pace so far (None before the first sample)."""
-    if done <= 0 or elapsed <= 0:
-        return None
-    return elapsed / done * max(total - done, 0)
 
 
 @dataclass
@@ -182,6 +176,11 @@ class ExactLaw:
 
     def known(self, x1: int) -> bool:
         return int(x1) in self._second
+
+    @property
+    def conditioned(self) -> list[int]:
+        """The first tokens whose p(· | x₁) is known."""
+        return list(self._second)
 
     def likely_first(self, n: int) -> list[int]:
         """First tokens whose expected count in `n` samples reaches :data:`MIN_EXPECTED`."""
@@ -261,14 +260,18 @@ class LawLab:
         self.rules: tuple[str, str] = ("exact", settings.broken)
         self.tallies = {rule: Tally() for rule in self.rules}
         self.seconds = dict.fromkeys(self.rules, 0.0)
+        self.sample_seconds = dict.fromkeys(self.rules, 0.0)  # the runs alone
+        self.law_seconds = 0.0  # the law's forwards, the prompt's prefill among them
 
     def prime(self) -> None:
         """The law of the first token, and of the second after each first token likely enough
-        to get a cell of its own in N samples (timed with the exact rule)."""
+        to get a cell of its own in M samples (timed with the exact rule)."""
         start = time.perf_counter()
         for x1 in self.law.likely_first(self.settings.samples):
             self.law.second(x1)
-        self.seconds["exact"] += time.perf_counter() - start
+        spent = time.perf_counter() - start
+        self.seconds["exact"] += spent
+        self.law_seconds += spent
 
     def draw(self, rule: str) -> tuple[int, int]:
         """One sample under `rule`, counted; the law after a first token not seen before is
@@ -281,13 +284,36 @@ class LawLab:
             lambda timeout: draw_pair(self.held, self.cfg, self.settings.gamma, seed, rule, timeout),
             self.wait,
         )
+        drawn = time.perf_counter()
         self.law.second(pair[0])
         self.tallies[rule].add(*pair)
-        self.seconds[rule] += time.perf_counter() - start
+        end = time.perf_counter()
+        self.sample_seconds[rule] += drawn - start
+        self.law_seconds += end - drawn
+        self.seconds[rule] += end - start
         return pair
 
+    def eta_s(self) -> float | None:
+        """Seconds left: each rule's samples to go at that rule's own pace (the runs alone; a
+        rule not started yet at the other's), plus the law forwards still to come: one per
+        first token not met yet, expected from p(x₁) over the samples to go, at the mean
+        forward's cost so far. None before the first sample."""
+        n = self.settings.samples
+        paces = {r: self.sample_seconds[r] / t.n for r, t in self.tallies.items() if t.n > 0}
+        if not paces:
+            return None
+        fallback = sum(paces.values()) / len(paces)
+        left = sum((n - t.n) * paces.get(r, fallback) for r, t in self.tallies.items())
+        to_go = self.total - self.done
+        p1 = self.law.first
+        unseen = np.ones(p1.size, dtype=bool)
+        unseen[list(self.law.conditioned)] = False
+        new_firsts = float(np.sum(-np.expm1(to_go * np.log1p(-np.minimum(p1[unseen], 1 - 1e-12)))))
+        per_forward = self.law_seconds / max(self.law.forwards, 1)
+        return left + new_firsts * per_forward
+
     def order(self) -> Iterator[str]:
-        """The rule of each next sample: exact and broken in turn, N of each."""
+        """The rule of each next sample: exact and broken in turn, M of each."""
         n = self.settings.samples
         while any(self.tallies[r].n < n for r in self.rules):
             for rule in self.rules:

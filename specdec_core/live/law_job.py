@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from specdec_core.live import job_models
 from specdec_core.live.access import Access
-from specdec_core.live.law import LawLab, LawSettings, eta_s
+from specdec_core.live.law import LawLab, LawSettings
 from specdec_core.live.law_view import LawSnapshot, snapshot
 from specdec_core.live.run_service import Context
 from specdec_core.live.runs import Pacer, encode_prompt
@@ -64,7 +64,7 @@ class LawJob:
         ids = encode_prompt(target, self.request.prompt, s.chat, s.max_new_tokens)
         lab = LawLab(target, draft, ids, s, wait)
         lab.prime()
-        start, pacer = time.perf_counter(), Pacer(PUBLISH_EVERY)
+        pacer = Pacer(PUBLISH_EVERY)
         for rule in lab.order():
             if ctx.cancelled:
                 break
@@ -72,9 +72,9 @@ class LawJob:
             lab.draw(rule)
             if pacer.due(lab.done == lab.total):
                 counts = tuple((r, t.n) for r, t in lab.tallies.items())
-                left = eta_s(lab.done, lab.total, time.perf_counter() - start)
                 ctx.publish(
-                    LawProgress(lab.done, lab.total, counts, left), (s, snapshot(lab, target.token_text))
+                    LawProgress(lab.done, lab.total, counts, lab.eta_s()),
+                    (s, snapshot(lab, target.token_text)),
                 )
         if lab.done == 0:
             return None

@@ -21,10 +21,12 @@ def test_a_small_run_shows_its_chart_and_p_values(page: Page, app_url: str):
     draw = page.get_by_role("button", name="Draw the samples")
     expect(draw).to_be_enabled(timeout=TIMEOUT)
     draw.click()
-    takeaway = page.get_by_text(re.compile(r"the speculative counts fit the target's"))
+    takeaway = page.get_by_text(
+        re.compile(r"the speculative counts show no evidence of a difference from the target's")
+    )
     expect(takeaway).to_be_visible(timeout=TIMEOUT)
     wait_not_stale(page)
-    assert re.search(r"\(p = [0-9.e-]+\)", takeaway.first.text_content() or "")
+    assert re.search(r"\(p-value [0-9.e-]+\)", takeaway.first.text_content() or "")
     expect(page.get_by_text("First token: the target's law beside the counted shares")).to_be_visible()
     expect(page.locator(".js-plotly-plot").first).to_be_visible(timeout=TIMEOUT)
     assert page.locator(".js-plotly-plot").count() >= 2  # shares and the TV bars at least
