@@ -9,8 +9,9 @@ import pytest
 
 from pages.common.compare_form import compare_form, grid_spec
 from pages.common.form import link_reader
+from pages.common.i18n import Strings
 from pages.common.live_form import live_form, settings
-from pages.teach_parts.warm import DONE_KEY, TICKETS_KEY, warm_jobs
+from pages.teach_parts.warm import DONE_KEY, TICKETS_KEY, done_text, warm_jobs
 from specdec_core.course.teach import COMPARE, LIVE
 from specdec_core.live.classroom import request_key
 from support.apptest import open_page, rerun
@@ -18,7 +19,7 @@ from support.apptest import open_page, rerun
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_a_warmed_run_has_the_key_of_a_learners_press_on_the_routes_link(lang):
-    jobs, refused = warm_jobs(lang)
+    jobs, refused = warm_jobs((lang,))
     assert not refused
     live, grid = jobs  # the routes link to one live run and one grid (the lecture repeats the class's)
     at = open_page("live", lang, query=LIVE.query)
@@ -36,8 +37,30 @@ def test_a_grid_the_server_refuses_is_named_not_run(monkeypatch, tmp_path):
     monkeypatch.setenv("SPECDEC_PRELOAD", "toy")
     monkeypatch.setenv("SPECDEC_ANSWERS_DB", str(tmp_path / "class.sqlite"))
     monkeypatch.setenv("SPECDEC_MAX_GRID_RUNS", "4")  # the route's grid makes 12 generations
-    jobs, refused = warm_jobs("en")
-    assert len(jobs) == 1 and len(refused) == 1 and "12" in refused[0] and "4" in refused[0]
+    jobs, refused = warm_jobs()  # both languages: the live run in each, the grid refused once
+    assert len(jobs) == 2 and len(refused) == 1 and "12" in refused[0] and "4" in refused[0]
+
+
+def test_warming_covers_both_languages_live_runs_and_the_grid_once():
+    jobs, refused = warm_jobs()
+    assert not refused and len(jobs) == 3 and len({job.key for job in jobs}) == 3
+    en, zh = (warm_jobs((lang,))[0] for lang in ("en", "zh"))
+    assert {job.key for job in jobs} == {job.key for job in en + zh}
+
+
+@pytest.mark.parametrize(
+    ("lang", "n", "replayed", "said"),
+    [
+        ("en", 1, 0, "The class is warm: one demo is ready to replay."),
+        ("en", 3, 1, "One of them was stored already and did not run again."),
+        ("en", 3, 2, "2 of them were stored already"),
+        ("en", 3, 3, "Every one of them was stored already"),
+        ("zh", 3, 2, "其中 2 个此前已经存储"),
+    ],
+)
+def test_the_warm_message_agrees_with_its_numbers(lang, n, replayed, said):
+    text = done_text(Strings("teach", lang), n, replayed)
+    assert said in text and "(s)" not in text and "{" not in text
 
 
 def test_on_a_classroom_server_warming_asks_for_the_passcode(monkeypatch, tmp_path):
@@ -69,9 +92,9 @@ def test_warming_makes_the_routes_live_run_a_replay_for_the_room():
     while TICKETS_KEY in teacher.session_state and time.monotonic() < deadline:
         time.sleep(0.5)
         rerun(teacher)  # AppTest does not run the watching fragment on its timer
-    assert teacher.session_state[DONE_KEY][0] == 2 and not teacher.session_state[DONE_KEY][2]
+    assert teacher.session_state[DONE_KEY][0] == 3 and not teacher.session_state[DONE_KEY][2]
     assert any("The class is warm" in m.value for m in teacher.success)
-    assert classroom().stored == 1 + 12, "the live run and the grid's 12 runs are stored"
+    assert classroom().stored == 2 + 12, "the live run in en and zh and the grid's 12 runs are stored"
     learner = open_page("live", query=LIVE.query)
     learner.button(key="live_generate").click()
     rerun(learner)

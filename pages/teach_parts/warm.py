@@ -4,19 +4,22 @@ minute (and, on a classroom server with a database, on every app process behind 
 specdec_core.live.replays). The race is left out: each learner times their own.
 
 Each step's link is read the way its page reads it (the page's form; the live page's preset
-prompt in the teacher's language), so a warmed run has the very key a learner's press will have. On a
+prompt in each language the course is taught in, en and zh), so a warmed run has the very key a
+learner's press will have, whichever language the learner reads. On a
 classroom server the button asks for the teacher's passcode (hidden without one), as unloading
 the models does. The runs go to the process's run service, watched by a fragment.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import streamlit as st
 
 from pages.common.class_answers import shared_classroom
 from pages.common.compare_form import compare_form, grid_problem, grid_spec
 from pages.common.form import link_reader
-from pages.common.i18n import Strings
+from pages.common.i18n import LANGUAGES, Strings
 from pages.common.live_form import live_form, settings
 from pages.common.models import access, run_service, shelf
 from pages.common.service_run import WAIT_LIMIT, error_text
@@ -42,11 +45,12 @@ def _steps() -> list[Step]:
     return list(seen.values())
 
 
-def warm_jobs(lang: str) -> tuple[list[LiveJob | GridJob], list[str]]:
-    """One job per distinct run the routes link to, as a learner in `lang` sets it up; and why
-    a linked grid cannot run on this server (in the page's language), for each one refused."""
+def warm_jobs(langs: Sequence[str] = tuple(LANGUAGES)) -> tuple[list[LiveJob | GridJob], list[str]]:
+    """One job per distinct run the routes link to, as a learner in each of `langs` sets it up
+    (a live run's prompt is in the learner's language; a grid's is not); and why a linked grid
+    cannot run on this server (in the page's language), once for each one refused."""
     room, jobs, refused, keys = shared_classroom(), [], [], set()
-    for step in _steps():
+    for lang, step in ((lang, step) for lang in langs for step in _steps()):
         read = link_reader(step.query)
         if step.page == "live":
             f = live_form()
@@ -57,7 +61,8 @@ def warm_jobs(lang: str) -> tuple[list[LiveJob | GridJob], list[str]]:
             grid = grid_spec(compare_form(), read)
             problem = grid_problem(grid)
             if problem is not None:
-                refused.append(problem)
+                if problem not in refused:
+                    refused.append(problem)
                 continue
             job = GridJob(grid, shelf(), access(), room, WAIT_LIMIT)
         else:
@@ -68,7 +73,7 @@ def warm_jobs(lang: str) -> tuple[list[LiveJob | GridJob], list[str]]:
     return jobs, refused
 
 
-def _warm(lang: str) -> None:
+def _warm() -> None:
     ss = st.session_state
     given = ss.get("teach_passcode", "")
     ss["teach_passcode"] = ""  # the field is emptied after every try
@@ -76,7 +81,7 @@ def _warm(lang: str) -> None:
     if not rules.may_unload(access(), given):
         ss["_teach_warm_refused"] = True
         return
-    jobs, refused = warm_jobs(lang)
+    jobs, refused = warm_jobs()
     if not jobs:  # every linked run refused here: nothing to wait for
         ss[DONE_KEY] = (0, 0, refused)
         return
@@ -115,6 +120,17 @@ def _watch(s: Strings) -> None:
     st.rerun()
 
 
+def done_text(s: Strings, n: int, replayed: int) -> str:
+    """How the warm-up went, in words that agree with the numbers: `n` demos ready, `replayed`
+    of them stored before (not run again)."""
+    ready = s["warm.done_one"] if n == 1 else s("warm.done", n=n)
+    if replayed == 0:
+        return ready
+    if replayed == n:
+        return f"{ready} {s['warm.stored_all']}"
+    return f"{ready} {s['warm.stored_one'] if replayed == 1 else s('warm.stored', replayed=replayed)}"
+
+
 def warm_panel(s: Strings) -> None:
     """The teacher's "warm the class" button (behind the passcode on a classroom server) and
     how the warm-up went."""
@@ -127,7 +143,7 @@ def warm_panel(s: Strings) -> None:
         if how == "passcode":
             st.text_input(s["warm.passcode"], type="password", key="teach_passcode")
         going = TICKETS_KEY in ss
-        st.button(s["warm.button"], key="teach_warm", on_click=_warm, args=(s.lang,), disabled=going,
+        st.button(s["warm.button"], key="teach_warm", on_click=_warm, disabled=going,
                   icon=":material/play_arrow:")  # fmt: skip
         if ss.pop("_teach_warm_refused", False):
             st.error(s["warm.refused"])
@@ -136,6 +152,6 @@ def warm_panel(s: Strings) -> None:
         finished = ss.get(DONE_KEY)
         if finished is not None:
             n, replayed, failures = finished
-            st.success(s("warm.done", n=n, replayed=replayed))
+            st.success(done_text(s, n, replayed))
             for message in failures:
                 st.error(message, icon=":material/error:")
