@@ -17,6 +17,7 @@ def test_the_bench_prints_its_keys_and_tells_the_rules_apart(capsys):
         "chi2_p_broken",
         "tv_exact",
         "tv_noise",
+        "estimate_ratio",
     ):
         assert key in out, key
     assert out["samples"] == out["broken_samples"] == 200
