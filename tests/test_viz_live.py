@@ -125,6 +125,9 @@ def test_character_pieces_read_as_text_where_the_character_completes():
     items = [TokenSpan(i, "target", i, 0) for i in range(2)]
     out = viz.tokens_html("", items, {0: "\\xe4\\xb8", 1: "\\xad"}.__getitem__, TEXT)
     assert ">·</span>" in out and ">中</span>" in out and html.escape(TEXT["tip_piece"]) in out
+    assert 'class="sd-tok target piece"' in out and out.count("sd-piece-note") == 1  # the note says why
+    whole = viz.tokens_html("", items[:1], {0: "中"}.__getitem__, TEXT)
+    assert "piece" not in whole  # no piece, no note
 
 
 @pytest.mark.parametrize("lang", LANGS)

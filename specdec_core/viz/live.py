@@ -26,7 +26,8 @@ _TIPS = ("tip_draft", "tip_token", "tip_p", "tip_piece")
 #: (``[kinds]`` of common.toml) and ``void`` (live.toml), as the live page gathers them.
 KEYS: dict[str, tuple[str, ...]] = {
     "span_html": (*SPAN_KINDS, *_TIPS),
-    "tokens_html": (*SPAN_KINDS, *_TIPS, "earlier"),
+    "tokens_html": (*SPAN_KINDS, *_TIPS, "earlier", "piece_note"),
+    "piece_note_html": ("piece_note",),
     "legend_html": (*SPAN_KINDS, "legend_lines"),
     "timeline_figure": (
         "drafted",
@@ -95,10 +96,11 @@ def span_html(span: TokenSpan, token: str | None, text: Mapping[str, str], selec
     """One coloured token: ``<span class="sd-tok KIND" data-round="…" data-slot="…" title="…">``
     with its escaped text; round and slot let a click open that position in the inspector.
 
-    `token` None is a piece of a character that a later token completes: shown as "·".
+    `token` None is a piece of a character that a later token completes: shown as "·", marked
+    ``piece`` (:func:`piece_note_html` says why).
     """
     t = pick(text, KEYS, "span_html")
-    cls = _css_class(span.kind)
+    cls = _css_class(span.kind) + (" piece" if token is None else "")
     style = []
     if token is None:  # a piece: sit close to the token that completes the character
         style.append("margin-right:0;padding-right:0")
@@ -134,7 +136,16 @@ def tokens_html(
         parts.append(f'<span class="sd-tok prompt">{html.escape(shown)}</span>')
     shown = readable([text_of(s.token) for s in items], [s.kind not in ("rejected", "void") for s in items])
     parts += [span_html(s, x, t, s.round == selected_round) for s, x in zip(items, shown, strict=True)]
-    return f'<div class="sd-tokens">{"".join(parts)}</div>'
+    note = piece_note_html(t) if None in shown else ""
+    return f'<div class="sd-tokens">{"".join(parts)}</div>{note}'
+
+
+def piece_note_html(text: Mapping[str, str]) -> str:
+    """The one line under a text with pieces of characters ("·" chips): why a character (a
+    Chinese one: 3 bytes in UTF-8) can take several tokens of a byte-level tokenizer."""
+    t = pick(text, KEYS, "piece_note_html")
+    mark = '<span class="sd-piece-mark">·</span>'
+    return f'<div class="sd-piece-note">{mark} {html.escape(t["piece_note"])}</div>'
 
 
 def legend_html(
