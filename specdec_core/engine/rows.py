@@ -34,8 +34,6 @@ class RowSource(Protocol):
 
     def all(self) -> Rows: ...
 
-    def used(self, n: int) -> Rows: ...
-
 
 class RunMaths:
     """Per-run settings and the rng; turns logit rows into decisions (fast or reference)."""
@@ -125,9 +123,6 @@ class EagerRows:
 
     def all(self) -> Rows:
         return self._rows
-
-    def used(self, n: int) -> Rows:
-        return self._rows[:n]
 
 
 def target_rows(session: Session, ids: list[int]) -> RowSource:

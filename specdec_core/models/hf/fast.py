@@ -238,10 +238,6 @@ class LogitRows:
             self._rows[j] = block[j - i : j - i + 1]
         return block[:1]
 
-    def used(self, n: int) -> torch.Tensor:
-        """The first `n` rows (n, vocab), computing the missing ones."""
-        return torch.cat([self.row(i) for i in range(n)])
-
     def all(self) -> torch.Tensor:
         """Every row (n, vocab), computing the missing ones."""
-        return self.used(self._n)
+        return torch.cat([self.row(i) for i in range(self._n)])
