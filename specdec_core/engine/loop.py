@@ -72,8 +72,8 @@ DEFAULT = RunOptions()
 def generate(
     target: LanguageModel,
     draft: Draft,
-    prompt_ids: Sequence[int],
     /,
+    prompt_ids: Sequence[int],
     sampling: SamplingConfig | None = None,
     gamma: int = 4,
     max_new_tokens: int = 64,
@@ -129,8 +129,8 @@ def generate(
 
 def autoregressive(
     target: LanguageModel,
-    prompt_ids: Sequence[int],
     /,
+    prompt_ids: Sequence[int],
     sampling: SamplingConfig | None = None,
     max_new_tokens: int = 64,
     seed: int = 0,
