@@ -12,6 +12,7 @@ import pytest
 
 from pages.common.i18n import LESSONS
 from specdec_core.live.law import (
+    ETA_AFTER,
     MAX_SAMPLES,
     LawError,
     LawLab,
@@ -172,21 +173,23 @@ def test_the_classroom_cap_bounds_n():
 
 def test_time_left_counts_each_rules_pace_and_the_law_forwards_to_come():
     lab, _ = _lab(LawSettings(TargetSpec("toy"), DraftSpec("toy_draft"), samples=20))
-    assert lab.eta_s() is None
     lab.prime()
-    for _ in range(5):
+    for _ in range(ETA_AFTER - 1):
         lab.draw("exact")
+    assert lab.eta_s() is None, "the first samples pay for warming up"
+    lab.draw("exact")
     lab.sample_seconds = {"exact": 1.0, "accept_all": 0.0}  # 0.2 s an exact sample, none broken yet
-    lab.law_seconds = 0.0
-    assert lab.eta_s() == pytest.approx(15 * 0.2 + 20 * 0.2)  # the broken rule at the exact one's pace
+    lab.draw_law = [0, 0.0]  # no forward after a sample yet: one costs a sample's time
+    p1 = lab.law.first
+
+    def forwards(to_go: int) -> float:
+        return sum(1 - (1 - p1[x]) ** to_go for x in range(p1.size) if not lab.law.known(x))
+
+    assert lab.eta_s() == pytest.approx(15 * 0.2 + 20 * 0.2 + forwards(35) * 0.2)
     lab.draw("accept_all")
     lab.sample_seconds = {"exact": 1.0, "accept_all": 0.1}
-    lab.law_seconds = 1.0 * lab.law.forwards  # 1 s a forward
-    p1 = lab.law.first
-    unseen = [x for x in range(p1.size) if not lab.law.known(x)]
-    to_go = 40 - 6
-    forwards = sum(1 - (1 - p1[x]) ** to_go for x in unseen)
-    assert lab.eta_s() == pytest.approx(15 * 0.2 + 19 * 0.1 + forwards)
+    lab.draw_law = [4, 2.0]  # 0.5 s a forward
+    assert lab.eta_s() == pytest.approx(15 * 0.2 + 19 * 0.1 + forwards(34) * 0.5)
 
 
 def test_time_left_rate_and_takeaways():

@@ -36,8 +36,10 @@ def show_progress(snap: Snapshot) -> None:
         return
     spec, table = snap.result
     counts = dict(p.counts)
-    text = s("progress", n=spec.samples, exact=counts["exact"], broken=counts[spec.broken],
-             rule=s[f"rules.{spec.broken}"], eta=p.eta_s or 0.0)  # fmt: skip
+    done = s("progress", n=spec.samples, exact=counts["exact"], broken=counts[spec.broken],
+             rule=s[f"rules.{spec.broken}"])  # fmt: skip
+    left = s["eta_wait"] if p.eta_s is None else s("eta", eta=p.eta_s)
+    text = f"{done} · {left}"
     st.progress(p.done / p.total, text=md(text))
     show(spec, table, key=f"law_live_{p.done}")
 

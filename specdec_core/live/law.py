@@ -38,6 +38,8 @@ GAMMA_RANGE = (1, 4)
 DEFAULT_GAMMA = 2
 #: A cell (x₁, x₂) whose expected count is below this is pooled (the χ² rule of thumb).
 MIN_EXPECTED = 5.0
+#: Samples of the exact rule before the lab estimates the time left.
+ETA_AFTER = 5
 #: The targets the lab offers.
 LAW_TARGETS: tuple[str, ...] = ("bundled", "gemma", "toy")
 #: How long one sample waits for a model another session is running before it retries.
@@ -261,7 +263,7 @@ class LawLab:
         self.tallies = {rule: Tally() for rule in self.rules}
         self.seconds = dict.fromkeys(self.rules, 0.0)
         self.sample_seconds = dict.fromkeys(self.rules, 0.0)  # the runs alone
-        self.law_seconds = 0.0  # the law's forwards, the prompt's prefill among them
+        self.draw_law = [0, 0.0]  # forwards made after a sample, and their seconds
 
     def prime(self) -> None:
         """The law of the first token, and of the second after each first token likely enough
@@ -269,9 +271,7 @@ class LawLab:
         start = time.perf_counter()
         for x1 in self.law.likely_first(self.settings.samples):
             self.law.second(x1)
-        spent = time.perf_counter() - start
-        self.seconds["exact"] += spent
-        self.law_seconds += spent
+        self.seconds["exact"] += time.perf_counter() - start
 
     def draw(self, rule: str) -> tuple[int, int]:
         """One sample under `rule`, counted; the law after a first token not seen before is
@@ -284,24 +284,28 @@ class LawLab:
             lambda timeout: draw_pair(self.held, self.cfg, self.settings.gamma, seed, rule, timeout),
             self.wait,
         )
-        drawn = time.perf_counter()
+        drawn, forwards = time.perf_counter(), self.law.forwards
         self.law.second(pair[0])
         self.tallies[rule].add(*pair)
         end = time.perf_counter()
+        if self.law.forwards > forwards:
+            self.draw_law[0] += self.law.forwards - forwards
+            self.draw_law[1] += end - drawn
         self.sample_seconds[rule] += drawn - start
-        self.law_seconds += end - drawn
         self.seconds[rule] += end - start
         return pair
 
     def eta_s(self) -> float | None:
         """Seconds left: each rule's samples to go at that rule's own pace (the runs alone; a
         rule not started yet at the other's), plus the law forwards still to come: one per
-        first token not met yet, expected from p(x₁) over the samples to go, at the mean
-        forward's cost so far. None before the first sample."""
+        first token not met yet, expected from p(x₁) over the samples to go, at the mean cost
+        of those made after a sample (the prompt's prefill is not one of them; before any, a
+        sample's). None until the exact rule has :data:`ETA_AFTER` samples: the first ones
+        pay for warming up."""
         n = self.settings.samples
-        paces = {r: self.sample_seconds[r] / t.n for r, t in self.tallies.items() if t.n > 0}
-        if not paces:
+        if self.tallies["exact"].n < ETA_AFTER:
             return None
+        paces = {r: self.sample_seconds[r] / t.n for r, t in self.tallies.items() if t.n > 0}
         fallback = sum(paces.values()) / len(paces)
         left = sum((n - t.n) * paces.get(r, fallback) for r, t in self.tallies.items())
         to_go = self.total - self.done
@@ -309,7 +313,8 @@ class LawLab:
         unseen = np.ones(p1.size, dtype=bool)
         unseen[list(self.law.conditioned)] = False
         new_firsts = float(np.sum(-np.expm1(to_go * np.log1p(-np.minimum(p1[unseen], 1 - 1e-12)))))
-        per_forward = self.law_seconds / max(self.law.forwards, 1)
+        made, spent = self.draw_law
+        per_forward = spent / made if made else fallback
         return left + new_firsts * per_forward
 
     def order(self) -> Iterator[str]:
