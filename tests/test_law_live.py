@@ -86,6 +86,9 @@ class _Law:
     def likely_first(self, n: int) -> list[int]:
         return [int(x) for x in np.flatnonzero(self.first * n >= 5)]
 
+    def stand_in(self, given: int | None, token: int) -> int | None:
+        return None  # no ties: every cut is clear
+
 
 def test_cells_expected_under_five_are_pooled_and_forbidden_pairs_kept_apart():
     tally = Tally()
@@ -257,3 +260,23 @@ def test_the_distortion_question():
     for lang, right in (("en", "0.4 and 0.16"), ("zh", "0.4 和 0.16")):
         item = _quiz(lang)[2]
         assert item["options"][item["answer"]] == right
+
+
+class _TiedLaw(_Law):
+    """Token 2 is cut from both rows but ties a kept token: token 1 at the first position, token 0
+    after token 0."""
+
+    def stand_in(self, given: int | None, token: int) -> int | None:
+        if token != 2:
+            return None
+        return 1 if given is None else 0
+
+
+def test_a_tie_at_a_cut_counts_as_the_kept_token_it_ties():
+    law = _TiedLaw(rows={0: (0.9, 0.1, 0.0), 1: (0.5, 0.5, 0.0), 2: (0.5, 0.5, 0.0)})
+    tally = _tally({(0, 0): 9, (0, 2): 1, (1, 0): 4, (1, 1): 5, (2, 1): 1})
+    obs, probs = joint_cells(tally, law)  # n = 20
+    # (0, 2) joins (0, 0); a first token 2 merges with first token 1 into one whole-row cell
+    assert obs.tolist() == [10, 10, 0] and probs.tolist() == pytest.approx([0.45, 0.5, 0.05])
+    assert joint_test(tally, law).p_value > 0
+    assert joint_test(tally, _Law(rows=law.rows)).p_value == 0.0  # the same counts, ties not allowed

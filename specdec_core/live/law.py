@@ -24,7 +24,7 @@ import numpy as np
 
 from specdec_core.engine import RunOptions, generate
 from specdec_core.engine.held import HeldSessions
-from specdec_core.engine.processing import process_rows
+from specdec_core.engine.processing import float64_rows, process_rows
 from specdec_core.engine.rules import BROKEN_RULES
 from specdec_core.live.model_choices import DraftSpec, TargetSpec, drafts_for
 from specdec_core.models import ModelBusyError
@@ -38,6 +38,9 @@ GAMMA_RANGE = (1, 4)
 DEFAULT_GAMMA = 2
 #: A cell (x₁, x₂) whose expected count is below this is pooled (the χ² rule of thumb).
 MIN_EXPECTED = 5.0
+#: How far apart two logits may lie and still count as a tie at a top-k / top-p cut: well
+#: above the few-row kernels' disagreement with one-row forwards, far below a real gap.
+TIE_LOGITS = 1e-3
 #: Samples of the exact rule before the lab estimates the time left.
 ETA_AFTER = 5
 #: The targets the lab offers.
@@ -156,11 +159,13 @@ class ExactLaw:
         self.wait = wait
         self._first: np.ndarray | None = None
         self._second: dict[int, np.ndarray] = {}
+        self._logits: dict[int | None, np.ndarray] = {}  # the raw row behind each law (None: x₁'s)
         self.forwards = 0
 
     def _rows(self, continuation: list[int]) -> np.ndarray:
-        rows = _polite(lambda timeout: self.held.scores(continuation, timeout), self.wait)
+        rows = float64_rows(_polite(lambda timeout: self.held.scores(continuation, timeout), self.wait))
         self.forwards += 1
+        self._logits[continuation[0] if continuation else None] = rows[len(continuation)]
         return process_rows(rows, self.cfg)
 
     @property
@@ -168,6 +173,22 @@ class ExactLaw:
         if self._first is None:
             self._first = self._rows([])[0]
         return self._first
+
+    def stand_in(self, given: int | None, token: int) -> int | None:
+        """For a token the law cuts (probability 0 after `given`; None: the first token's law):
+        the kept token of lowest probability when `token`'s logit ties it, that is when raising
+        that logit by :data:`TIE_LOGITS` would keep it; None when the cut is clear. The run's
+        several-row forwards and the law's one-row forwards round differently, so such a tie can
+        fall either way at a top-k or top-p boundary; the counts treat the two as one outcome."""
+        law = self.first if given is None else self.second(given)
+        if law[token] > 0:
+            return None
+        raised = self._logits[given].copy()
+        raised[token] += TIE_LOGITS
+        if process_rows(raised[None, :], self.cfg)[0][token] <= 0:
+            return None
+        kept = np.flatnonzero(law > 0)
+        return int(kept[np.argmin(law[kept])])
 
     def second(self, x1: int) -> np.ndarray:
         """p(· | x₁): one forward the first time a first token is asked for."""

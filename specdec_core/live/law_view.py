@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -58,24 +59,48 @@ class JointTest:
         return "fails" if self.p_value < FAILS else "unclear"
 
 
+def _settled(tally: Tally, law: ExactLaw) -> tuple[dict[int, int], dict[int, Counter[int]]]:
+    """The counts with every tie at a top-k / top-p cut settled (``ExactLaw.stand_in``): a
+    first token the law cuts but ties a kept one merges into that token's whole row (counted
+    there, its second tokens aside: ``whole``), a second token likewise into the kept token
+    it ties. Returns (pairs counted per first token whose row stays whole, the rest by pair)."""
+    whole: dict[int, int] = {}
+    pairs: dict[int, Counter[int]] = {}
+    for (x1, x2), c in tally.pairs.items():
+        first = law.stand_in(None, x1) if law.first[x1] <= 0 else None
+        if first is not None:
+            whole[first] = whole.get(first, 0) + c
+            continue
+        second = law.stand_in(x1, x2) if law.first[x1] > 0 and law.second(x1)[x2] <= 0 else None
+        pairs.setdefault(x1, Counter())[x2 if second is None else second] += c
+    for x1 in whole:  # a row with a tie in it is one cell: its own pairs join it
+        whole[x1] += sum(pairs.pop(x1, Counter()).values())
+    return whole, pairs
+
+
 def joint_cells(tally: Tally, law: ExactLaw) -> tuple[np.ndarray, np.ndarray]:
     """(observed counts, exact probabilities) per cell; the last cell pools the rest, and is
     left out when the other cells hold the law's whole support (a cell of probability 0 would
     count as a cell the χ² test does not have).
 
     Needs p(· | x₁) for every counted first token and for every first token expected
-    :data:`MIN_EXPECTED` times (``LawLab`` computes them as samples arrive)."""
+    :data:`MIN_EXPECTED` times (``LawLab`` computes them as samples arrive). A tie at a top-k
+    or top-p cut is not an impossible pair: it counts as the kept token it ties (``_settled``)."""
     n = tally.n
     p1 = law.first
-    firsts = tally.first()
-    rows = sorted(set(firsts) | set(law.likely_first(n)))
+    whole, pairs = _settled(tally, law)
+    rows = sorted(set(whole) | set(pairs) | set(law.likely_first(n)))
     obs: list[float] = []
     probs: list[float] = []
     rest_p = float(np.delete(p1, rows).sum())  # the mass outside the cells, summed (exactly 0 if none)
     for x1 in rows:
-        seen = tally.second(x1)
+        if x1 in whole:  # the whole row, a tie merged into it: one cell
+            obs.append(float(whole[x1]))
+            probs.append(float(p1[x1]))
+            continue
+        seen = pairs.get(x1, Counter())
         if p1[x1] <= 0:  # a first token the law forbids: one impossible cell
-            obs.append(float(firsts[x1]))
+            obs.append(float(sum(seen.values())))
             probs.append(0.0)
             continue
         joint = p1[x1] * law.second(x1)
