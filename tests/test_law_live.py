@@ -280,3 +280,15 @@ def test_a_tie_at_a_cut_counts_as_the_kept_token_it_ties():
     assert obs.tolist() == [10, 10, 0] and probs.tolist() == pytest.approx([0.45, 0.5, 0.05])
     assert joint_test(tally, law).p_value > 0
     assert joint_test(tally, _Law(rows=law.rows)).p_value == 0.0  # the same counts, ties not allowed
+
+
+def test_the_text_states_the_tests_constants_as_the_code_has_them():
+    from specdec_core.live.law import TIE_LOGITS
+    from specdec_core.stats import MC_BAND, MC_DRAWS
+
+    assert (MC_DRAWS, TIE_LOGITS, MC_BAND) == (2000, 1e-3, (1e-6, 0.02))
+    for lang in ("en", "zh"):
+        text = (LESSONS / lang / "law_live.md").read_text("utf-8")
+        for shown in ("2,000", "10⁻³", "$10^{-6}$", "0.02", "M = 2{,}000"):
+            assert shown in text, (lang, shown)
+    assert MAX_SAMPLES == 2000

@@ -11,6 +11,7 @@ import streamlit as st
 from pages.common.i18n import Strings, strings
 from specdec_core.live.law import MAX_SAMPLES, LawSettings
 from specdec_core.live.law_view import MIN_CONDITIONAL, JointTest, LawSnapshot, ShareTable
+from specdec_core.stats import MC_BAND, MC_DRAWS
 from specdec_core.viz.escape import md
 from specdec_core.viz.labels import short_label
 from specdec_core.viz.law_live import share_bars, tv_bars
@@ -121,7 +122,8 @@ def show(settings: LawSettings, snap: LawSnapshot, key: str = "law") -> None:
             _chart(table, snap.rules, s, f"{key}_second_{table.given}")
     st.markdown(f"**{s['tests_title']}**")
     _tests(snap, s, key)
-    st.caption(s["tests_note"])
+    low, high = MC_BAND
+    st.caption(s("tests_note", draws=MC_DRAWS, low=low, high=high))
     notes = [s("law_note", forwards=snap.law_forwards)]
     if snap.rate is not None:
         notes.append(s("speed", rate=snap.rate))
