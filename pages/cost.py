@@ -7,7 +7,7 @@ from pages.common import profile as shown
 from pages.common.page import controls_box, lesson_body, start
 from pages.common.quiz import quiz
 from pages.common.urlstate import mirror
-from pages.cost_parts.form import FORM, MAX_GAMMA
+from pages.cost_parts.form import MAX_GAMMA, cost_form
 from specdec_core.course.cost import check_claims, cost_data, cost_summary, draft_presets
 from specdec_core.live.profile_quotes import course_costs, step_split
 from specdec_core.theory import linear_verify_cost
@@ -24,7 +24,7 @@ COSTS = course_costs()
 MEASURED_DRAFTS = draft_presets(lambda draft: COSTS.draft_c(draft).value)
 VERIFY = COSTS.verify(5)
 BETA = COSTS.beta().value
-f = FORM
+f = cost_form(BETA)
 
 s, text = start("cost", params=f.params())
 SOURCE = shown.source(s, COSTS)

@@ -12,12 +12,14 @@ from dataclasses import dataclass
 import streamlit as st
 
 from pages.common import form
+from pages.common import profile as shown
 from pages.common.form import Form
 from pages.common.i18n import strings
 from pages.common.lesson import lesson
 from pages.common.page import ASSETS, start, warn_rejected
 from pages.common.urlstate import Param, choice_param, mirror, restore
 from specdec_core.course.handouts import HANDOUTS, rule_sheet, speedup_sheet
+from specdec_core.live.profile_quotes import course_costs
 from specdec_core.viz import overlap as overlap_viz
 from specdec_core.viz.escape import md
 
@@ -127,7 +129,10 @@ def rule() -> None:
 
 
 def speedup() -> None:
-    sheet = speedup_sheet()
+    # the linear table's β: this machine's profile, else the memory-bound reference (read at
+    # each run: a model loaded since may have measured it), named in the table's title
+    costs = course_costs()
+    sheet = speedup_sheet(costs.beta().value)
     st.markdown(f"## {s['speedup.title']}")
     text.show("speedup")
     header = [s["speedup.alpha"], *(f"γ = {g}" for g in sheet.gammas)]
@@ -140,7 +145,7 @@ def speedup() -> None:
             [*row, f"{b} ({v:.2f})"]
             for row, b, v in zip(_grid(sheet.alphas, values), best, best_value, strict=True)
         ]
-        title = s(f"speedup.{name}", c=sheet.c, beta=sheet.beta)
+        title = s(f"speedup.{name}", c=sheet.c, beta=sheet.beta, source=shown.source(s, costs))
         st.markdown(f"**{title}**\n\n" + _table([*header, s["speedup.best"]], rows))
     st.markdown(s("speedup.example", **sheet.example))
     st.caption(s["speedup.footer"])

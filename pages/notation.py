@@ -2,8 +2,10 @@
 
 import streamlit as st
 
+from pages.common import profile as shown
 from pages.common.page import start
 from pages.common.quiz import quiz
+from specdec_core.live.profile_quotes import course_costs
 from specdec_core.viz.escape import md
 
 s, text = start("notation")
@@ -17,7 +19,9 @@ for item in s["symbol"]:
     lessons = ", ".join(md(s[f"nav.{key}.title"]) for key in item["lessons"])
     rows.append(f"| ${item['tex']}$ | **{md(item['name'])}** | {md(item['meaning'])} | {lessons} |")
 st.markdown("\n".join(rows))
-text.show("worked")
+# its verification priced by this machine's profile, else the memory-bound reference (read at
+# each run: a model loaded since may have measured it)
+text.show("worked", values=shown.course_values(s, course_costs()))
 text.show("quotes")
 text.show("sources")
 quiz(s)

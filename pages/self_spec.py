@@ -2,10 +2,12 @@
 
 import streamlit as st
 
+from pages.common import profile as shown
 from pages.common.page import start
 from pages.common.quiz import quiz
 from specdec_core.course.cards import head_card, medusa_card
-from specdec_core.course.self_spec import draft_rows, early_exit, head_calibration
+from specdec_core.course.self_spec import WORKED_HEAD, draft_rows, early_exit, head_calibration
+from specdec_core.live.profile_quotes import course_costs
 from specdec_core.viz import self_spec as viz
 
 s, text = start("self_spec")
@@ -13,8 +15,14 @@ fig_text = s["fig"]
 exits = early_exit()
 card = head_card()
 medusa = medusa_card()
+#: The drafts' and the verification's costs: this machine's profile, else the memory-bound
+#: reference (read at each run: a model loaded since may have measured them).
+COSTS = course_costs()
+BETA = COSTS.beta().value
+SOURCE = shown.source(s, COSTS)
+VALUES = shown.course_values(s, COSTS)
 
-text.show("intro")
+text.show("intro", values=VALUES)
 text.show("early_exit")
 if exits is None:
     st.info(s["early_exit_missing"])
@@ -27,7 +35,7 @@ else:
         theme=None,
     )
     st.caption(s("early_exit_caption", positions=exits.positions, source=exits.source))
-text.show("early_exit_after")
+text.show("early_exit_after", values=VALUES)
 text.show("layerskip")
 text.show("medusa")
 if medusa is None:
@@ -114,7 +122,7 @@ else:
                 accepted=card.accepted_per_round,
             )
         )
-    rows = draft_rows()
+    rows = draft_rows(lambda draft: COSTS.draft_c(draft).value, BETA)
     names = s["names"]
     st.plotly_chart(
         viz.drafts_figure(
@@ -127,9 +135,9 @@ else:
         ),
         theme=None,
     )
-    st.caption(s["drafts_caption"])
+    st.caption(s("drafts_caption", source=SOURCE))
 
 text.show("where")
-text.show("worked")
+text.show("worked", values=VALUES | shown.round_values("head", *WORKED_HEAD, BETA))
 text.show("sources")
 quiz(s)

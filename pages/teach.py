@@ -6,6 +6,7 @@ learning objectives and the misconception each step addresses. A link with ``?ch
 
 import streamlit as st
 
+from pages.common import profile as shown
 from pages.common.i18n import strings
 from pages.common.nav import PAGES
 from pages.common.page import return_to_route, route_step_query, start
@@ -13,12 +14,17 @@ from pages.teach_parts.check import check_view
 from pages.teach_parts.warm import warm_panel
 from specdec_core.course.handouts import HANDOUTS
 from specdec_core.course.teach import CLASS, LECTURE, Route, Step, schedule, talking_points
+from specdec_core.live.profile_quotes import course_costs
 
 s, text = start("teach")
 if check_view(s):  # a learner's concept check: nothing of the teacher's page
     st.stop()
 nav = {p.key: p for p in PAGES}
-points = talking_points()
+# the cost step's β: this machine's profile, else the memory-bound reference, as on the cost
+# page its link opens (read at each run: a model loaded since may have measured it)
+costs = course_costs()
+points = talking_points(costs.beta().value)
+points["cost"]["source"] = shown.source(s, costs)
 handout_names = strings("handouts")["names"]
 
 

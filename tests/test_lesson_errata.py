@@ -14,8 +14,10 @@ from specdec_core.course import overlap, pairs
 from specdec_core.course import sampling_lab as lab
 from specdec_core.course.cost import cost_data
 from specdec_core.engine.drafters import keeps_draft
+from specdec_core.live.profile_quotes import course_costs
 from specdec_core.sampling import SamplingConfig, apply
 from specdec_core.theory import expected_tokens, linear_verify_cost, speedup
+from tests.profile_text import rendered
 
 LANGS = ("en", "zh")
 
@@ -30,12 +32,13 @@ def _toml(lang: str, page: str) -> dict:
 
 
 @pytest.mark.parametrize("lang", LANGS)
-def test_the_24_layer_draft_example_is_the_theory(lang):
-    data = cost_data()
-    alpha, c = data.measured_drafts["layers24"]
-    verify = linear_verify_cost(data.measured_beta)
+def test_the_24_layer_draft_example_is_the_theory(lang, pinned_profile):
+    costs = course_costs()
+    alpha = cost_data().greedy_match["layers24"][0]
+    c = round(costs.draft_c("layerskip:24").value, 2)  # the pinned profile has none: the reference's
+    verify = linear_verify_cost(costs.beta().value)
     tokens, gain = expected_tokens(alpha, 4), speedup(alpha, 4, c, verify)
-    text = _md(lang, "self_spec")
+    text = rendered(lang, "self_spec", "worked")
     assert f"$\\mu = {alpha:.2f}$" in text and f"$c = {c:.2f}$" in text
     assert f"${tokens:.2f}$" in text, f"{tokens:.2f} tokens"
     assert f"${gain:.2f}\\times$" in text, f"{gain:.2f}×"

@@ -3,7 +3,6 @@ are recomputed from specdec_core, claims are checked against the rule they descr
 
 from __future__ import annotations
 
-import json
 import re
 import tomllib
 from dataclasses import replace
@@ -15,11 +14,12 @@ from pages.common.i18n import LESSONS
 from pages.common.lesson import parse
 from specdec_core import verify
 from specdec_core.course import pairs
-from specdec_core.course.cost import COST_FILE, cost_data
 from specdec_core.engine.drafters import keeps_draft
 from specdec_core.live.compare import Cell, Measured
+from specdec_core.live.profile_quotes import course_costs
 from specdec_core.theory import expected_tokens, linear_verify_cost, speedup
 from specdec_core.verify import decompose
+from tests.profile_text import rendered
 from tests.test_confidence_floor_law import FLOOR, Q_ROWS
 
 LANGS = ("en", "zh")
@@ -146,59 +146,22 @@ def test_the_segmentation_example_is_how_the_shipped_tokenizers_split():
 
 
 # ---------------------------------------------------------------- item 7: one verification figure
-def _verify_source() -> dict:
-    return json.loads(COST_FILE.read_text("utf-8"))["measured_verify"]
-
-
-#: Where the lessons quote the cost of a 5-row verification, as (page, section, pattern): a
-#: section of the page's .md, or ``toml:<key>`` for a string of its .toml; each group the
-#: pattern finds is the figure.
-VERIFY_MENTIONS = {
-    "en": [
-        ("cost", "measured", r"\((\d\.\d+) steps for these 5 rows,"),
-        ("notation", "worked", r"verifying 5 tokens cost about (\d\.\d+)"),
-        ("notation", "worked", r"4 \\times 0\.05 \+ (\d\.\d+) = "),
-        ("self_spec", "worked", r"\\times 0\.\d+ \+ (\d\.\d+) = "),
-    ],
-    "zh": [
-        ("cost", "measured", r"这 5 行要 (\d\.\d+) 步"),
-        ("notation", "worked", r"验证 5 个 token 约花 (\d\.\d+) 个单步"),
-        ("notation", "worked", r"4 \\times 0\.05 \+ (\d\.\d+) = "),
-        ("self_spec", "worked", r"\\times 0\.\d+ \+ (\d\.\d+) = "),
-    ],
-}
-
-
-def _mention(lang: str, page: str, section: str) -> str:
-    if section.startswith("toml:"):
-        return str(_toml(lang, page)[section.removeprefix("toml:")])
-    return _section(lang, page, section)
-
-
 @pytest.mark.parametrize("lang", LANGS)
-def test_every_five_row_verification_figure_is_the_measured_one(lang):
-    """assets/presets/cost.json holds the figure once; update it there from its command's
-    output, and this test names every lesson sentence that must follow."""
-    source = _verify_source()
-    tokens, steps = cost_data().measured_verify
-    assert tokens == 5 and source["figure"] == "smollm2_verify5_ratio"
-    assert cost_data().measured_beta == pytest.approx((steps - 1) / (tokens - 1), abs=1e-6)
-    stale = []
-    for page, section, pattern in VERIFY_MENTIONS[lang]:
-        found = re.findall(pattern, _mention(lang, page, section))
-        if not found or set(found) != {f"{steps:.1f}"}:
-            stale.append((page, section, pattern, found))
-    assert not stale, f"quote {steps:.1f} (assets/presets/cost.json) here: {stale}"
-    # the cost, race, compare and About pages quote this machine's profile instead
-    # (tests/test_profile_lessons.py); the notation page's worked example keeps this point
-    text = _section(lang, "notation", "worked")
-    assert f"`{source['command']}`" in text and f"`{source['figure']}`" in text
-    assert f"= {cost_data().measured_beta:g}" in text  # β of 1 + β·γ
+def test_every_five_row_verification_figure_is_the_profiles(lang, pinned_profile):
+    """The cost, notation and self-speculation lessons quote one verification, the profile's
+    (tests/test_profile_lessons.py finds any written into a lesson file)."""
+    costs = course_costs()
+    v5, beta = costs.verify(5).value, costs.beta().value
+    v4 = linear_verify_cost(beta)(4)
+    assert (v5, beta) == (pytest.approx(1.3), pytest.approx(0.075))  # the pinned profile's
+    notation = rendered(lang, "notation", "worked")
+    assert f"{v5:.2f}" in notation and f"\\beta = {beta:g}" in notation
+    assert f"4 \\times 0.05 + {v4:.2f} = " in notation
+    self_spec = rendered(lang, "self_spec", "worked")
+    assert f"\\beta = {beta:g}" in self_spec and f"4 \\times 0.05 + {v4:.2f} = " in self_spec
+    assert f"v(4) = {v4:.2f}" in rendered(lang, "cost", "measured")
     every = " ".join(p.read_text("utf-8") for p in (LESSONS / lang).glob("*.*"))
     assert "1.2 single steps" not in every and "约花 1.2 个单步" not in every
-    # β of 1 + β·γ, wherever a lesson writes it (β = 0 is the constant model)
-    betas = re.findall(r"(?:\\beta|β) ?= ?(0\.\d+)|1 \+ (0\.\d+) ?\\?gamma|1 \+ (0\.\d+)γ", every)
-    assert betas and {x for group in betas for x in group if x} == {f"{cost_data().measured_beta:g}"}
 
 
 # ---------------------------------------------------------------- item 8: ℓ is the exit depth
@@ -214,15 +177,16 @@ def test_the_layer_skip_depth_is_written_ell_not_k(lang):
     assert "\\ell" in _md(lang, "race") and all("ℓ" in t for t in texts[1:])
 
 
-# ------------------------------------------- item 9: constant v (2.80) against measured v (2.10)
+# ------------------------------------------- item 9: constant v (2.80) against the profile's v
 @pytest.mark.parametrize("lang", LANGS)
-def test_notation_and_cost_say_why_the_same_draft_gives_two_speedups(lang):
-    verify_cost = linear_verify_cost(cost_data().measured_beta)
+def test_notation_and_cost_say_why_the_same_draft_gives_two_speedups(lang, pinned_profile):
+    verify_cost = linear_verify_cost(course_costs().beta().value)
     tokens = expected_tokens(0.8, 4)
-    constant, measured = speedup(0.8, 4, 0.05), speedup(0.8, 4, 0.05, verify_cost)
-    notation = _section(lang, "notation", "worked")
+    constant, priced = speedup(0.8, 4, 0.05), speedup(0.8, 4, 0.05, verify_cost)
+    assert f"{constant:.2f}" != f"{priced:.2f}"  # the pinned verification costs more than a step
+    notation = rendered(lang, "notation", "worked")
     assert f"$4 \\times 0.05 + 1 = {4 * 0.05 + 1:.1f}$" in notation
-    assert f"$S(4) = {constant:.2f}$" in notation and f"= {measured:.2f}$" in notation
-    cost = _section(lang, "cost", "measured")
+    assert f"$S(4) = {constant:.2f}$" in notation and f"= {priced:.2f}$" in notation
+    cost = rendered(lang, "cost", "measured")
     assert f"$S = {tokens:.2f}/{4 * 0.05 + 1:.1f} = {constant:.2f}$" in cost
-    assert f"${tokens:.2f}/{4 * 0.05 + verify_cost(4):.1f} = {measured:.2f}$" in cost
+    assert f"${tokens:.2f}/{4 * 0.05 + verify_cost(4):.2f} = {priced:.2f}$" in cost

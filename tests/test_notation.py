@@ -11,10 +11,11 @@ import pytest
 
 from pages.common.i18n import LESSONS
 from pages.common.nav import PAGES, SECTIONS
-from specdec_core.course.cost import cost_data
+from specdec_core.live.profile_quotes import course_costs
 from specdec_core.theory import expected_tokens, linear_verify_cost, measured_alpha, speedup
 from specdec_core.verify import decompose
 from support.apptest import open_page
+from tests.profile_text import rendered
 
 # ---------------------------------------------------------------- the notation page's list
 
@@ -58,17 +59,17 @@ def test_the_notation_page_is_in_the_first_section_of_the_course_map():
 
 
 @pytest.mark.parametrize("lang", LANGS)
-def test_the_worked_example_is_the_maths(lang):
-    text = re.sub(r"(?<=\S)\n(?=\S)", " ", (LESSONS / lang / "notation.md").read_text("utf-8"))
+def test_the_worked_example_is_the_maths(lang, pinned_profile):
+    text = rendered(lang, "notation", "worked")
     d = decompose(np.array([0.5, 0.3, 0.2]), np.array([0.6, 0.4, 0.0]))
     assert (
         f"$\\alpha = {d.acceptance_rate:g}$" in text and f"$R = 1 - \\alpha = {d.rejection_mass:.1f}$" in text
     )
     assert "$r = ({:g}, {:g}, {:g})$".format(*d.residual) in text
     tokens = expected_tokens(0.8, 4)
-    verify = linear_verify_cost(cost_data().measured_beta)
+    verify = linear_verify_cost(course_costs().beta().value)  # the pinned profile's
     assert f"= {tokens:.4f}$" in text and f"= {speedup(0.8, 4, 0.05, verify):.2f}$" in text
-    assert f"{4 * 0.05 + verify(4):.1f}" in text
+    assert f"{4 * 0.05 + verify(4):.2f}" in text
     # the counted run: 12 rounds, 2 without a rejection, 30 drafts accepted
     rounds, clean, accepted = 12, 2, 30
     examined = accepted + (rounds - clean)

@@ -65,7 +65,7 @@ def test_best_gamma_changes_with_the_draft_cost():
         ("slider", "cost_alpha", 0.6, {}),
         ("slider", "cost_gamma", 9, {}),
         ("slider", "cost_c", 0.5, {}),
-        ("radio", "cost_verify", "linear", {}),
+        ("radio", "cost_verify", "linear", {"cost_beta": "0.1"}),  # a β of the link's own
         ("slider", "cost_beta", 0.3, {"cost_verify": "linear"}),
     ],
 )
@@ -165,6 +165,8 @@ def test_the_costs_are_this_machines_profile_and_name_it(lang, pinned_profile):
     at = open_page("cost", lang)
     text = _text(at)
     assert "Pinned CPU" in text and "{{" not in text
+    # β starts at the profile's, through its 5-row verification: (1.3 - 1) / 4
+    assert at.slider(key="cost_beta").value == pytest.approx(0.075)
     # the 5-row verification (1.30 steps) differs from the memory-bound 1.00: both are shown
     assert "1.30" in text and "1.00" in text
     # bf16's c 0.71 against the reference's 0.50, and the step split: 48.0 ms against a 26.9 ms floor
@@ -177,6 +179,7 @@ def test_before_any_model_loads_the_page_quotes_the_memory_bound_reference(lang)
     at = open_page("cost", lang)
     text = _text(at)
     assert "{{" not in text and "Pinned CPU" not in text
+    assert at.slider(key="cost_beta").value == 0.0  # a memory-bound verification costs one step
     strings = tomllib.loads((ROOT / "lessons" / lang / "common.toml").read_text("utf-8"))["profile"]
     assert strings["reference"] in text
     assert at.info and "python -m bench.profile" in at.info[0].value

@@ -12,11 +12,12 @@ import pytest
 
 from pages.common.i18n import LESSONS
 from pages.common.lesson import parse
-from specdec_core.course.cost import cost_data
 from specdec_core.course.handouts import HANDOUTS, MAX_GAMMA, rule_sheet, speedup_sheet
+from specdec_core.live.profile_quotes import course_costs
 from specdec_core.theory import best_gamma, expected_tokens, linear_verify_cost, speedup
 from specdec_core.verify import output_distribution
 from support.apptest import open_page
+from tests.profile_text import rendered
 
 
 def _toml(lang: str) -> dict:
@@ -40,9 +41,10 @@ def test_the_rule_sheet_has_no_residual_when_nothing_is_rejected():
     np.testing.assert_allclose(sheet.emitted, sheet.p)
 
 
-def test_the_speedup_tables_are_the_theory():
-    sheet = speedup_sheet()
-    verify = linear_verify_cost(cost_data().measured_beta)
+@pytest.mark.parametrize("beta", [0.0, 0.075])
+def test_the_speedup_tables_are_the_theory(beta):
+    sheet = speedup_sheet(beta)
+    verify = linear_verify_cost(beta)
     for i, a in enumerate(sheet.alphas):
         for j, g in enumerate(sheet.gammas):
             assert sheet.tokens[i, j] == pytest.approx(expected_tokens(a, g))
@@ -57,18 +59,18 @@ def test_the_speedup_tables_are_the_theory():
         )
 
 
-def test_the_worked_example_is_the_notation_pages():
-    example = speedup_sheet().example
+def test_the_worked_example_is_the_notation_pages(pinned_profile):
+    example = speedup_sheet(course_costs().beta().value).example
     assert f"{example['tokens']:.4f}" == "3.3616"
     for lang in ("en", "zh"):
-        worked = parse((LESSONS / lang / "notation.md").read_text("utf-8")).sections["worked"]
+        worked = rendered(lang, "notation", "worked")
         assert f"{example['tokens']:.4f}" in worked and f"= {example['linear']:.2f}" in worked, lang
-        assert f"{example['verify']:g} = {example['round_linear']:g}" in worked, lang  # a round's cost
+        assert f"{example['verify']:.2f} = {example['round_linear']:.2f}" in worked, lang  # a round's cost
     assert f"{example['ideal']:.2f}" == "2.80"  # the teach page's motivation step
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_each_handout_shows_from_its_link(lang):
+def test_each_handout_shows_from_its_link(lang, pinned_profile):
     proof = parse((LESSONS / lang / "block.md").read_text("utf-8")).sections["proof"]
     for handout in HANDOUTS:
         at = open_page("handouts", lang, query={"handout": handout})
@@ -80,7 +82,7 @@ def test_each_handout_shows_from_its_link(lang):
         else:
             assert not charts
         if handout == "speedup":
-            example = _toml(lang)["speedup"]["example"].format(**speedup_sheet().example)
+            example = _toml(lang)["speedup"]["example"].format(**speedup_sheet(0.075).example)
             assert "| 0.8 | 1.80 | 2.44 | 2.95 | 3.36 |" in text and example in text
         if handout == "proof":
             body = proof.split("\n", 1)[1]  # the lesson's proof, its heading the sheet's title

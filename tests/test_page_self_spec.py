@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from specdec_core.course.cards import CARD_FILE, MEDUSA_CARD_FILE, head_card, medusa_card
-from specdec_core.course.cost import cost_data
 from specdec_core.course.self_spec import (
     CALIBRATION_FILE,
     EARLY_EXIT_FILE,
@@ -19,6 +18,7 @@ from specdec_core.course.self_spec import (
     early_exit,
     head_calibration,
 )
+from specdec_core.live.profile_quotes import course_costs
 from specdec_core.models.head import CONFIDENCE_FLOOR
 from specdec_core.theory import best_gamma, linear_verify_cost, speedup
 from specdec_core.viz import palette
@@ -73,10 +73,12 @@ def test_early_exit_data_is_the_measurement_and_rises_to_the_full_model():
     assert max(exits.greedy[:8]) < 0.3 < exits.greedy[-2]  # shallow exits fail, the last layers agree
 
 
-def test_draft_rows_carry_the_theorys_best_gamma_and_speedup():
-    rows = {r.key: r for r in draft_rows()}
+def test_draft_rows_carry_the_theorys_best_gamma_and_speedup(pinned_profile):
+    costs = course_costs()
+    rows = {r.key: r for r in draft_rows(lambda d: costs.draft_c(d).value, costs.beta().value)}
     assert "head" in rows and "medusa" in rows and "bf16" in rows
-    verify = linear_verify_cost(cost_data().measured_beta)
+    assert rows["bf16"].cost == 0.71 and rows["ngram_summary"].cost == 0.0  # the profile's costs
+    verify = linear_verify_cost(costs.beta().value)
     for r in rows.values():
         assert r.gamma == best_gamma(r.alpha, r.cost, verify, 12)
         assert r.predicted == pytest.approx(float(speedup(r.alpha, r.gamma, r.cost, verify)))

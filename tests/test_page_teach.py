@@ -13,7 +13,6 @@ from pages.common.i18n import LESSONS
 from pages.common.lesson import parse
 from pages.common.nav import PAGES
 from pages.common.page import FROM_STEP
-from specdec_core.course.cost import cost_data
 from specdec_core.course.handouts import HANDOUTS
 from specdec_core.course.sampling_lab import examples
 from specdec_core.course.teach import (
@@ -30,9 +29,11 @@ from specdec_core.course.teach import (
     schedule,
     talking_points,
 )
+from specdec_core.live.profile_quotes import course_costs
 from specdec_core.sampling import SamplingConfig, apply
 from specdec_core.theory import expected_tokens, linear_verify_cost, speedup
 from support.apptest import ROOT, open_page, shared_link
+from tests.profile_text import rendered
 
 PAGE_KEYS = {p.key for p in PAGES}
 TITLES = {"en": "Teach it in 90 minutes", "zh": "90 分钟讲完这门课"}
@@ -138,18 +139,22 @@ def test_the_race_link_has_all_three_apprentices():
     assert len(at.session_state["race_drafts"]) == 3  # the page's default drafts, all racing
 
 
-def test_the_cost_step_uses_the_notation_pages_numbers():
+def test_the_cost_step_uses_the_notation_pages_numbers(pinned_profile):
     cost = _step(CLASS, "cost")
-    beta = cost_data().measured_beta
-    assert cost.query["cost_verify"] == "linear" and float(cost.query["cost_beta"]) == beta
-    points = talking_points()["cost"]
+    beta = course_costs().beta().value
+    assert beta == pytest.approx(0.075)  # the pinned profile's, through its 5-row verification
+    # the link sets the linear model and leaves β to the cost page, which starts at the profile's
+    assert cost.query["cost_verify"] == "linear" and "cost_beta" not in cost.query
+    at = open_page("cost", query=dict(cost.query))
+    assert at.session_state["cost_verify"] == "linear" and at.session_state["cost_beta"] == beta
+    points = talking_points(beta)["cost"]
     assert points["speedup_short"] == pytest.approx(speedup(0.8, 4, 0.05, linear_verify_cost(beta)))
     assert points["ideal_short"] == pytest.approx(speedup(0.8, 4, 0.05))
     for lang in ("en", "zh"):
-        worked = parse((LESSONS / lang / "notation.md").read_text("utf-8")).sections["worked"]
+        worked = rendered(lang, "notation", "worked")
         assert f"= {points['speedup_short']:.2f}" in worked, lang  # S(4) on the notation page
     # the motivation step's ideal is the same α, γ, c with verification at one step
-    motivation = talking_points()["motivation"]
+    motivation = talking_points(beta)["motivation"]
     assert motivation["speedup"] == pytest.approx(points["ideal_short"])
     words = _toml("en", "teach")["steps"]["cost"]["show"]
     assert "{speedup_short:.2f}" in words and "{ideal_short:.2f}" in words
@@ -158,7 +163,8 @@ def test_the_cost_step_uses_the_notation_pages_numbers():
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_every_step_has_its_words(lang):
     table = _toml(lang, "teach")
-    steps, points = table["steps"], talking_points()
+    steps, points = table["steps"], talking_points(0.075)
+    points["cost"]["source"] = "a source"  # the page's, from the profile
     assert set(steps) == {step.key for step in ALL_STEPS}
     for step in ALL_STEPS:
         for part in ("title", "ask", "listen"):
@@ -175,7 +181,7 @@ def test_every_step_has_its_words(lang):
 
 
 def test_the_words_quote_what_the_code_computes():
-    points = talking_points()
+    points = talking_points(0.075)
     greedy = _step(CLASS, "greedy").query
     logits = examples()["presets"][greedy["preset"]]["logits"]
     top_p = float(greedy["p"])
@@ -196,7 +202,7 @@ def test_the_words_quote_what_the_code_computes():
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_the_page_shows_both_routes_with_every_link(lang):
+def test_the_page_shows_both_routes_with_every_link(lang, pinned_profile):
     at = open_page("teach", lang)
     table = _toml(lang, "teach")
     assert at.title[0].value == TITLES[lang]
@@ -219,7 +225,9 @@ def test_the_page_shows_both_routes_with_every_link(lang):
     slack = table["total"].format(steps=len(ROUTE), planned=CLASS.planned, slack=CLASS.slack, minutes=90)
     assert slack in [c.value for c in at.caption]
     text = "\n".join(m.value for m in at.markdown)
-    assert "SPECDEC_CLASSROOM" in text and "10.7×" in text and "2.10×" in text and "2.80×" in text
+    priced = speedup(0.8, 4, 0.05, linear_verify_cost(course_costs().beta().value))
+    assert "SPECDEC_CLASSROOM" in text and "10.7×" in text and f"{priced:.2f}×" in text and "2.80×" in text
+    assert "Pinned CPU" in text  # the cost step names the profile its β comes from
 
 
 @pytest.mark.parametrize("step", ALL_STEPS, ids=lambda step: step.key)

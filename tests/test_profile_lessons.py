@@ -1,7 +1,7 @@
-"""Every hardware-dependent number of the cost, race, compare, About and tree-drafts lessons comes
-from this machine's profile (specdec_core.live.machine_profile), else the memory-bound reference:
-none is written into their lesson files, and each page fills every placeholder and names where
-its figures come from."""
+"""Every hardware-dependent number of the cost, race, compare, About, tree-drafts, notation,
+self-speculation, handouts and teaching-route lessons comes from this machine's profile
+(specdec_core.live.machine_profile), else the memory-bound reference: none is written into their
+lesson files, and each page fills every placeholder and names where its figures come from."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from support.apptest import ROOT, open_page
 
 LESSONS = ROOT / "lessons"
 LANGS = ("en", "zh")
-PAGES = ("cost", "race", "about", "compare", "tree_drafts")
+PAGES = ("cost", "race", "about", "compare", "tree_drafts", "notation", "self_spec", "handouts", "teach")
 
 #: What a hardware-dependent quantity looks like written out: a draft's cost c, the β or the
 #: model of the verification cost, a verification in steps, a step time, a measured speedup range.
@@ -36,12 +36,13 @@ NOT_HARDWARE = {
     # made-up drafts of the "choosing a draft" worked example
     ("cost", "c = 0.01"),
     ("cost", "c = 0.05"),
-    # the Notation page's quoted verification point, labelled there and here as one past
-    # measurement on a 2-core CPU (assets/presets/cost.json, tests/test_lesson_errata_52.py)
-    ("cost", "1.4 steps"),
-    ("cost", "1.4 步"),
+    # the given draft of the Notation page's worked example (and of the handout and route step
+    # that quote it) and the given head of the self-speculation one, each said to be given
+    ("notation", "c = 0.05"),
+    ("self_spec", "c = 0.05"),
     # a 70B model on an H100, from the data sheet's figures in the same paragraph (checked below)
     ("cost", "42 ms"),
+    ("teach", "42 ms"),  # the same example, read aloud in the route's first step
     ("cost", "36 ms"),
     ("cost", "181 ms"),
     # the engine's weight-based estimate for the bf16 copy: the same on every machine
@@ -51,11 +52,12 @@ NOT_HARDWARE = {
 
 def _texts(lang: str, page: str) -> Iterator[tuple[str, str]]:
     """The page's lesson text (lines joined) and every string of its TOML outside the quiz
-    blocks (a quiz states its own numbers in its question), as (where, text)."""
+    blocks and the route's concept check (a question states its own numbers), as (where, text)."""
     md = (LESSONS / lang / f"{page}.md").read_text("utf-8")
     yield "md", re.sub(r"(?<=\S)\n(?=\S)", " ", md)
     table = tomllib.loads((LESSONS / lang / f"{page}.toml").read_text("utf-8"))
     table.pop("quiz", None)
+    table.get("check", {}).pop("questions", None)
 
     def walk(node: object, where: str) -> Iterator[tuple[str, str]]:
         if isinstance(node, dict):
@@ -107,18 +109,47 @@ def test_the_h100_example_uses_the_data_sheet_figures():
         assert f"140 / {h100['bandwidth_gbs']:.0f}" in text  # 140 GB of weights at its bandwidth
 
 
+#: Each page that quotes the profile, with the link that shows its figures (the speedup handout).
+QUERIES = {
+    "race": {},
+    "about": {},
+    "compare": {},
+    "notation": {},
+    "self_spec": {},
+    "handouts": {"handout": "speedup"},
+    "teach": {},
+}
+#: What each page shows of the pinned profile: the bf16 copy's c, or β through its 5-row
+#: verification (1.3 steps: β = 0.075), each a figure no other source gives.
+PINNED = {
+    "race": "0.71",
+    "about": "0.71",
+    "compare": "0.71",
+    "notation": "\\beta = 0.075",
+    "self_spec": "0.71",
+    "handouts": "1 + 0.075·γ",
+    "teach": "β = 0.075",
+}
+
+
+def _shown(page: str, lang: str) -> str:
+    at = open_page(page, lang, query=QUERIES[page])
+    assert not at.exception, page
+    return "\n".join(m.value for m in at.markdown)
+
+
 @pytest.mark.parametrize("lang", LANGS)
-@pytest.mark.parametrize(("page", "figure"), [("race", "0.71"), ("about", "0.71"), ("compare", "0.71")])
-def test_each_page_fills_its_figures_from_the_profile_and_names_it(lang, page, figure, pinned_profile):
-    at = open_page(page, lang)
-    text = "\n".join(m.value for m in at.markdown)
+@pytest.mark.parametrize("page", list(PINNED))
+def test_each_page_fills_its_figures_from_the_profile_and_names_it(lang, page, pinned_profile):
+    text = _shown(page, lang)
     assert not PLACEHOLDER.search(text)
-    assert "Pinned CPU" in text and figure in text  # the pinned bf16 copy's c
+    assert "Pinned CPU" in text and PINNED[page] in text
 
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_before_any_model_loads_the_pages_name_the_memory_bound_reference(lang):
     reference = tomllib.loads((LESSONS / lang / "common.toml").read_text("utf-8"))["profile"]["reference"]
-    for page in ("race", "about", "compare"):
-        text = "\n".join(m.value for m in open_page(page, lang).markdown)
+    for page in QUERIES:
+        text = _shown(page, lang)
         assert not PLACEHOLDER.search(text) and reference in text, page
+        assert "Pinned CPU" not in text, page

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pages.common.i18n import Strings
 from specdec_core.course.cost import cost_summary, draft_presets
+from specdec_core.course.handouts import COST_RATIO, EXAMPLE_ALPHA
 from specdec_core.live.profile_quotes import CourseCosts, Figure
 from specdec_core.theory import linear_verify_cost
 
@@ -32,25 +33,36 @@ def why(s: Strings, *figures: Figure) -> str:
     return s["profile.why"] if any(f.reference is not None for f in figures) else ""
 
 
+def round_values(key: str, alpha: float, c: float, beta: float) -> dict[str, str]:
+    """One draft's round at γ = 4 priced with the verification 1 + β·γ, as lesson text:
+    ``<key>_tokens`` (E[tokens]), ``_round`` (its cost in target steps), ``_gamma4`` (its
+    speedup), and the best γ up to :data:`MAX_GAMMA` with its speedup (``_best_gamma``, ``_best``)."""
+    now = cost_summary(alpha, 4, c, linear_verify_cost(beta), MAX_GAMMA)
+    return {
+        f"{key}_tokens": f"{now.tokens:.2f}",
+        f"{key}_round": f"{now.round_cost:.2f}",
+        f"{key}_gamma4": f"{now.speedup:.2f}",
+        f"{key}_best_gamma": str(now.best_gamma),
+        f"{key}_best": f"{now.best_speedup:.2f}",
+    }
+
+
 def course_values(s: Strings, costs: CourseCosts) -> dict[str, str]:
     """The figures lesson text fills in (``{{name}}``), from `costs`: where they come from
     (``source``, and ``why`` two are shown), each draft's c (``c_bf16``, ``c_layers24``,
-    ``c_layers8``; ``…_value`` the number alone), the 5-row verification (``v5``) and its
-    ``beta``, and the bf16 copy's and the first-8-layers draft's round at γ = 4 priced with that
-    verification (``<draft>_tokens``, ``_round``, ``_gamma4``; the bf16 copy's best γ and speedup
-    ``bf16_best_gamma``, ``bf16_best``)."""
+    ``c_layers8``; ``…_value`` the number alone), the 5-row verification (``v5``), its ``beta``
+    and the linear model's verification at γ = 4 (``v4``), and each of these drafts' round at
+    γ = 4 priced with that verification (:func:`round_values`: ``bf16_tokens``, ``layers24_round``,
+    …), as is the Notation page's worked example, α = 0.8 and c = 0.05 (``example_…``)."""
     verify, beta = costs.verify(5), costs.beta().value
     drafts = {"bf16": "bf16", "layers24": "layerskip:24", "layers8": "layerskip:8"}
     figures = {k: costs.draft_c(d) for k, d in drafts.items()}
     out = {"source": source(s, costs), "why": why(s, verify, *figures.values())}
     out |= {"v5": number(s, verify), "v5_value": f"{verify.value:.2f}", "beta": f"{beta:g}"}
+    out["v4"] = f"{linear_verify_cost(beta)(4):.2f}"
     for key, fig in figures.items():
         out[f"c_{key}"], out[f"c_{key}_value"] = number(s, fig), f"{fig.value:.2f}"
     presets = draft_presets(lambda d: costs.draft_c(d).value)
-    for key in ("bf16", "layers8"):
-        alpha, c = presets[key]
-        now = cost_summary(alpha, 4, c, linear_verify_cost(beta), MAX_GAMMA)
-        out[f"{key}_tokens"], out[f"{key}_round"] = f"{now.tokens:.2f}", f"{now.round_cost:.2f}"
-        out[f"{key}_gamma4"] = f"{now.speedup:.2f}"
-        out[f"{key}_best_gamma"], out[f"{key}_best"] = str(now.best_gamma), f"{now.best_speedup:.2f}"
-    return out
+    for key in drafts:
+        out |= round_values(key, *presets[key], beta)
+    return out | round_values("example", EXAMPLE_ALPHA, COST_RATIO, beta)

@@ -3,9 +3,9 @@
 
 The essay's expected-tokens table is quoted as printed (two of its rows are wrong). A draft's
 greedy match rate μ does not depend on the machine; its cost c does, so the page hands in this
-machine's costs (``live.machine_profile``) and :func:`draft_presets` pairs them. One past
-measured point, labelled as such in the file, gives the other lessons' worked examples the cost
-of verifying several tokens at once and through it the linear verification model 1 + β·γ.
+machine's costs (``live.machine_profile``) and :func:`draft_presets` pairs them; the cost of
+verifying several tokens at once, and the linear model 1 + β·γ through it, come from the same
+profile. The file holds nothing that depends on the machine.
 """
 
 from __future__ import annotations
@@ -29,18 +29,11 @@ class CostData:
     """What the lessons show besides their own controls.
 
     ``seed_claims``: the essay's (α, γ, claimed E[tokens]) rows, as printed;
-    ``greedy_match``: preset name → (μ, the draft's name in a machine profile), in the file's order;
-    ``measured_drafts``: name → (α, c) of one past measurement (the shipped heads' from their
-    cards), which the self-speculation lesson quotes as such;
-    ``measured_verify``: (tokens verified in one forward, its cost in single decode steps), the
-    same past measurement; ``measured_beta``: β of 1 + β·γ through that point, to 6 places.
+    ``greedy_match``: preset name → (μ, the draft's name in a machine profile), in the file's order.
     """
 
     seed_claims: tuple[tuple[float, int, float], ...]
     greedy_match: MappingProxyType[str, tuple[float, str]]
-    measured_drafts: MappingProxyType[str, tuple[float, float]]
-    measured_verify: tuple[int, float]
-    measured_beta: float
 
 
 @cache
@@ -49,16 +42,9 @@ def cost_data() -> CostData:
     with COST_FILE.open(encoding="utf-8") as f:
         data = json.load(f)
     match = {name: (float(d["mu"]), str(d["draft"])) for name, d in data["greedy_match"]["drafts"].items()}
-    drafts = {name: tuple(v) for name, v in data["past_costs"]["drafts"].items()}
-    for key, preset in _heads().items():
-        drafts[key] = preset
-    tokens, steps = data["measured_verify"]["tokens"], data["measured_verify"]["steps"]
     return CostData(
         seed_claims=tuple(tuple(row) for row in data["seed_claims"]["rows"]),
         greedy_match=MappingProxyType(match),
-        measured_drafts=MappingProxyType(drafts),
-        measured_verify=(tokens, steps),
-        measured_beta=round((steps - 1) / (tokens - 1), 6),
     )
 
 

@@ -4,7 +4,9 @@ course's own maths:
 * ``rule`` — one position of speculative sampling on the overlap lesson's A/B/C pair: the
   overlap, deficit and surplus bars, the residual, and the emitted law equal to p;
 * ``speedup`` — E[tokens per round] and the speedup for a grid of α and γ
-  (specdec_core.theory), with the notation page's worked example;
+  (specdec_core.theory), memory-bound and with the verification 1 + βγ of the β the page
+  hands in (this machine's profile, else the memory-bound reference), with the notation page's
+  worked example;
 * ``proof`` — the whole-sequence proof, whose text is the block lesson's own (no numbers).
 """
 
@@ -14,7 +16,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from specdec_core.course.cost import cost_data
 from specdec_core.course.overlap import breakdown
 from specdec_core.course.pairs import preset_rows, to_pair
 from specdec_core.theory import best_gamma, expected_tokens, linear_verify_cost, speedup
@@ -74,7 +75,7 @@ def rule_sheet(name: str = RULE_PAIR) -> RuleSheet:
 @dataclass(frozen=True)
 class SpeedupSheet:
     """``tokens[i][j]`` = E[tokens per round] at ALPHAS[i], GAMMAS[j]; ``ideal`` the speedup
-    with verification at 1 step (memory-bound), ``linear`` at 1 + βγ (this machine's β);
+    with verification at 1 step (memory-bound), ``linear`` at 1 + βγ (the profile's β);
     ``best_*`` the best γ ≤ MAX_GAMMA per α and its speedup under each model."""
 
     alphas: tuple[float, ...]
@@ -92,10 +93,13 @@ class SpeedupSheet:
 
 
 def speedup_sheet(
-    alphas: tuple[float, ...] = ALPHAS, gammas: tuple[int, ...] = GAMMAS, c: float = COST_RATIO
+    beta: float,
+    alphas: tuple[float, ...] = ALPHAS,
+    gammas: tuple[int, ...] = GAMMAS,
+    c: float = COST_RATIO,
 ) -> SpeedupSheet:
-    """The speedup handout's tables and its worked example (α = 0.8, γ = 4, c = 0.05)."""
-    beta = cost_data().measured_beta
+    """The speedup handout's tables and its worked example (α = 0.8, γ = 4, c = 0.05), the
+    second table and the example's linear price with verification 1 + `beta`·γ."""
     verify = linear_verify_cost(beta)
     tokens = np.array([[expected_tokens(a, g) for g in gammas] for a in alphas], dtype=np.float64)
     ideal = np.array([[speedup(a, g, c) for g in gammas] for a in alphas], dtype=np.float64)

@@ -7,25 +7,29 @@
   against how often the target agrees, by quintile of confidence at each drafting depth, and
   greedy runs replayed with each chain-stop floor;
 * the shipped heads' cards (:mod:`.cards`);
-* the cost lesson's measured drafts (``assets/presets/cost.json``) for comparison.
+* the cost lesson's drafts (their greedy match rates from ``assets/presets/cost.json``, their
+  costs from the machine profile the page hands in) for comparison.
 
 Each comparison row also carries the speedup the i.i.d. theory predicts at the best γ with
-the cost lesson's measured verification cost, so the page only shows numbers.
+the verification cost the page hands in (the profile's β), so the page only shows numbers.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 
 from specdec_core.course.cards import HEAD_DIR
-from specdec_core.course.cost import cost_data
+from specdec_core.course.cost import draft_presets
 from specdec_core.theory import best_gamma, linear_verify_cost, speedup
 
 EARLY_EXIT_FILE = HEAD_DIR / "early_exit.json"
 CALIBRATION_FILE = HEAD_DIR / "calibration.json"
 MAX_GAMMA = 12
+#: The worked example's head, given numbers of the example: α = 0.5 and a draft step of c = 0.05.
+WORKED_HEAD = (0.5, 0.05)
 
 
 @dataclass(frozen=True)
@@ -99,13 +103,13 @@ def head_calibration() -> Calibration | None:
     )
 
 
-def draft_rows() -> list[DraftRow]:
-    """The cost lesson's measured drafts and the shipped heads, best γ and predicted speedup."""
-    data = cost_data()
-    verify = linear_verify_cost(data.measured_beta)
-    rows = [(key, a, c) for key, (a, c) in data.measured_drafts.items()]  # the heads' included
+def draft_rows(c_of: Callable[[str], float], beta: float) -> list[DraftRow]:
+    """The cost lesson's drafts, each at the cost `c_of` gives for its draft (a machine
+    profile's), and the shipped heads (costs from their cards), with the best γ and the speedup
+    predicted with the verification 1 + β·γ."""
+    verify = linear_verify_cost(beta)
     out = []
-    for key, a, c in rows:
+    for key, (a, c) in draft_presets(c_of).items():  # the heads' included
         g = int(best_gamma(a, c, verify, MAX_GAMMA))
         out.append(DraftRow(key, a, c, g, float(speedup(a, g, c, verify))))
     return out

@@ -21,7 +21,6 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
 
-from specdec_core.course.cost import cost_data
 from specdec_core.course.exercises import story_problem
 from specdec_core.course.sampling_lab import examples
 from specdec_core.sampling import SamplingConfig, apply
@@ -128,16 +127,10 @@ LAW_LIVE = Step(
     _q(law_target="bundled", law_draft="head", law_preset="copy", law_broken="accept_all"),
 )
 
-#: The notation page's worked example: verification priced by the linear model 1 + βγ through
-#: this machine's measured point (β from assets/presets/cost.json), not the memory-bound ideal
-#: of the motivation step.
-COST = Step(
-    "cost",
-    "cost",
-    5,
-    _q(**_COST, cost_verify="linear", cost_beta=f"{cost_data().measured_beta:g}"),
-    "speedup",
-)
+#: The notation page's worked example: verification priced by the linear model 1 + βγ, not the
+#: memory-bound ideal of the motivation step. The link leaves β to the cost page, whose default
+#: is this machine's profile's (else the memory-bound reference's), as the notation page's is.
+COST = Step("cost", "cost", 5, _q(**_COST, cost_verify="linear"), "speedup")
 LIVE = Step(
     "live",
     "live",
@@ -295,7 +288,7 @@ def _support_size(logits: list[float], temperature: float, top_p: float) -> int:
     return int(apply(logits, SamplingConfig(temperature=temperature, top_p=top_p)).support.size)
 
 
-def _cost_points() -> dict[str, Any]:
+def _cost_points(beta: float) -> dict[str, Any]:
     """The cost step's numbers: the notation page's example (verification 1 + βγ), doubled γ,
     the best γ, and the memory-bound ideal (verification = 1 step) the motivation step shows."""
     alpha, short, c = (
@@ -303,7 +296,6 @@ def _cost_points() -> dict[str, Any]:
         int(COST.query["cost_gamma"]),
         float(COST.query["cost_c"]),
     )
-    beta = float(COST.query["cost_beta"])
     verify = linear_verify_cost(beta)
     long = 2 * short
     best = best_gamma(alpha, c, verify, COST_MAX_GAMMA)
@@ -329,8 +321,9 @@ def _cost_points() -> dict[str, Any]:
     }
 
 
-def talking_points() -> dict[str, dict[str, Any]]:
-    """The numbers each step's words quote (``{name}`` in teach.toml), per step key."""
+def talking_points(beta: float) -> dict[str, dict[str, Any]]:
+    """The numbers each step's words quote (``{name}`` in teach.toml), per step key; the cost
+    step's verification is 1 + `beta`·γ (the page hands in its machine profile's β)."""
     greedy = GREEDY.query
     logits = examples()["presets"][greedy["preset"]]["logits"]
     top_p, t = float(greedy["p"]), float(greedy["T"])
@@ -343,7 +336,7 @@ def talking_points() -> dict[str, dict[str, Any]]:
     block_gamma = int(BLOCK.query["block_k"])
     story = story_problem(0, 0)
     own, given = story.answer["own"], story.given
-    cost = _cost_points()
+    cost = _cost_points(beta)
     return {
         "motivation": {
             "alpha": alpha,

@@ -57,9 +57,11 @@ class CourseCosts:
         return figure(self.measured.verify_steps(self.model, rows) if has else None, ref)
 
     def beta(self, rows: int = 5) -> Figure:
-        """β of the linear verification model 1 + β·γ through the verification of `rows` rows."""
+        """β of the linear verification model 1 + β·γ through the verification of `rows` rows;
+        never below 0 (a verification timed under one step would make longer drafts cheaper to
+        check, which the model cannot mean)."""
         v = self.verify(rows)
-        per = lambda x: round((x - 1.0) / (rows - 1), 3)  # noqa: E731
+        per = lambda x: max(0.0, round((x - 1.0) / (rows - 1), 3))  # noqa: E731
         return Figure(per(v.value), v.measured, None if v.reference is None else per(v.reference))
 
     def step_ms(self) -> Figure:
