@@ -1,9 +1,18 @@
 """HFCausalLM: any transformers causal LM behind the model protocol, with a real KV cache.
 
-Sessions hold a transformers ``DynamicCache`` (a ``lean.LeanCache`` on the lean body);
-``truncate`` really crops it, so after a rejected draft nothing past the committed tokens
-stays in the cache. Plain-head models run the fast forward (:mod:`.fast`); any other model
-runs its own forward. Loading is in :mod:`.loading`.
+``truncate`` really crops a session's cache, so after a rejected draft nothing past the
+committed tokens stays in it. Three forwards, one cache each, and why each is kept:
+
+* the lean bodies (:mod:`.lean`, :mod:`.lean_gemma`) with a ``LeanCache``: Llama, Qwen2,
+  Mistral and Gemma 3 on CPU, every model the app ships; a tree compacts this cache in place.
+* transformers' body on the ``RowLinear`` twin (:mod:`.fast`) with a ``DynamicCache``: other
+  plain-head families and any model off CPU, for head rows computed only as verification reads them.
+* the model's own forward with a ``DynamicCache``: models whose logits are not ``lm_head(hidden)``
+  (soft-capping, scaling) and ``SPECDEC_FAST=0``; the reference the other two are tested against.
+
+A ``DynamicCache`` is only cropped (``crop``): it has no public way to keep positions that
+are not a prefix, so a tree on it is cropped to its prefix and its path fed again.
+Loading is in :mod:`.loading`.
 """
 
 from __future__ import annotations
