@@ -7,7 +7,7 @@ profile (else the memory-bound reference's), which the page reads at each run an
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pages.common.form import Form
 from pages.common.profile import MAX_GAMMA
@@ -28,13 +28,19 @@ class CostForm(Form):
     beta: Param
 
 
+#: The settings, β's default the memory-bound reference's (a verification costs one step): the
+#: page runs :func:`cost_form` with its profile's β.
+FORM = CostForm(
+    alpha=float_param("cost_alpha", 0.8, 0.0, 1.0),
+    gamma=int_param("cost_gamma", 4, 1, MAX_GAMMA),
+    c=float_param("cost_c", 0.05, 0.0, 1.0),
+    verify=choice_param("cost_verify", "constant", ("constant", "linear")),
+    beta=float_param("cost_beta", 0.0, BETA_LO, BETA_HI),
+)
+
+
 def cost_form(beta: float) -> CostForm:
-    """The page's settings, β's default `beta` (the linear model 1 + β·γ through the profile's
+    """:data:`FORM` with β's default `beta` (the linear model 1 + β·γ through the profile's
     5-token verification), kept within the slider's bounds."""
-    return CostForm(
-        alpha=float_param("cost_alpha", 0.8, 0.0, 1.0),
-        gamma=int_param("cost_gamma", 4, 1, MAX_GAMMA),
-        c=float_param("cost_c", 0.05, 0.0, 1.0),
-        verify=choice_param("cost_verify", "constant", ("constant", "linear")),
-        beta=float_param("cost_beta", min(max(beta, BETA_LO), BETA_HI), BETA_LO, BETA_HI),
-    )
+    default = min(max(beta, BETA_LO), BETA_HI)
+    return replace(FORM, beta=float_param("cost_beta", default, BETA_LO, BETA_HI))
