@@ -24,15 +24,15 @@ ASSETS = Path(__file__).resolve().parents[2] / "assets"
 
 
 @cache
-def _css(name: str) -> str:
+def _asset(name: str) -> str:
     return (ASSETS / name).read_text(encoding="utf-8")
 
 
 def style() -> None:
     """Inject the stylesheet and the print sheet, plus the projector sheet when projector mode is on."""
-    css = _css("style.css") + _css("print.css")
+    css = _asset("style.css") + _asset("print.css")
     if st.session_state.get("projector"):
-        css += _css("projector.css")
+        css += _asset("projector.css")
     st.html(f"<style>{css}</style>")
 
 
@@ -125,7 +125,7 @@ def scroll_to(key: str, focus: bool = False) -> None:
     focus with `focus` (assets/scroll_to.js)."""
     n = st.session_state["_scroll_n"] = st.session_state.get("_scroll_n", 0) + 1  # a new element each time
     args = json.dumps({"selector": f".st-key-{key}", "focus": focus, "n": n})
-    st.html(f"<script>{_css('scroll_to.js')}\nsdScrollTo({args});</script>", unsafe_allow_javascript=True)
+    st.html(f"<script>{_asset('scroll_to.js')}\nsdScrollTo({args});</script>", unsafe_allow_javascript=True)
 
 
 def _share_control(s: Strings, lang: str) -> None:
