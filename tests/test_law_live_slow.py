@@ -11,7 +11,8 @@ import pytest
 
 from specdec_core.engine import RunOptions, generate
 from specdec_core.engine.held import HeldSessions
-from specdec_core.live.law import LawLab, LawSettings
+from specdec_core.engine.processing import float64_rows
+from specdec_core.live.law import TIE_LOGITS, LawLab, LawSettings
 from specdec_core.live.law_view import joint_test, snapshot
 from specdec_core.live.model_choices import DraftSpec, TargetSpec
 from specdec_core.live.presets import preset_prompt
@@ -71,3 +72,24 @@ def test_held_sessions_give_the_events_of_fresh_ones_with_the_trained_head(pair)
                 [p for e in runs[0] for p in e[field]], [p for e in runs[1] for p in e[field]], rtol=1e-4
             )
     assert held.prefills == 1 and held.runs == 8
+
+
+def test_a_top_k_between_near_tied_tokens_does_not_fail_the_exact_rule(pair):
+    """A top-k that cuts between two tokens whose logits tie to rounding: the lab's one-row law
+    and the run's three-row verification may keep either, and the counts treat them as one."""
+    target, head, ids = pair
+    row = float64_rows(target.session(ids[:-1]).extend([ids[-1]]))[0]
+    order = np.argsort(-row, kind="stable")
+    gaps = row[order[1:200]] - row[order[2:201]]  # between the k-th and (k+1)-th, k = 2 … 200
+    k = int(np.argmin(gaps)) + 2
+    assert gaps[k - 2] < TIE_LOGITS, "the first 200 logits hold a near-tie"
+    settings = LawSettings(TargetSpec("bundled"), DraftSpec("head"), top_k=k, samples=200)
+    lab = LawLab(target, head, ids, settings)
+    kept, cut = int(order[k - 1]), int(order[k])
+    assert lab.law.first[cut] == 0 < lab.law.first[kept]
+    assert lab.law.stand_in(None, cut) == kept
+    lab.prime()
+    for _ in range(settings.samples):
+        lab.draw("exact")
+    test = joint_test(lab.tallies["exact"], lab.law)
+    assert test is not None and test.p_value > 1e-3, test

@@ -165,7 +165,8 @@ class ExactLaw:
     def _rows(self, continuation: list[int]) -> np.ndarray:
         rows = float64_rows(_polite(lambda timeout: self.held.scores(continuation, timeout), self.wait))
         self.forwards += 1
-        self._logits[continuation[0] if continuation else None] = rows[len(continuation)]
+        if self.cfg.top_k > 0 or self.cfg.top_p < 1.0:  # a cut to settle ties at: keep the row
+            self._logits[continuation[0] if continuation else None] = rows[len(continuation)]
         return process_rows(rows, self.cfg)
 
     @property
@@ -181,7 +182,7 @@ class ExactLaw:
         several-row forwards and the law's one-row forwards round differently, so such a tie can
         fall either way at a top-k or top-p boundary; the counts treat the two as one outcome."""
         law = self.first if given is None else self.second(given)
-        if law[token] > 0:
+        if law[token] > 0 or given not in self._logits:
             return None
         raised = self._logits[given].copy()
         raised[token] += TIE_LOGITS
