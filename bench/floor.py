@@ -35,7 +35,6 @@ import os
 import statistics
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import torch
@@ -44,7 +43,7 @@ from bench.kernels import medians, step_and_verify
 from specdec_core.engine import RunOptions, autoregressive
 from specdec_core.models import load_bundled, precision_copy
 from specdec_core.models.bundled import load_gemma
-from specdec_core.models.hf import HFCausalLM, kernel_choice
+from specdec_core.models.hf import HFCausalLM, kernel_choice, machine
 from specdec_core.sampling import SamplingConfig
 
 PROMPT = "Explain in three sentences why the sky is blue, for a curious child."
@@ -76,15 +75,9 @@ def spinning_step_ms(name: str, tokens: int) -> float:
     return float(out.stdout.strip().splitlines()[-1])
 
 
-def bandwidth_gbs(gib: int = 1, repeats: int = 5) -> float:
-    """Read bandwidth in GB/s: bytes ÷ the fastest ``torch.sum`` over `gib` GiB of float32."""
-    data = torch.ones(gib * 2**28, dtype=torch.float32)
-    best = float("inf")
-    for _ in range(repeats + 1):  # the first touches the pages
-        start = time.perf_counter()
-        torch.sum(data)
-        best = min(best, time.perf_counter() - start)
-    return data.numel() * 4 / best / 1e9
+def bandwidth_gbs() -> float:
+    """Read bandwidth in GB/s over 1 GiB of float32 (the profile's own measure, on a larger tensor)."""
+    return machine.bandwidth_gbs(mib=1024)
 
 
 def step_bytes(model: HFCausalLM) -> int:
