@@ -7,7 +7,7 @@ from pages.common import profile as shown
 from pages.common.page import controls_box, lesson_body, start
 from pages.common.quiz import quiz
 from pages.common.urlstate import mirror
-from pages.cost_parts.form import MAX_GAMMA, cost_form
+from pages.cost_parts.form import BETA_STEP, MAX_GAMMA, cost_form
 from specdec_core.course.cost import check_claims, cost_data, cost_summary, draft_presets
 from specdec_core.live.profile_quotes import course_costs, step_split
 from specdec_core.theory import linear_verify_cost
@@ -36,7 +36,7 @@ def _load_preset() -> None:
     name = st.session_state["cost_preset"]
     if name in MEASURED_DRAFTS:
         st.session_state[f.alpha.key], st.session_state[f.c.key] = MEASURED_DRAFTS[name]
-        st.session_state[f.verify.key], st.session_state[f.beta.key] = "linear", BETA
+        st.session_state[f.verify.key], st.session_state[f.beta.key] = "linear", f.beta.default
 
 
 def _to_custom() -> None:
@@ -74,7 +74,7 @@ def _lesson() -> None:
             c5,
             f.beta,
             s["beta"],
-            step=0.005,
+            step=BETA_STEP,
             format="%.3f",
             help=s("beta_help", beta=f"{BETA:g}", source=SOURCE, v5=f"{VERIFY.value:.2f}"),
             disabled=form.value(f.verify) == "constant",

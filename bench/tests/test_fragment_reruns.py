@@ -1,7 +1,7 @@
 """bench/fragment_reruns.py: AppTest runs scoped to a control's fragment, as the server runs them."""
 
 from bench.fragment_reruns import fragment_reruns
-from support.apptest import open_page
+from support.apptest import open_page, shared_link
 
 
 def _first_run_fragments(scope):
@@ -36,7 +36,7 @@ def test_a_widget_outside_every_fragment_is_refused():
     raise AssertionError("fragment_of found a widget that is not there")
 
 
-def test_the_monte_carlo_runs_in_a_fragment_of_its_own_and_writes_its_settings_to_the_url():
+def test_the_monte_carlo_runs_in_a_fragment_of_its_own_and_its_link_carries_its_settings():
     with fragment_reruns() as scope:
         at = open_page("overlap", query={"ov_n": "100000", "ov_mc_seed": "3"})
         lesson, monte_carlo = scope.fragment_of("ov_preset"), scope.fragment_of("ov_mc_run")
@@ -50,4 +50,7 @@ def test_the_monte_carlo_runs_in_a_fragment_of_its_own_and_writes_its_settings_t
         assert _first_run_fragments(scope) == [[monte_carlo]]
         assert scope.plotly_charts() == 1  # the trials' chart alone: the lesson's are not redrawn
         assert any(m.label == "p-value" and float(m.value) > 1e-3 for m in at.metric)
-        assert at.query_params["ov_mc_seed"] == "5"
+        assert at.query_params["ov_mc_seed"] == "3"  # the address moves only when a link is asked for
+        scope.fragment_id = None  # a whole run again: the sidebar's link button is drawn
+        at.run()
+        assert shared_link(at)["ov_mc_seed"] == "5"

@@ -13,8 +13,9 @@ from pages.common.form import Form
 from pages.common.profile import MAX_GAMMA
 from pages.common.urlstate import Param, choice_param, float_param, int_param
 
-#: The bounds of β's slider.
-BETA_LO, BETA_HI = 0.0, 0.5
+#: The bounds of β's slider, and its step (the default snaps to it, so the figures use the β
+#: the slider shows).
+BETA_LO, BETA_HI, BETA_STEP = 0.0, 0.5, 0.005
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,6 @@ FORM = CostForm(
 
 def cost_form(beta: float) -> CostForm:
     """:data:`FORM` with β's default `beta` (the linear model 1 + β·γ through the profile's
-    5-token verification), kept within the slider's bounds."""
-    default = min(max(beta, BETA_LO), BETA_HI)
+    5-token verification), kept within the slider's bounds and on its steps."""
+    default = round(round(min(max(beta, BETA_LO), BETA_HI) / BETA_STEP) * BETA_STEP, 3)
     return replace(FORM, beta=float_param("cost_beta", default, BETA_LO, BETA_HI))
