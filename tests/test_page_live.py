@@ -255,7 +255,9 @@ def test_requests_wait_in_line_with_an_estimate_and_an_identical_one_shares_the_
             at.button(key="live_generate").click()
             rerun(at, settle=False)
         line = [i.value for i in first.info if i.value.startswith("In line for the models")]
-        assert line and "1 request(s) ahead of yours" in line[0] and "about 40 s" in line[0], line
+        assert line and "1 request(s) ahead of yours" in line[0], line
+        wait = re.search(r"about (\d+) s", line[0])  # 40 s less the seconds the pages took to open
+        assert wait and 30 <= int(wait.group(1)) <= 40, line
         assert first.button(key="live_generate").disabled and not first.button(key="live_stop").disabled
         first.slider(key="live_topp").set_value(0.9)  # the page answers while the run waits
         rerun(first, settle=False)
