@@ -198,7 +198,8 @@ class LeanPass:
     """What the lean bodies share: a forward pass of `ids` on one kernel choice, and the cache.
 
     A subclass sets ``kernel`` (``kernels.row_kernel``), ``dtype``, ``layers``, ``kv_heads`` and
-    ``head_dim`` and implements ``_run(ids, cache, linear, positions, mask)``.
+    ``head_dim`` and implements ``_run(ids, cache, linear, positions, mask)``, which writes the
+    keys and values of `ids` after the cache's ``length`` (room reserved; the length moved after).
     """
 
     kernel: Callable[[int, torch.dtype], Kernel]
@@ -225,8 +226,20 @@ class LeanPass:
         positions follow the cache and the mask is causal.
         """
         ids = input_ids.reshape(-1)
-        with self.kernel(int(ids.shape[0]), self.dtype) as linear:
-            return self._run(ids, cache, linear, positions, mask)
+        n, start = int(ids.shape[0]), cache.length
+        cache.reserve(start + n)
+        with self.kernel(n, self.dtype) as linear:
+            hidden = self._run(ids, cache, linear, positions, mask)
+        cache.length = start + n
+        return hidden
+
+    @staticmethod
+    def _causal(start: int, n: int, tree_mask: torch.Tensor | None) -> torch.Tensor | None:
+        """The tree's mask, else causal over `start` cached and `n` new positions (None for one
+        new token: it sees every key)."""
+        if tree_mask is not None:
+            return tree_mask
+        return torch.ones(n, start + n, dtype=torch.bool).tril(start) if n > 1 else None
 
 
 class LeanBody(LeanPass):
@@ -284,17 +297,13 @@ class LeanBody(LeanPass):
     ) -> torch.Tensor:
         n, start = int(ids.shape[0]), cache.length
         end = start + n
-        cache.reserve(end)
         if positions is None:
             turns = self._rotary(start, end)
         else:
             turns = self._rotary(0, int(positions.max()) + 1)[positions.reshape(-1)]
         h, kv, d, inter = self.heads, self.kv_heads, self.head_dim, self.inter
         qk = (h + kv) * d
-        if tree_mask is not None:
-            mask = tree_mask
-        else:
-            mask = torch.ones(n, end, dtype=torch.bool).tril(start) if n > 1 else None
+        mask = self._causal(start, n, tree_mask)
         keys, values = cache.keys, cache.values
         x = self.embed[ids]
         layers = self.layers[: self.config.num_hidden_layers]  # as transformers' models do
@@ -318,5 +327,4 @@ class LeanBody(LeanPass):
             x = x + linear(att[0].transpose(0, 1).reshape(n, h * d).to(self.dtype), out)
             y = linear(self._rms(x), gate_up)
             x = x + linear(F.silu(y[:, :inter]) * y[:, inter:], down)
-        cache.length = end
         return self.norm * self._rms(x)

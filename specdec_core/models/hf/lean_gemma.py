@@ -165,11 +165,7 @@ class GemmaLeanBody(LeanPass):
         """The boolean attention mask per layer kind: causal (or the tree's), and for sliding
         layers only keys less than the window behind the query (by position)."""
         end = start + n
-        full = (
-            tree_mask
-            if tree_mask is not None
-            else (torch.ones(n, end, dtype=torch.bool).tril(start) if n > 1 else None)
-        )
+        full = self._causal(start, n, tree_mask)
         key_pos = torch.cat([torch.arange(start), positions]) if tree_mask is not None else torch.arange(end)
         if int(positions.max()) - self.window < 0 and tree_mask is None:
             return {"full_attention": full, "sliding_attention": full}
@@ -187,7 +183,6 @@ class GemmaLeanBody(LeanPass):
     ) -> torch.Tensor:
         n, start = int(ids.shape[0]), cache.length
         end = start + n
-        cache.reserve(end)
         pos = torch.arange(start, end) if positions is None else positions.reshape(-1)
         turns = {kind: self._rotary(kind, pos) for kind in self.inv_freq}
         masks = self._masks(start, n, pos, tree_mask)
@@ -216,7 +211,6 @@ class GemmaLeanBody(LeanPass):
             y = linear(self._rms(x).to(self.dtype), gate_up)
             z = linear(F.gelu(y[:, :inter], approximate="tanh") * y[:, inter:], down)
             x = x + self._rms(z, post_ff).to(self.dtype).float()
-        cache.length = end
         return self._rms(x, self.norm).to(self.dtype)
 
 
