@@ -21,14 +21,13 @@ import hashlib
 import itertools
 import json
 import os
-import platform
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from specdec_core.models.user_cache import cache_root
+from specdec_core.models.user_cache import cache_root, cpu_model
 
 HARDWARE_FILE = Path(__file__).resolve().parents[2] / "assets" / "hardware.json"
 #: Environment variable naming the folder of the profiles (unset: ``<cache>/profile``); tests
@@ -233,17 +232,6 @@ def memory_bound(hardware: Hardware, sizes: Mapping[str, ModelSize] | None = Non
 
 
 # -- this machine's profile, in the user's cache folder -------------------------------------------
-def cpu_model() -> str:
-    """The CPU's model name (``/proc/cpuinfo`` on Linux, else ``platform.processor()``)."""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.lower().startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine() or "unknown"
-
-
 def machine_key() -> dict[str, Any]:
     """What this machine's costs depend on, read without torch: the CPU, its cores, and the
     settings that choose the engine's threads and their waiting."""

@@ -23,7 +23,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import platform
 import statistics
 import threading
 import time
@@ -34,7 +33,7 @@ from typing import Any
 import torch
 
 from specdec_core.models.hf import kernels
-from specdec_core.models.user_cache import cache_root
+from specdec_core.models.user_cache import cache_root, cpu_model
 
 #: Rows of the body's forward passes: a decode step (1), each verification block γ + 1 up to 9,
 #: and the live pages' tree forwards (nodes + 1 for the shapes of ``live.settings.TREE_SHAPES``).
@@ -50,17 +49,6 @@ SAMPLES = 3
 PASS_BYTES = 64 * 2**20
 
 _LOCK = threading.Lock()
-
-
-def cpu_model() -> str:
-    """The CPU's model name (``/proc/cpuinfo`` on Linux, else ``platform.processor()``)."""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.lower().startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine() or "unknown"
 
 
 def machine_key() -> dict[str, Any]:
