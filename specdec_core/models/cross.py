@@ -127,11 +127,6 @@ class CrossVocabularyDraft:
         j = int(self.to_target[int(draft_id)])
         return j if j >= 0 else None
 
-    def coverage_of(self, draft_row: np.ndarray) -> float:
-        """The share of the draft's own law (softmax of one logit row) on tokens with a twin."""
-        q = _softmax(np.asarray(draft_row, dtype=np.float64).reshape(-1))
-        return float(min(1.0, q[self.to_target >= 0].sum()))
-
     def __repr__(self) -> str:
         return f"CrossVocabularyDraft({self.name!r}, {self.draft.vocab_size} → {self._vocab} tokens)"
 
