@@ -1,1 +1,1 @@
-"""The Compare page's own parts: its run (a :class:`~pages.common.jobs.Run`)."""
+"""The Compare page's own parts: its run (a :class:`~pages.common.service_run.ServiceRun`)."""
