@@ -107,20 +107,6 @@ def layout_from_parents(parents: Sequence[int]) -> TreeLayout:
     return TreeLayout(pars, tuple(depths))
 
 
-def full_layout(branching: Sequence[int]) -> TreeLayout:
-    """The full tree of `branching`, breadth first: b_d children under every node of depth d − 1."""
-    shape = check_branching(branching)
-    parents, level = [-1], [0]
-    for b in shape:
-        nxt = []
-        for par in level:
-            for _ in range(b):
-                parents.append(par)
-                nxt.append(len(parents) - 1)
-        level = nxt
-    return layout_from_parents(parents)
-
-
 def distinct_children(q: np.ndarray, b: int, rng: np.random.Generator) -> list[int]:
     """Up to b distinct tokens drawn from q without replacement (q renormalised after each).
 

@@ -6,12 +6,12 @@ import pytest
 from specdec_core.course import tree_drafts as td
 from specdec_core.sampling import SamplingConfig
 from specdec_core.stats import chisquare
-from specdec_core.token_tree import full_layout, node_budget, shapes_with_budget
+from specdec_core.token_tree import layout_from_parents, node_budget, shapes_with_budget
 
 
 def test_layout_mask_and_positions_follow_depth_not_index():
-    lay = full_layout((2, 2))
-    assert lay.parents == (-1, 0, 0, 1, 1, 2, 2) and node_budget((2, 2)) == 6
+    lay = layout_from_parents([-1, 0, 0, 1, 1, 2, 2])  # the full 2-2 tree, breadth first
+    assert lay.depths == (0, 1, 1, 2, 2, 2, 2) and node_budget((2, 2)) == 6
     mask = lay.attention_mask()
     assert mask[3].tolist() == [True, True, False, True, False, False, False]  # root, parent, itself
     assert not mask[1, 2] and not mask[5, 3]  # siblings and cousins never see each other
