@@ -15,6 +15,7 @@ import streamlit as st
 
 from pages.common import form
 from pages.common.class_answers import UNREACHABLE, engine, fault, pause, send_waiting, waiting
+from pages.common.figure import show_figure
 from pages.common.form import Form
 from pages.common.i18n import strings
 from pages.common.models import access
@@ -181,7 +182,7 @@ def _check_view(code: str) -> None:
     before, after = (answers.tally(db, code, name, _keys(checks[name])) for name in CHECK_PAGES.values())
     concepts = strings("teach")["check.concepts"]
     st.caption(s["check_intro"])
-    st.plotly_chart(check_comparison(before, after, concepts, s["fig"]), key="answers_check_summary")
+    show_figure(check_comparison(before, after, concepts, s["fig"]), key="answers_check_summary")
     names = list(CHECK_PAGES.values())
     for i, concept in enumerate(concepts):
         st.markdown(f"#### {s('check_concept', n=i + 1, name=concept)}")
@@ -190,8 +191,10 @@ def _check_view(code: str) -> None:
         ):
             item = checks[name][i]
             column.markdown(f"**{s[when]}.** {item['question']}")
-            column.plotly_chart(
-                answer_histogram(tallies[i], item["options"], s["fig"]), key=f"answers_fig_{name}_{i}"
+            show_figure(
+                answer_histogram(tallies[i], item["options"], s["fig"]),
+                where=column,
+                key=f"answers_fig_{name}_{i}",
             )
 
 
@@ -229,7 +232,7 @@ def live_view(code: str, page_key: str) -> None:
     fig_text = s["fig"]
     for i, (item, tally) in enumerate(zip(items, tallies, strict=True)):
         st.markdown(f"**{i + 1}.** {item['question']}")
-        st.plotly_chart(answer_histogram(tally, item["options"], fig_text), key=f"answers_fig_{page_key}_{i}")
+        show_figure(answer_histogram(tally, item["options"], fig_text), key=f"answers_fig_{page_key}_{i}")
 
 
 live_view(code, page_key)

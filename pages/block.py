@@ -6,6 +6,7 @@ import streamlit as st
 
 from pages.block_parts.form import FORM, MAX_ROUNDS
 from pages.common import form
+from pages.common.figure import show_figure
 from pages.common.page import controls_box, lesson_body, start
 from pages.common.quiz import quiz
 from pages.common.urlstate import mirror
@@ -142,17 +143,17 @@ def _lesson() -> None:
                 verdict=verdict,
             )
         )
-        st.plotly_chart(viz.round_figure(rnd, labels, fig_text), theme=None)
+        show_figure(viz.round_figure(rnd, labels, fig_text), "fig_block_round", theme=None)
 
     text.show("forward")
     if demo.rounds:
-        st.plotly_chart(viz.rows_figure(rnd, labels, fig_text), theme=None)
+        show_figure(viz.rows_figure(rnd, labels, fig_text), "fig_block_rows", theme=None)
         st.caption(s["rows_caption"])
 
     text.show("outcomes")
     text.show("cache")
     if demo.rounds:
-        st.plotly_chart(viz.cache_figure(rnd, labels, prefix, fig_text), theme=None)
+        show_figure(viz.cache_figure(rnd, labels, prefix, fig_text), "fig_block_cache", theme=None)
         tc, dc = rnd.target_cache, rnd.draft_cache
         st.caption(
             s(
@@ -175,14 +176,14 @@ def _lesson() -> None:
     text.show("per_round")
     if demo.rounds:
         st.subheader(s["rounds_title"])
-        st.plotly_chart(rounds_viz.rounds_figure(demo.rounds, fig_text), theme=None)
+        show_figure(rounds_viz.rounds_figure(demo.rounds, fig_text), "fig_block_rounds", theme=None)
         st.subheader(s["hist_title"])
         if len(demo.rounds) < MIN_ROUNDS_FOR_HISTOGRAM:
             st.info(s("hist_wait", n=MIN_ROUNDS_FOR_HISTOGRAM, many=MANY))
         else:
             h1, h2 = st.columns([3, 1])
             hist = rounds_viz.tokens_histogram(summary.counts, summary.law, summary.alpha, fig_text)
-            h1.plotly_chart(hist, theme=None)
+            show_figure(hist, "fig_block_hist", where=h1, theme=None)
             h2.metric(s["mean_measured"], f"{summary.mean_measured:.2f}")
             h2.metric(s["mean_theory"], f"{summary.mean_theory:.2f}")
         alphas = block_demo.acceptance_by_context(demo.target, demo.draft, demo.sampling)

@@ -4,6 +4,7 @@ import streamlit as st
 
 from pages.common import form
 from pages.common import profile as shown
+from pages.common.figure import show_figure
 from pages.common.page import controls_box, lesson_body, start
 from pages.common.quiz import quiz
 from pages.common.urlstate import mirror
@@ -102,7 +103,7 @@ def _lesson() -> None:
 
     text.show("decode", values={"v5": shown.number(s, VERIFY), "source": SOURCE, "beta": f"{BETA:g}"})
     point = (5, VERIFY.value)
-    st.plotly_chart(viz.verify_cost_figure(beta, MAX_GAMMA, point, fig_text), theme=None)
+    show_figure(viz.verify_cost_figure(beta, MAX_GAMMA, point, fig_text), "fig_cost_verify", theme=None)
     caption = s("verify_caption", source=SOURCE, tokens=5, cost=f"{VERIFY.value:.2f}", beta=f"{BETA:g}")
     st.caption(" ".join(x for x in (caption, shown.why(s, VERIFY)) if x))
     _step()
@@ -110,7 +111,7 @@ def _lesson() -> None:
     text.show("expected")
     claims = check_claims(SEED_CLAIMS, c, verify_cost)
     tokens_fig = viz.expected_tokens_figure(ALPHA_LINES, MAX_GAMMA, alpha, gamma, claims, fig_text)
-    st.plotly_chart(tokens_fig, theme=None)
+    show_figure(tokens_fig, "fig_cost_tokens", theme=None)
 
     text.show("seed")
     columns = s["table"]
@@ -140,17 +141,31 @@ def _lesson() -> None:
 
     text.show("speedup")
     g1, g2 = st.columns(2)
-    g1.plotly_chart(viz.speedup_gamma_figure(alpha, c, verify_cost, gamma, MAX_GAMMA, fig_text), theme=None)
-    g2.plotly_chart(viz.speedup_alpha_figure(gamma, c, verify_cost, alpha, MAX_GAMMA, fig_text), theme=None)
-    st.plotly_chart(
-        speedup_maps.speedup_heatmap(c, verify_cost, MAX_GAMMA, alpha, gamma, fig_text), theme=None
+    show_figure(
+        viz.speedup_gamma_figure(alpha, c, verify_cost, gamma, MAX_GAMMA, fig_text),
+        "fig_cost_gamma",
+        where=g1,
+        theme=None,
+    )
+    show_figure(
+        viz.speedup_alpha_figure(gamma, c, verify_cost, alpha, MAX_GAMMA, fig_text),
+        "fig_cost_alpha",
+        where=g2,
+        theme=None,
+    )
+    show_figure(
+        speedup_maps.speedup_heatmap(c, verify_cost, MAX_GAMMA, alpha, gamma, fig_text),
+        "fig_cost_heatmap",
+        theme=None,
     )
     st.caption(s["heatmap_caption"])
 
     _measured_text()
     drafts = [(s[f"presets_short.{k}"], a, cost) for k, (a, cost) in MEASURED_DRAFTS.items()]
-    st.plotly_chart(
-        speedup_maps.drafts_map_figure(drafts, verify_cost, MAX_GAMMA, alpha, c, fig_text), theme=None
+    show_figure(
+        speedup_maps.drafts_map_figure(drafts, verify_cost, MAX_GAMMA, alpha, c, fig_text),
+        "fig_cost_drafts_map",
+        theme=None,
     )
     st.caption(s("map_caption", source=SOURCE))
 

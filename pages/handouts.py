@@ -13,6 +13,7 @@ import streamlit as st
 
 from pages.common import form
 from pages.common import profile as shown
+from pages.common.figure import show_figure
 from pages.common.form import Form
 from pages.common.i18n import strings
 from pages.common.lesson import lesson
@@ -77,14 +78,14 @@ def rule() -> None:
                 figures["chart.overlap"],
                 FIGURE_HEIGHT,
             )
-            st.plotly_chart(fig, width=BARS_WIDTH, theme=None, config=STATIC)
+            show_figure(fig, "fig_handout_bars", width=BARS_WIDTH, theme=None, config=STATIC)
             st.caption(s["rule.bars"])
         if sheet.residual is not None:
             with st.container(width=RESIDUAL_WIDTH):
                 fig = overlap_viz.residual_bars(
                     sheet.tokens, sheet.residual, figures["chart.residual"], FIGURE_HEIGHT
                 )
-                st.plotly_chart(fig, width=RESIDUAL_WIDTH, theme=None, config=STATIC)
+                show_figure(fig, "fig_handout_residual", width=RESIDUAL_WIDTH, theme=None, config=STATIC)
                 st.caption(s["rule.residual"])
     residual = sheet.residual if sheet.residual is not None else [None] * len(sheet.tokens)
     header = [

@@ -11,6 +11,7 @@ import pyarrow as pa
 import streamlit as st
 
 from pages.common import form, urlstate
+from pages.common.figure import show_figure
 from pages.common.page import lesson_body, start, warn_rejected
 from pages.common.quiz import quiz
 from pages.overlap_parts.form import FORM, LAWS, PAIR, TEMPERATURES
@@ -81,8 +82,9 @@ def _lesson() -> None:
     def _bars(b: one_step.Breakdown) -> None:
         d = b.decomposition
         text.show("bars", heading=s["bars_header"])
-        st.plotly_chart(
-            viz.overlap_bars(pair.tokens, d.overlap, d.deficit, d.surplus, text=s["chart.overlap"])
+        show_figure(
+            viz.overlap_bars(pair.tokens, d.overlap, d.deficit, d.surplus, text=s["chart.overlap"]),
+            "fig_overlap_bars",
         )
         _edge_notes(b)
 
@@ -111,20 +113,24 @@ def _lesson() -> None:
         c1, c2 = st.columns(2, gap="large")
         with c1:
             st.subheader(s["conservation_title"])
-            st.plotly_chart(
-                viz.conservation_bar(pair.tokens, d.surplus, d.deficit, text=s["chart.conservation"])
+            show_figure(
+                viz.conservation_bar(pair.tokens, d.surplus, d.deficit, text=s["chart.conservation"]),
+                "fig_overlap_conservation",
             )
         with c2:
             st.subheader(s["residual_title"])
-            st.plotly_chart(viz.residual_bars(pair.tokens, d.residual, text=s["chart.residual"]))
+            show_figure(
+                viz.residual_bars(pair.tokens, d.residual, text=s["chart.residual"]), "fig_overlap_residual"
+            )
 
     def _proof(b: one_step.Breakdown) -> None:
         d = b.decomposition
         text.show("proof", heading=s["proof_header"])
         c1, c2 = st.columns([3, 1], gap="large")
         with c1:
-            st.plotly_chart(
-                viz.emitted_bars(pair.tokens, b.direct, b.via_residual, d.p, text=s["chart.emitted"])
+            show_figure(
+                viz.emitted_bars(pair.tokens, b.direct, b.via_residual, d.p, text=s["chart.emitted"]),
+                "fig_overlap_emitted",
             )
         with c2:
             error = "0" if b.max_error == 0 else f"{b.max_error:.1e}"
@@ -167,7 +173,7 @@ def _lesson() -> None:
         fig = viz.alpha_temperature(
             sweep.temperatures, sweep.alpha, sweep.limit_hot, (t_now, at_now), s["chart.alpha_temperature"]
         )
-        st.plotly_chart(fig)
+        show_figure(fig, "fig_overlap_alpha_t")
         low, high = int(np.argmin(sweep.alpha)), int(np.argmax(sweep.alpha))
         st.caption(
             s(
@@ -207,7 +213,7 @@ def _lesson() -> None:
         fig_col, text_col = st.columns([3, 2], gap="large")
         with fig_col:
             names = {**s["chart.comparison"], "law": s("emitted_by", name=s[f"variants.{variant}"])}
-            st.plotly_chart(viz.law_comparison(pair.tokens, d.p, law, text=names))
+            show_figure(viz.law_comparison(pair.tokens, d.p, law, text=names), "fig_overlap_law")
         with text_col:
             verdict = s["tv_equal"] if tv == 0 else s["tv_differs"]
             st.metric(
@@ -305,7 +311,7 @@ def _mc_result(tokens: tuple[str, ...], mc: one_step.MonteCarlo, d: Decompositio
     names = {**s["chart.comparison"], "law": s("mc_frequency", name=name)}
     colour = palette.ACCEPTED if mc.variant == "exact" else palette.REJECTED
     fig = viz.law_comparison(tokens, d.p, mc.frequencies, text=names, spread=mc.spread, colour=colour)
-    st.plotly_chart(fig)
+    show_figure(fig, "fig_overlap_mc")
 
 
 lesson_body(_lesson)

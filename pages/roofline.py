@@ -11,6 +11,7 @@ import numpy as np
 import streamlit as st
 
 from pages.common import form
+from pages.common.figure import show_figure
 from pages.common.page import controls_box, lesson_body, start
 from pages.common.quiz import quiz
 from pages.common.urlstate import mirror
@@ -96,7 +97,7 @@ def _lesson() -> None:
 
     text.show("roofline")
     most = course.curve_tokens(setup)
-    st.plotly_chart(
+    show_figure(
         viz.roofline_figure(
             course.roofline_curve(
                 setup.target, setup.bytes_per_param, machine, setup.batch, setup.context, most
@@ -120,9 +121,7 @@ def _lesson() -> None:
     contexts = sorted({CONTEXTS[1], setup.context, CONTEXTS[-2]})
     lines = [(c, course.speedup_by_batch(setup, batches, c), c == setup.context) for c in contexts]
     even = course.break_even_batch(setup, BATCHES[-1])
-    st.plotly_chart(
-        viz.batch_figure(batches, lines, setup.batch, even, fig), theme=None, key="roof_batch_figure"
-    )
+    show_figure(viz.batch_figure(batches, lines, setup.batch, even, fig), theme=None, key="roof_batch_figure")
     if even is None:
         st.markdown(s("even_never", most=BATCHES[-1], context=setup.context))
     else:

@@ -9,6 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from pages.common import form
+from pages.common.figure import show_figure
 from pages.common.i18n import LANGUAGES
 from pages.common.page import lesson_body, start, warn_rejected
 from pages.common.quiz import quiz
@@ -219,15 +220,21 @@ def lab() -> None:
         )
         bottom[1].metric(s["metric_pmin"], f"{summary.p_min_sampleable:.3g}", help=s["metric_pmin_help"])
         st.markdown(f"**{s['stages_heading']}**")
-        st.plotly_chart(
-            stages_figure(trace, config, labels, s["chart"]), theme=None, config={"displayModeBar": False}
+        show_figure(
+            stages_figure(trace, config, labels, s["chart"]),
+            "fig_lab_stages",
+            theme=None,
+            config={"displayModeBar": False},
         )
         st.caption(s["stages_caption"])
         st.markdown(f"**{s['sweep_heading']}**")
         sweep = temperature_sweep(logits, config)
         current = None if switch else config.temperature
-        st.plotly_chart(
-            sweep_figure(sweep, labels, current, s["chart"]), theme=None, config={"displayModeBar": False}
+        show_figure(
+            sweep_figure(sweep, labels, current, s["chart"]),
+            "fig_lab_sweep",
+            theme=None,
+            config={"displayModeBar": False},
         )
         st.caption(s["sweep_caption"])
 

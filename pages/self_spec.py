@@ -3,6 +3,7 @@
 import streamlit as st
 
 from pages.common import profile as shown
+from pages.common.figure import show_figure
 from pages.common.page import start
 from pages.common.quiz import quiz
 from specdec_core.course.cards import head_card, medusa_card
@@ -28,10 +29,11 @@ if exits is None:
     st.info(s["early_exit_missing"])
 else:
     head_first = card.greedy_by_depth[0] if card is not None and card.greedy_by_depth else None
-    st.plotly_chart(
+    show_figure(
         viz.early_exit_figure(
             exits.depths, exits.greedy, exits.alpha_t1, exits.alpha_t07, head_first, fig_text
         ),
+        "fig_spec_early_exit",
         theme=None,
     )
     st.caption(s("early_exit_caption", positions=exits.positions, source=exits.source))
@@ -41,10 +43,11 @@ text.show("medusa")
 if medusa is None:
     st.info(s["medusa_missing"])
 elif medusa.greedy_by_head and card is not None:
-    st.plotly_chart(
+    show_figure(
         viz.medusa_figure(
             medusa.greedy_by_head, medusa.chain_by_head, medusa.top3_by_head, card.greedy_by_depth, fig_text
         ),
+        "fig_spec_medusa",
         theme=None,
     )
     st.caption(
@@ -67,10 +70,11 @@ calibration = head_calibration()
 if calibration is None:
     st.info(s["calibration_missing"])
 else:
-    st.plotly_chart(
+    show_figure(
         viz.calibration_figure(
             calibration.confidence_by_depth[:3], calibration.agreement_by_depth[:3], fig_text
         ),
+        "fig_spec_calibration",
         theme=None,
     )
     st.caption(
@@ -111,8 +115,10 @@ else:
         )
     )
     if card.greedy_by_depth:
-        st.plotly_chart(
-            viz.head_depth_figure(card.greedy_by_depth, card.alpha_by_depth, fig_text), theme=None
+        show_figure(
+            viz.head_depth_figure(card.greedy_by_depth, card.alpha_by_depth, fig_text),
+            "fig_spec_head_depth",
+            theme=None,
         )
         st.caption(
             s(
@@ -124,7 +130,7 @@ else:
         )
     rows = draft_rows(lambda draft: COSTS.draft_c(draft).value, BETA)
     names = s["names"]
-    st.plotly_chart(
+    show_figure(
         viz.drafts_figure(
             [names[r.key] for r in rows],
             [r.alpha for r in rows],
@@ -133,6 +139,7 @@ else:
             names["head"],
             fig_text,
         ),
+        "fig_spec_drafts",
         theme=None,
     )
     st.caption(s("drafts_caption", source=SOURCE))

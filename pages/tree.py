@@ -10,6 +10,7 @@ import pyarrow as pa
 import streamlit as st
 
 from pages.common import form, urlstate
+from pages.common.figure import show_figure
 from pages.common.page import lesson_body, start, warn_rejected
 from pages.common.quiz import quiz
 from pages.tree_parts.form import FORM, PAIR
@@ -52,8 +53,8 @@ def _names(view: TreeView) -> list[str]:
     return [s["chart.other"] if g == view.other else lab for g, lab in enumerate(view.labels)]
 
 
-def _chart(fig) -> None:
-    st.plotly_chart(fig, theme=None, config={"displaylogo": False})
+def _chart(fig, key: str) -> None:
+    show_figure(fig, key, theme=None, config={"displaylogo": False})
 
 
 # ---------------------------------------------------------------- controls and URL
@@ -150,15 +151,18 @@ def _lesson() -> None:
     if st.session_state.pop(ANIMATE_KEY, False):  # show the new path edge by edge, then the final picture
         for upto in range(1, len(path) - 1):
             story.info(_story(upto))
-            with holder:
-                _chart(viz.tree_figure(view, highlight=path[: upto + 1], tally=counts, text=chart_text))
+            with holder.container():  # the chart, its description and its data: one frame
+                _chart(
+                    viz.tree_figure(view, highlight=path[: upto + 1], tally=counts, text=chart_text),
+                    f"fig_tree_{upto}",
+                )
             time.sleep(STEP_SECONDS)
     if path:
         story.success(_story(len(path) - 1))
     else:
         story.caption(s["no_paths"])
-    with holder:
-        _chart(viz.tree_figure(view, highlight=path, tally=counts, text=chart_text))
+    with holder.container():
+        _chart(viz.tree_figure(view, highlight=path, tally=counts, text=chart_text), "fig_tree_path")
     st.caption(s["tree_caption"])
 
     st.subheader(s["tally_header"])
@@ -167,13 +171,13 @@ def _lesson() -> None:
     t1.metric(s["metric_paths"], counts.n, border=True)
     t1.metric(s["metric_tv"], viz.num(counts.tv), help=s["metric_tv_help"], border=True)
     with t2:
-        _chart(viz.tally_figure(view, counts, text=chart_text))
+        _chart(viz.tally_figure(view, counts, text=chart_text), "fig_tree_tally")
 
     # ---------------------------------------------------------------- why the leaves add up to p
     text.show("sets")
     text.show("sums", heading=s["leaf_header"])
     split = leaf_split(view)
-    _chart(viz.leaf_sum_figure(view, text=chart_text))
+    _chart(viz.leaf_sum_figure(view, text=chart_text), "fig_tree_leaf_sum")
     st.dataframe(
         pa.table(  # an Arrow table goes to the page as it is, no pandas round trip
             {
@@ -196,7 +200,7 @@ def _lesson() -> None:
     text.show("sankey", heading=s["sankey_header"])
     if d.rejection_mass == 0:
         st.info(s["no_rejection"])
-    _chart(sankey_figure(view, text=chart_text))
+    _chart(sankey_figure(view, text=chart_text), "fig_tree_sankey")
     st.caption(s["sankey_caption"])
 
 

@@ -5,6 +5,7 @@ from html import escape
 import streamlit as st
 
 from pages.common import form
+from pages.common.figure import show_figure
 from pages.common.page import controls_box, lesson_body, start
 from pages.common.quiz import quiz
 from pages.common.urlstate import mirror
@@ -106,8 +107,9 @@ def _lesson() -> None:
             for i, t in enumerate(rnd.tokens)
         ]
         final = (labels[rnd.committed[-1]], rnd.kinds[-1])
-        st.plotly_chart(
+        show_figure(
             viz.draft_tree_figure(node_labels, rnd.layout.parents, rnd.status, fig_text, final, hover),
+            "fig_drafts_round_tree",
             theme=None,
         )
         for step in rnd.steps:
@@ -126,13 +128,16 @@ def _lesson() -> None:
 
     text.show("forward")
     if demo.rounds:
-        st.plotly_chart(
+        show_figure(
             viz.mask_figure(rnd.layout.attention_mask(), node_labels, rnd.position_ids, fig_text),
+            "fig_drafts_mask",
             theme=None,
         )
         st.caption(s("forward_caption", n=rnd.nodes, n1=rnd.nodes + 1, prefix=rnd.prefix_length))
-        st.plotly_chart(
-            viz.cache_figure(rnd.prefix_length, node_labels, rnd.kept_slots, fig_text), theme=None
+        show_figure(
+            viz.cache_figure(rnd.prefix_length, node_labels, rnd.kept_slots, fig_text),
+            "fig_drafts_cache",
+            theme=None,
         )
         st.caption(
             s(
@@ -152,7 +157,9 @@ def _lesson() -> None:
     comparison = demo_data.lesson_shapes(chain, draft, form.value(f.budget), temperature)
     names = [demo_data.shape_label(sh) for sh in comparison.shapes]
     chain_index = comparison.shapes.index((1,) * comparison.budget)
-    st.plotly_chart(viz.shapes_figure(names, comparison.expected, chain_index, fig_text), theme=None)
+    show_figure(
+        viz.shapes_figure(names, comparison.expected, chain_index, fig_text), "fig_drafts_shapes", theme=None
+    )
     best_shape, best_value = comparison.best
     st.caption(
         s(
@@ -171,12 +178,12 @@ def _lesson() -> None:
     form.toggle(k2, f.repl, s["replacement"], help=s["replacement_help"])
     mirror(f.params())
     one = demo_data.one_position(form.value(f.k), form.value(f.repl))
-    st.plotly_chart(viz.candidate_tree_figure(one.tree, fig_text), theme=None)
+    show_figure(viz.candidate_tree_figure(one.tree, fig_text), "fig_drafts_candidates", theme=None)
     totals = ", ".join(
         f"{md(lab)} = {v:.3f}" for lab, v in zip(one.tree.labels, one.tree.leaf_totals, strict=True)
     )
     st.caption(s("multi_caption", totals=totals))
-    st.plotly_chart(viz.acceptance_figure(one.curves, fig_text), theme=None)
+    show_figure(viz.acceptance_figure(one.curves, fig_text), "fig_drafts_acceptance", theme=None)
     st.caption(
         s("acceptance_caption", kmax=one.k_max, one=one.curves["without"][1], three=one.curves["without"][3])
     )

@@ -10,6 +10,7 @@ import streamlit as st
 
 from pages.common import form
 from pages.common.compare_form import CompareForm
+from pages.common.figure import show_figure
 from pages.common.models import shelf
 from specdec_core.live.compare import winners
 from specdec_core.live.compare_run import loaded_tokenizers
@@ -47,7 +48,7 @@ def figures(s, result: GridResult, names: dict[str, str], f: CompareForm) -> flo
     for t in shown.targets:
         title = f"{t}: {s['metrics.' + metric]}"
         fig = heatmap(heat_cells(table, t, metric, c), shown.drafts, shown.categories, names, title, s["fig"])
-        st.plotly_chart(fig, key=f"cmp_heat_{t}", config={"displayModeBar": False})
+        show_figure(fig, key=f"cmp_heat_{t}", config={"displayModeBar": False})
         if metric == "projected":
             st.caption(
                 s["projection_note"] + " " + (s["c_own_note"] if c is None else s("c_override_note", c=c))

@@ -8,6 +8,7 @@ import math
 import pandas as pd
 import streamlit as st
 
+from pages.common.figure import show_figure
 from pages.common.i18n import Strings, strings
 from specdec_core.live.law import MAX_SAMPLES, LawSettings
 from specdec_core.live.law_view import MIN_CONDITIONAL, JointTest, LawSnapshot, ShareTable
@@ -32,7 +33,7 @@ def _chart(table: ShareTable, rules: tuple[str, str], s: Strings, key: str) -> N
         table.shares.get(broken),
         _fig_text(s, broken),
     )
-    st.plotly_chart(fig, key=key, config={"displayModeBar": False})
+    show_figure(fig, key=key, config={"displayModeBar": False})
 
 
 def _token(text: str) -> str:
@@ -68,7 +69,7 @@ def _tests(snap: LawSnapshot, s: Strings, key: str) -> None:
         [t.tv_noise for _, t in shown],
         s["fig"],
     )
-    st.plotly_chart(fig, key=f"{key}_tv", config={"displayModeBar": False})
+    show_figure(fig, key=f"{key}_tv", config={"displayModeBar": False})
 
 
 def _takeaway(snap: LawSnapshot, s: Strings) -> None:

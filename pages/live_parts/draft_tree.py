@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from pages.common.figure import show_figure
 from pages.common.i18n import strings
 from specdec_core.engine.events import RoundEvent
 from specdec_core.live.token_tree_round import node_lines, slot_of_node
@@ -35,5 +36,5 @@ def draft_tree_view(trace: LiveTrace, event: RoundEvent) -> None:
     fig = draft_tree_figure(
         labels, tree["parents"], tree["status"], s["fig_tree"], final, hover=node_lines(event, viz.number)
     )
-    st.plotly_chart(fig, theme=None, key=KEY, on_select=lambda: _pick(event), selection_mode="points")
+    show_figure(fig, theme=None, key=KEY, on_select=lambda: _pick(event), selection_mode="points")
     st.caption(s["tree_caption"])

@@ -10,6 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from pages.common import form
+from pages.common.figure import show_figure
 from pages.common.i18n import strings
 from pages.common.lesson import lesson
 from pages.common.page import scroll_to
@@ -109,14 +110,14 @@ def inspector(trace: LiveTrace, shown: Param) -> None:
         overlap_text = strings("overlap")["chart.overlap"]  # the lessons' own figures, in their own words
         tree_text = strings("tree")["chart"]
         d = decompose(view.p, view.q)
-        st.plotly_chart(
+        show_figure(
             overlap_viz.overlap_bars(labels, d.overlap, d.deficit, d.surplus, text=overlap_text),
             theme=None,
             key="live_overlap",
         )
         tv = tree_view(view.p, view.q, labels)
         path = path_nodes(tv, StepResult(view.bar(view.draft_token), bool(view.accepted), view.emitted_bar))
-        st.plotly_chart(tree_viz.tree_figure(tv, highlight=path, text=tree_text), theme=None, key="live_tree")
+        show_figure(tree_viz.tree_figure(tv, highlight=path, text=tree_text), theme=None, key="live_tree")
         lo, hi = view.alpha
         if not view.exact:
             st.caption(s("pool_note", n=view.pool_size, lo=lo, hi=hi))
@@ -125,7 +126,7 @@ def inspector(trace: LiveTrace, shown: Param) -> None:
         else:
             st.caption(s("exact_note", alpha=lo))
     else:
-        st.plotly_chart(viz.row_bars(labels, view.p, view.bar(view.emitted), text=fig_text()), theme=None,
+        show_figure(viz.row_bars(labels, view.p, view.bar(view.emitted), text=fig_text()), theme=None,
                         key="live_row")  # fmt: skip
         if view.has_pool:
             st.caption(s("pool_p_note", n=view.pool_size))

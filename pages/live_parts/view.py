@@ -11,6 +11,7 @@ from functools import partial
 import streamlit as st
 
 from pages.common import form
+from pages.common.figure import show_figure
 from pages.common.i18n import strings
 from pages.common.lesson import lesson
 from pages.common.live_form import LiveForm
@@ -143,7 +144,7 @@ def show(trace: LiveTrace, f: LiveForm) -> None:
 
     st.subheader(s["stats_title"])
     stats = _stats(trace)
-    st.plotly_chart(
+    show_figure(
         viz.timeline_figure(live_stats.timeline(events), selected, fig),
         theme=None,
         key="live_timeline",
@@ -154,7 +155,7 @@ def show(trace: LiveTrace, f: LiveForm) -> None:
     h1, h2 = st.columns(2)
     with h1:
         if stats.law is not None:
-            st.plotly_chart(
+            show_figure(
                 tokens_histogram(stats.counts, stats.law, stats.alpha, s["fig_hist"]),
                 theme=None,
                 key="live_hist",
@@ -168,7 +169,7 @@ def show(trace: LiveTrace, f: LiveForm) -> None:
             curves.append(
                 (s["base_short"], *live_stats.progress_curve(trace.baseline.events), palette.TARGET_ONLY)
             )
-        st.plotly_chart(viz.speed_figure(curves, fig), theme=None, key="live_speed")
+        show_figure(viz.speed_figure(curves, fig), theme=None, key="live_speed")
         st.caption(s["speed_caption"])
     text.show("stats")
     inspector(trace, f.shown)

@@ -10,6 +10,7 @@ from functools import partial
 import pandas as pd
 import streamlit as st
 
+from pages.common.figure import show_figure
 from pages.common.i18n import strings
 from specdec_core.live.race import BASELINE, RaceResult, best, result_json
 from specdec_core.viz import palette
@@ -96,8 +97,8 @@ def show(result: RaceResult) -> None:
         )
         for r in rows
     ]
-    st.plotly_chart(viz.bars_figure(points, s["fig"]), theme=None, key="race_bars")
-    st.plotly_chart(viz.theory_figure(points, s["fig"]), theme=None, key="race_theory")
+    show_figure(viz.bars_figure(points, s["fig"]), theme=None, key="race_bars")
+    show_figure(viz.theory_figure(points, s["fig"]), theme=None, key="race_theory")
     st.caption(s["theory_caption"])
     st.download_button(
         s["download"],

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from pages.common.figure import show_figure
 from pages.common.i18n import strings
 from pages.common.lesson import lesson
 from pages.live_parts.inspector import SCROLL_KEY
@@ -78,7 +79,7 @@ def _stage(trace: LiveTrace, view: RoundView, stage: str) -> None:
     fig = s["fig"]
     if stage == "draft":
         text.show("draft")
-        st.plotly_chart(viz.timeline_figure(view.steps, fig), theme=None, key="round_timeline")
+        show_figure(viz.timeline_figure(view.steps, fig), theme=None, key="round_timeline")
         st.caption(
             s(
                 "timeline_caption",
@@ -97,11 +98,11 @@ def _stage(trace: LiveTrace, view: RoundView, stage: str) -> None:
             st.caption(s("plain_step_caption", ms=plain * 1000.0, n=len(view.rows), ratio=ratio))
     elif stage == "verify":
         text.show("verify")
-        st.plotly_chart(viz.mask_figure(view, trace.texts, fig), theme=None, key="round_mask")
+        show_figure(viz.mask_figure(view, trace.texts, fig), theme=None, key="round_mask")
         st.caption(s("mask_caption", n=len(view.rows), context=len(view.context)))
     elif stage == "test":
         text.show("test")
-        st.plotly_chart(viz.accept_figure(view, trace.texts, fig), theme=None, key="round_test")
+        show_figure(viz.accept_figure(view, trace.texts, fig), theme=None, key="round_test")
         if view.rejected_row is not None:
             st.caption(s("stop_caption", row=view.rejected_row, y=_tok(trace, view.appended)))
         else:
@@ -113,7 +114,7 @@ def _stage(trace: LiveTrace, view: RoundView, stage: str) -> None:
         if trace.settings.target.kind == "toy":
             st.info(s["toy_no_cache"])
             return
-        st.plotly_chart(viz.cache_figure(view.caches, trace.texts, fig), theme=None, key="round_cache")
+        show_figure(viz.cache_figure(view.caches, trace.texts, fig), theme=None, key="round_cache")
         for cache in view.caches:
             st.markdown(
                 s(

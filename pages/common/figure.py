@@ -1,0 +1,36 @@
+"""Every figure a page shows, with its text alternative and its data one click away.
+
+:func:`show_figure` is the pages' one way to draw a plotly figure (``tests/test_figure_alt.py``
+fails on a page that calls ``st.plotly_chart`` itself): the chart, a visually hidden paragraph
+that tells assistive technology what it shows (``viz.alt_text.describe``, class ``sr-only`` in
+assets/style.css), and an expander with the figure's numbers as a table (``viz.alt_text.table``),
+built only while the expander is open so a page's rerun pays for the sentence alone.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import plotly.graph_objects as go
+import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
+
+from pages.common.i18n import strings
+from specdec_core.viz import alt_text
+from specdec_core.viz.escape import html_text
+
+
+def show_figure(fig: go.Figure, key: str, where: DeltaGenerator | None = None, **chart: Any) -> Any:
+    """Draw `fig` in `where` (the page's current place by default) with ``st.plotly_chart``'s
+    options `chart`, keyed `key`, then its description and its data view; returns what
+    ``plotly_chart`` returns (a selection where `chart` asks for one)."""
+    place = where if where is not None else st
+    words = strings("common")["figure"]
+    shown = place.plotly_chart(fig, key=key, **chart)
+    place.html(f'<p class="sr-only">{html_text(alt_text.describe(fig, words))}</p>')
+    box = place.container(key=f"noprint_{key}_data").expander(
+        words["data"], key=f"{key}_data", on_change="rerun", icon=":material/table:"
+    )
+    if box.open:
+        box.dataframe(alt_text.table(fig, words), hide_index=True)
+    return shown
