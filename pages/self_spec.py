@@ -38,7 +38,7 @@ else:
     )
     st.caption(s("early_exit_caption", positions=exits.positions, source=exits.source))
 text.show("early_exit_after", values=VALUES)
-text.show("layerskip")
+text.show("first_layers")
 text.show("medusa")
 if medusa is None:
     st.info(s["medusa_missing"])

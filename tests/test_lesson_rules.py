@@ -179,8 +179,8 @@ def test_race_entries_name_each_draft_and_round_trip_the_depth():
         ("custom", DraftSpec("custom", source="./my-draft")),
         ("bf16", DraftSpec("bf16")),
     ]
-    assert [race.layerskip_depth(key) for key, _ in entries] == [None, 10, 20, None, None]
-    assert race.layerskip_depth(race.BASELINE) is None
+    assert [race.key_depth(key) for key, _ in entries] == [None, 10, 20, None, None]
+    assert race.key_depth(race.BASELINE) is None
     assert race.race_entries(["ngram"], "not read without layer-skip", "") == [("ngram", DraftSpec("ngram"))]
     with pytest.raises(ValueError, match="depths"):
         race.race_entries(["layerskip"], "ten", "")

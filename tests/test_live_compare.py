@@ -23,12 +23,14 @@ from specdec_core.live.compare import (
     prompts,
     ranking,
 )
-from specdec_core.live.compare_run import GridRun, draft_spec, encode
+from specdec_core.live.compare_run import GridRun
 from specdec_core.live.compare_saved import GridResult, grid_from_json, grid_json
 from specdec_core.live.compare_tables import CSV_COLUMNS, cells_csv, summary
 from specdec_core.live.model_choices import ChoiceError
+from specdec_core.live.runs import encode_text
 from specdec_core.live.settings import DecodeSettings
 from specdec_core.models import HFCausalLM, NGramDraft
+from specdec_core.models.catalog import parse_draft_key
 
 GREEDY = DecodeSettings(gamma=3, max_new_tokens=10)
 
@@ -109,8 +111,8 @@ def test_tau_pools_the_prompts_and_a_free_drafts_projection_is_tau():
 
 
 def test_draft_keys_name_layer_depths_and_tree_variants():
-    assert draft_spec("layerskip-6")[0].k == 6 and not draft_spec("layerskip-6")[1]
-    assert draft_spec("bf16~tree") == (draft_spec("bf16")[0], True)
+    assert parse_draft_key("layerskip-6")[0].k == 6 and not parse_draft_key("layerskip-6")[1]
+    assert parse_draft_key("bf16~tree") == (parse_draft_key("bf16")[0], True)
 
 
 @pytest.fixture(scope="module")
@@ -128,7 +130,7 @@ def test_a_grid_measures_every_run_and_recomputes_tau_from_the_trace(finished, m
     for m in run.measured:
         if m.draft == BASELINE:
             continue
-        ids = encode(target, prompts(m.category)[m.prompt])
+        ids = encode_text(target, prompts(m.category)[m.prompt], True)
         draft = models.draft("tiny", m.draft, target)
         events = list(generate(target, draft, ids, GREEDY.sampling(), 3, 10, 0))
         committed = [t for e in events for t in e.committed]
@@ -218,9 +220,9 @@ def test_heatmaps_show_every_cell_and_never_a_nan(finished):
 
 
 def test_draft_keys_name_reduced_heads():
-    spec, tree = draft_spec("layerskip-8@16384")
+    spec, tree = parse_draft_key("layerskip-8@16384")
     assert (spec.kind, spec.k, spec.vocab, tree) == ("layerskip", 8, 16384, False)
-    assert draft_spec("smollm2@4096~tree")[0].vocab == 4096
+    assert parse_draft_key("smollm2@4096~tree")[0].vocab == 4096
 
 
 def test_two_custom_targets_do_not_share_cached_runs(models):

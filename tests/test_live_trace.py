@@ -5,7 +5,7 @@ import json
 import pytest
 
 from specdec_core.engine import autoregressive, generate
-from specdec_core.live.model_choices import DraftSpec, TargetSpec, toy_draft, toy_target
+from specdec_core.live.model_choices import DraftSpec, TargetSpec
 from specdec_core.live.settings import LiveSettings
 from specdec_core.live.trace import (
     FORMAT,
@@ -16,6 +16,7 @@ from specdec_core.live.trace import (
     referenced_ids,
     to_json,
 )
+from specdec_core.models.toy_words import toy_draft, toy_target
 
 
 @pytest.fixture(scope="module")

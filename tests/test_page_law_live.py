@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from specdec_core.live.law import MAX_SAMPLES
-from specdec_core.live.model_choices import toy_target
+from specdec_core.models.toy_words import toy_target
 from specdec_core.sampling import SamplingConfig, apply
 from specdec_core.viz.law_live import share_bars, tv_bars
 from support.apptest import open_page, rerun

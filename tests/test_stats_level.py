@@ -9,7 +9,8 @@ import pytest
 
 from specdec_core.live.law import DEFAULT_SAMPLES, LawLab, LawSettings
 from specdec_core.live.law_view import FAILS, joint_test
-from specdec_core.live.model_choices import DraftSpec, TargetSpec, toy_draft, toy_target
+from specdec_core.live.model_choices import DraftSpec, TargetSpec
+from specdec_core.models.toy_words import toy_draft, toy_target
 from specdec_core.stats import MC_BAND, _cells, chi2_sf, chisquare
 
 RUNS = 20_000

@@ -10,6 +10,7 @@ import streamlit as st
 
 from pages.common.figure import show_figure
 from pages.common.i18n import Strings, strings
+from pages.common.model_form import draft_label, target_label
 from specdec_core.live.law import MAX_SAMPLES, LawSettings
 from specdec_core.live.law_view import MIN_CONDITIONAL, JointTest, LawSnapshot, ShareTable
 from specdec_core.stats import MC_BAND, MC_DRAWS
@@ -98,8 +99,8 @@ def show(settings: LawSettings, snap: LawSnapshot, key: str = "law") -> None:
     st.caption(
         s(
             "settings_line",
-            target=live[f"targets.{settings.target.kind}"],
-            draft=live[f"drafts.{settings.draft.kind}"],
+            target=target_label(settings.target.kind, live),
+            draft=draft_label(settings.draft.kind, live),
             t=settings.temperature,
             k=settings.top_k,
             p=settings.top_p,

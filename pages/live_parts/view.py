@@ -21,6 +21,7 @@ from specdec_core.live import stats as live_stats
 from specdec_core.live import text as live_text
 from specdec_core.live.draft_pieces import META_KEY as PIECES_KEY
 from specdec_core.live.trace import LiveTrace, to_json
+from specdec_core.models import catalog
 from specdec_core.viz import live as viz
 from specdec_core.viz import palette
 from specdec_core.viz.draft_pieces import pieces_html
@@ -64,8 +65,9 @@ def _comparison(trace: LiveTrace) -> None:
         f"{cmp.decode_speedup:.2f}×" if cmp.decode_speedup else "—",
         help=s["decode_speedup_help"],
     )
-    if trace.settings.target.kind == "toy":
-        st.caption(s["toy_timing"])
+    note = catalog.about(trace.settings.target.kind).timing_note
+    if note:
+        st.caption(s[note])
     if cmp.identical is None:
         st.info(s["compare_incomplete"])
     elif trace.settings.greedy and cmp.identical:

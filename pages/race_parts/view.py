@@ -13,6 +13,7 @@ import streamlit as st
 from pages.common.figure import show_figure
 from pages.common.i18n import strings
 from specdec_core.live.race import BASELINE, RaceResult, best, result_json
+from specdec_core.models import catalog
 from specdec_core.viz import palette
 from specdec_core.viz import race as viz
 from specdec_core.viz.escape import md
@@ -79,8 +80,9 @@ def show(result: RaceResult) -> None:
         st.success(s("winner", name=md(result.names[winner.key]), speedup=winner.decode_speedup))
     elif winner is not None:
         st.warning(s("no_winner", name=md(result.names[winner.key]), speedup=winner.decode_speedup))
-    if result.target_kind == "toy":
-        st.caption(strings("live")["toy_timing"])
+    note = catalog.about(result.target_kind).timing_note
+    if note:
+        st.caption(strings("live")[note])
     if result.settings.greedy:
         same = all(r.same_text for r in rows)
         st.caption(s["greedy_same"] if same else s["greedy_differ"])

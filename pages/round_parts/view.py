@@ -10,6 +10,7 @@ from pages.common.lesson import lesson
 from pages.live_parts.inspector import SCROLL_KEY
 from specdec_core.live.round_view import STAGES, RoundView, chain_rounds, plain_step_s, round_view
 from specdec_core.live.trace import LiveTrace
+from specdec_core.models import catalog
 from specdec_core.viz import live as live_viz
 from specdec_core.viz import round as viz
 from specdec_core.viz.escape import md
@@ -76,7 +77,7 @@ def _inspect_link(trace: LiveTrace, view: RoundView) -> None:
 
 def _stage(trace: LiveTrace, view: RoundView, stage: str) -> None:
     s, text = strings("round"), lesson("round")
-    fig = s["fig"]
+    fig, kind = s["fig"], catalog.about(trace.settings.target.kind)
     if stage == "draft":
         text.show("draft")
         show_figure(viz.timeline_figure(view.steps, fig), theme=None, key="round_timeline")
@@ -89,8 +90,8 @@ def _stage(trace: LiveTrace, view: RoundView, stage: str) -> None:
                 n=len(view.rows),
             )
         )
-        if trace.settings.target.kind == "toy":
-            st.caption(s["toy_timing"])
+        if kind.timing_note:
+            st.caption(s[kind.timing_note])
             return
         plain = plain_step_s(trace.baseline.events) if trace.baseline else None
         if plain:
@@ -111,8 +112,8 @@ def _stage(trace: LiveTrace, view: RoundView, stage: str) -> None:
         _inspect_link(trace, view)
     else:
         text.show("cache")
-        if trace.settings.target.kind == "toy":
-            st.info(s["toy_no_cache"])
+        if kind.cache_note:
+            st.info(s[kind.cache_note])
             return
         show_figure(viz.cache_figure(view.caches, trace.texts, fig), theme=None, key="round_cache")
         for cache in view.caches:

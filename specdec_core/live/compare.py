@@ -27,7 +27,7 @@ from typing import Any
 
 from specdec_core.engine import RoundEvent, summarize
 from specdec_core.live.settings import DecodeSettings
-from specdec_core.models import families
+from specdec_core.models import catalog
 
 ASSETS = Path(__file__).resolve().parents[2] / "assets" / "compare"
 PROMPTS_FILE = ASSETS / "prompts.toml"
@@ -47,30 +47,27 @@ CATEGORIES: tuple[str, ...] = (
 BASELINE = "target-only"
 
 
-#: The targets a grid may hold (a custom one names its source in :attr:`GridSpec.custom_source`).
 def target_keys() -> tuple[str, ...]:
-    """The targets a grid may hold: every family of the registry that encodes any text."""
-    return tuple(f.key for f in families.families() if f.free_text)
+    """The targets a grid may hold: every catalog target that encodes any text (a sourced one
+    names its source in :attr:`GridSpec.custom_source`)."""
+    return tuple(t.key for t in catalog.targets() if t.free_text)
 
 
-#: The drafts a grid offers: kinds, layer-skip depths, and tree variants (``~tree``).
-DRAFT_KEYS: tuple[str, ...] = (
-    "ngram",
-    "bf16",
-    "layerskip-8",
-    "layerskip-16",
-    "head",
-    "medusa",
-    "smollm2",
-    "bf16@16384",
-    "layerskip-8@16384",
-    "smollm2@16384",
-    "ngram~tree",
-    "bf16~tree",
-)
-#: The default grid: one prompt per category, the drafts a teacher most needs.
-DEFAULT_TARGETS: tuple[str, ...] = ("bundled",)
-DEFAULT_DRAFTS: tuple[str, ...] = ("ngram", "bf16", "head")
+def draft_keys() -> tuple[str, ...]:
+    """The drafts a grid offers: each catalog draft's grid keys (``catalog.draft_key``)."""
+    return tuple(k for d in catalog.drafts() for k in d.grid)
+
+
+def default_targets() -> tuple[str, ...]:
+    """The default grid's targets (one prompt per category, what a teacher most needs)."""
+    return tuple(t.key for t in catalog.targets() if t.grid_default)
+
+
+def default_drafts() -> tuple[str, ...]:
+    """The default grid's drafts."""
+    return tuple(k for d in catalog.drafts() for k in d.grid_defaults)
+
+
 #: Two figures closer than this share of the larger are a tie.
 TIE_SHARE = 0.10
 MAX_PER_CATEGORY = 5
@@ -141,7 +138,8 @@ class GridSpec:
                 raise GridError(
                     f"prompts per category must be 1 to {MAX_PER_CATEGORY}.", "per_category_error"
                 )
-        if "custom" in self.targets and not self.custom_source.strip():
+        sourced = {t.key for t in catalog.targets() if t.needs_source}
+        if sourced & set(self.targets) and not self.custom_source.strip():
             raise GridError("name the custom target's Hugging Face id or folder.", "no_source")
 
     def check_size(self, limit: int | None) -> None:

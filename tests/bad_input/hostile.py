@@ -6,9 +6,10 @@ from dataclasses import replace
 from functools import cache
 
 from specdec_core.engine import autoregressive, generate
-from specdec_core.live.model_choices import DraftSpec, TargetSpec, toy_draft, toy_target
+from specdec_core.live.model_choices import DraftSpec, TargetSpec
 from specdec_core.live.settings import LiveSettings
 from specdec_core.live.trace import LiveTrace, RunRecord, build
+from specdec_core.models.toy_words import toy_draft, toy_target
 from tests.bad_input.payloads import PAYLOADS
 
 
