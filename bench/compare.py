@@ -43,10 +43,10 @@ from bench import prompts as prompt_sets
 from specdec_core.live import spec_bench
 from specdec_core.live.compare import (
     CATEGORIES,
-    DRAFT_KEYS,
     MAX_PER_CATEGORY,
     GridSpec,
     cells,
+    draft_keys,
     ranking,
     target_keys,
 )
@@ -55,9 +55,10 @@ from specdec_core.live.compare_saved import GridResult, grid_json
 from specdec_core.live.compare_tables import summary
 from specdec_core.live.settings import DecodeSettings
 from specdec_core.live.shelf import ModelShelf
+from specdec_core.models import catalog
 
 ROOT = Path(__file__).resolve().parents[1]
-TARGETS = ("bundled", "gemma")
+TARGETS = tuple(k for k in target_keys() if not catalog.about(k).needs_source)
 DRAFTS = ("ngram", "bf16", "layerskip-6", "layerskip-12")
 QUICK_CATEGORIES = CATEGORIES[:6]
 
@@ -65,7 +66,9 @@ QUICK_CATEGORIES = CATEGORIES[:6]
 def _keys(allowed: tuple[str, ...]):
     def parse(raw: str) -> tuple[str, ...]:
         chosen = tuple(k for k in raw.split(",") if k)
-        unknown = [k for k in chosen if k not in allowed and not k.startswith("layerskip-")]
+        unknown = [
+            k for k in chosen if k not in allowed and catalog.parse_draft_key(k)[0].kind not in allowed
+        ]
         if not chosen or unknown:
             raise argparse.ArgumentTypeError(f"choose from {', '.join(allowed)} (got {raw!r})")
         return chosen
@@ -101,7 +104,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         "--adaptive", action="store_true", help="γ chosen from this machine's timed costs (default: γ = 4)"
     )
     parser.add_argument("--targets", type=_keys(target_keys()), default=TARGETS, help="comma-separated")
-    parser.add_argument("--drafts", type=_keys(DRAFT_KEYS), default=DRAFTS, help="comma-separated")
+    kinds = tuple(dict.fromkeys(draft_keys() + tuple(d.key for d in catalog.drafts())))
+    parser.add_argument("--drafts", type=_keys(kinds), default=DRAFTS, help="comma-separated")
     parser.add_argument("--categories", type=_keys(CATEGORIES), help="comma-separated (default: all)")
     parser.add_argument("--per-category", type=int, help="prompts (or questions) per category")
     parser.add_argument("--spec-bench", type=Path, metavar="PATH", help="Spec-Bench's question.jsonl")

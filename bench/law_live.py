@@ -25,36 +25,38 @@ import json
 import time
 
 from specdec_core.engine.rules import BROKEN_RULES
-from specdec_core.live.law import LawLab, LawSettings
+from specdec_core.live.law import LawLab, LawSettings, law_drafts, law_targets
 from specdec_core.live.law_job import PUBLISH_EVERY
 from specdec_core.live.law_view import joint_test
 from specdec_core.live.model_choices import DraftSpec, TargetSpec, load_draft, load_target
 from specdec_core.live.presets import preset_prompt
 from specdec_core.live.runs import encode_prompt
+from specdec_core.models import catalog
 
-#: Draft per target when none is named: the lab's default, and the toy pair's own.
-DEFAULT_DRAFT = {"bundled": "head", "toy": "toy_draft"}
+#: The lab's default draft, where it fits the target (else the target's first).
+LAB_DRAFT = "head"
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="M = 300 per rule (the lab's default)")
     parser.add_argument("--samples", type=int, default=None, help="M per rule (overrides --quick)")
-    parser.add_argument("--target", choices=tuple(DEFAULT_DRAFT), default="bundled")
+    parser.add_argument("--target", choices=law_targets(), default=law_targets()[0])
     parser.add_argument("--draft", default=None, help="a draft kind of the live pages (default: the lab's)")
     parser.add_argument("--broken", choices=BROKEN_RULES, default="accept_all")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     n = args.samples or (300 if args.quick else 1000)
-    draft_kind = args.draft or DEFAULT_DRAFT[args.target]
+    offered = law_drafts(args.target)
+    draft_kind = args.draft or (LAB_DRAFT if LAB_DRAFT in offered else offered[0])
     settings = LawSettings(
         TargetSpec(args.target), DraftSpec(draft_kind), samples=n, broken=args.broken, seed=args.seed
     )
     loading = time.perf_counter()
     target = load_target(settings.target)
     draft = load_draft(target, settings.draft)
-    text = preset_prompt("copy", "en", toy=args.target == "toy")
-    ids = encode_prompt(target, text, args.target != "toy", settings.max_new_tokens)
+    text = preset_prompt("copy", "en", toy=bool(catalog.about(args.target).words))
+    ids = encode_prompt(target, text, catalog.chat_for(args.target, True), settings.max_new_tokens)
     print(f"models ready in {time.perf_counter() - loading:.1f} s; prompt {len(ids)} tokens", flush=True)
 
     lab = LawLab(target, draft, ids, settings)
