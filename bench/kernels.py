@@ -5,8 +5,8 @@
 
 Prints, with medians of interleaved repeats (so machine noise hits both sides alike):
 
-* decode step (one token, KV cache of the prompt) in ms on the lean body and on
-  transformers' body (both with ``RowLinear``'s head), float32 and bfloat16; the ratio;
+* decode step (one token, KV cache of the prompt) in ms on the lean body and on the model's
+  own forward (transformers' body and head), float32 and bfloat16; the ratio;
 * a verification forward of 5 and 17 tokens (every logit row computed) in decode steps;
 * ``F.linear`` against ``row_linear`` on SmolLM2's shapes, µs, and their ratio.
 
@@ -23,17 +23,15 @@ import torch
 import torch.nn.functional as F
 
 from specdec_core.models import load_bundled, precision_copy
-from specdec_core.models.hf import FastForward, HFCausalLM, row_linear
+from specdec_core.models.hf import HFCausalLM, row_linear
 from specdec_core.models.hf.kernel_choice import medians
 
 PROMPT = "Explain in three sentences why the sky is blue, for a curious child."
 
 
-def on_transformers_body(model: HFCausalLM) -> HFCausalLM:
-    """The same weights on transformers' own body (``RowLinear`` twin, fast head)."""
-    twin = HFCausalLM(model.module, model.tokenizer, name=f"{model.name} (transformers body)")
-    twin.fast = FastForward(model.module, lean=False)
-    return twin
+def own_forward(model: HFCausalLM) -> HFCausalLM:
+    """The same weights on the model's own forward."""
+    return HFCausalLM(model.module, model.tokenizer, name=f"{model.name} (own forward)", fast=False)
 
 
 def step_and_verify(model: HFCausalLM, ids: list[int]) -> dict[str, Callable[[], object]]:
@@ -86,17 +84,17 @@ def main() -> int:
     results: dict[str, float] = {"threads": torch.get_num_threads(), "repeats": repeats}
     for label, model in (("f32", target), ("bf16", precision_copy(target, "bfloat16"))):
         assert model.fast is not None and model.fast.lean is not None, "SmolLM2 runs the lean body"
-        lean, plain = step_and_verify(model, ids), step_and_verify(on_transformers_body(model), ids)
+        lean, plain = step_and_verify(model, ids), step_and_verify(own_forward(model), ids)
         got = medians(
             {**{f"lean_{k}": f for k, f in lean.items()}, **{f"hf_{k}": f for k, f in plain.items()}}, repeats
         )
         results[f"{label}_step_lean_ms"] = round(got["lean_step"] * 1e3, 2)
-        results[f"{label}_step_hf_body_ms"] = round(got["hf_step"] * 1e3, 2)
+        results[f"{label}_step_own_ms"] = round(got["hf_step"] * 1e3, 2)
         results[f"{label}_step_ratio"] = round(got["hf_step"] / got["lean_step"], 2)
         for n in (5, 17):
             results[f"{label}_verify{n}_steps"] = round(got[f"lean_verify{n}"] / got["lean_step"], 2)
         print(
-            f"{label}: decode step lean {got['lean_step'] * 1e3:.1f} ms, transformers' body "
+            f"{label}: decode step lean {got['lean_step'] * 1e3:.1f} ms, own forward "
             f"{got['hf_step'] * 1e3:.1f} ms ({got['hf_step'] / got['lean_step']:.2f}×); verification "
             f"5 tokens {results[f'{label}_verify5_steps']} steps, "
             f"17 tokens {results[f'{label}_verify17_steps']}",

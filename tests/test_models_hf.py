@@ -340,16 +340,9 @@ def test_torch_threads_come_from_the_environment_once(monkeypatch):
 
 
 # -- the lean body (Llama, Qwen2, Mistral) ---------------------------------------------------------
-def _on_transformers_body(model: HFCausalLM) -> HFCausalLM:
-    """The same model with the fast head but transformers' own body (the RowLinear twin)."""
-    import copy
-
-    from specdec_core.models.hf import FastForward
-
-    plain = copy.copy(model)
-    plain.fast = FastForward(model.module, lean=False)
-    assert plain.fast.lean is None
-    return plain
+def _own_forward(model: HFCausalLM) -> HFCausalLM:
+    """The same weights on the model's own forward (transformers' body and head)."""
+    return HFCausalLM(model.module, model.tokenizer, name=f"{model.name} (own forward)", fast=False)
 
 
 @pytest.fixture(scope="module", params=["llama", "qwen2", "mistral"])
@@ -365,10 +358,10 @@ def tiny_arch(request, tiny, tmp_path_factory) -> HFCausalLM:
 
 def test_the_lean_body_equals_transformers_body_in_chunks_and_rollbacks(tiny_arch):
     """Growing buffers (past 64 positions), blocks of every size and rollbacks, against the
-    same model on transformers' body (the RowLinear twin) fed the whole text at once."""
+    same model on its own forward fed the whole text at once."""
     tiny = tiny_arch
     assert tiny.fast is not None and tiny.fast.lean is not None, type(tiny.module).__name__
-    plain = _on_transformers_body(tiny)
+    plain = _own_forward(tiny)
     rng = np.random.default_rng(0)
     ids = [int(t) for t in rng.integers(3, tiny.vocab_size, size=150)]
     want = plain.session([]).extend(ids)
@@ -388,7 +381,7 @@ def test_the_lean_body_in_bfloat16_is_as_close_to_float32_as_transformers_bfloat
     float32), so the yardstick is the float32 model both bfloat16 bodies approximate."""
     bf = precision_copy(tiny, "bfloat16")
     assert bf.fast is not None and bf.fast.lean is not None
-    plain = _on_transformers_body(bf)
+    plain = _own_forward(bf)
     ids = tiny.encode("the quick brown fox jumps over the lazy dog and runs away")
     exact = tiny.session([]).extend(ids)
     got, theirs = bf.session([]).extend(ids), plain.session([]).extend(ids)
@@ -437,9 +430,9 @@ def test_optional_weight_copies_are_skipped_when_memory_is_short(tiny_hf_folders
     monkeypatch.setattr(memory, "available_bytes", lambda: (int(1.5 * gib), 8 * gib))  # below 20 %
     assert not memory.room_for(1) and memory.KEEP_FREE * 8 * gib > 1.5 * gib
     short = HFCausalLM.load(tiny_hf_folders["target"])
-    assert short.fast is not None and short.fast.lean is None  # no room for the fused weights
+    assert short.fast is None  # no room for the fused weights: its own forward runs
     np.testing.assert_allclose(short.session([]).extend(list(range(3, 20))), want, atol=1e-4)
-    assert hf.packed_weight(short.fast.head.weight) is None  # nor for a packed copy
+    assert hf.packed_weight(torch.ones(64, 64)) is None  # nor for a packed copy
     monkeypatch.setattr(memory, "available_bytes", lambda: (6 * gib, 8 * gib))
     assert memory.room_for(gib // 2) and not memory.room_for(5 * gib)
     monkeypatch.setattr(memory, "available_bytes", lambda: None)  # unreadable (not Linux): copies made

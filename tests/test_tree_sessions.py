@@ -9,7 +9,7 @@ import copy
 import numpy as np
 import pytest
 
-from specdec_core.models.hf import FastForward, HFCausalLM
+from specdec_core.models.hf import HFCausalLM
 from specdec_core.models.markov import MarkovChainLM
 
 TOKENS = [5, 9, 14, 3, 22, 7, 11]  # root, then six nodes
@@ -24,11 +24,9 @@ def _path(i):
 
 
 def _variants(model: HFCausalLM) -> dict[str, HFCausalLM]:
-    plain = copy.copy(model)
-    plain.fast = FastForward(model.module, lean=False)
     own = copy.copy(model)
     own.fast = None
-    return {"lean": model, "transformers": plain, "own forward": own}
+    return {"lean": model, "own forward": own}
 
 
 @pytest.fixture(scope="module")

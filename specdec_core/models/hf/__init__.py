@@ -2,9 +2,10 @@
 
 * :mod:`.model` — ``HFCausalLM`` and its ``HFSession`` (KV cache, truncate, logits).
 * :mod:`.loading` — sources without a network, dtypes, devices, threads, GGUF progress.
-* :mod:`.fast` — the fast forward of plain-head models: ``FastForward``, ``LogitRows``.
+* :mod:`.fast` — the fast forward (a lean body and the head): ``FastForward``, ``LogitRows``.
 * :mod:`.kernels` — ``RowLinear``'s small-row kernels, the oneDNN switch, packed weights.
-* :mod:`.lean` — ``LeanBody``, a lean decoder body for Llama, Qwen2 and Mistral on CPU.
+* :mod:`.lean` — ``LeanBody``, a lean decoder body for Llama, Qwen2 and Mistral on CPU
+  (:mod:`.lean_gemma`: Gemma 3's).
 * :mod:`.derived` — packed and fused weight copies, keyed on the tensors they came from.
 * :mod:`.library_internals` — the one file reaching into torch's and transformers' internals.
 
@@ -17,7 +18,6 @@ from specdec_core.models.hf.fast import (
     FastForward,
     LogitRows,
     plain_head,
-    with_row_linears,
 )
 from specdec_core.models.hf.kernels import RowLinear, packed_weight, row_kernel, row_linear
 from specdec_core.models.hf.loading import (
@@ -56,5 +56,4 @@ __all__ = [
     "resolve_dtype",
     "row_kernel",
     "row_linear",
-    "with_row_linears",
 ]

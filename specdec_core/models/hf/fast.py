@@ -1,30 +1,28 @@
-"""The fast forward of plain-head models: body and head run apart, logit rows computed on demand.
+"""The fast forward of plain-head models: a lean body and the head run apart, logit rows
+computed on demand.
 
 For causal-LM classes whose logits are exactly ``lm_head(hidden)`` (see :func:`plain_head`)
-a session runs the transformer body and the head itself, on a twin of the module whose
-linear layers are :class:`~specdec_core.models.hf.kernels.RowLinear` (weights shared, the
-module itself untouched). :class:`LogitRows` holds the body's output and computes head rows
-only when verification reads them. For Llama, Qwen2 and Mistral models on CPU the body is
-:class:`~specdec_core.models.hf.lean.LeanBody` (the same layers with fewer operations), and for
-Gemma 3 :class:`~specdec_core.models.hf.lean_gemma.GemmaLeanBody`.
+and whose layers a lean body computes (:class:`~specdec_core.models.hf.lean.LeanBody` for
+Llama, Qwen2 and Mistral on CPU, :class:`~specdec_core.models.hf.lean_gemma.GemmaLeanBody` for
+Gemma 3), a session runs that body and the head itself, the head as a
+:class:`~specdec_core.models.hf.kernels.RowLinear` sharing the module's weight.
+:class:`LogitRows` holds the body's output and computes head rows only when verification
+reads them. Every other model runs its own forward (``HFCausalLM.fast`` is None).
 """
 
 from __future__ import annotations
 
-import inspect
 import time
 from collections.abc import Callable
-from typing import Any
 
 import torch
 
 from specdec_core.models import memory
 from specdec_core.models.hf import kernel_choice
 from specdec_core.models.hf.kernels import RowLinear, row_kernel
-from specdec_core.models.hf.lean import LeanBody, fused_bytes, lean_eligible
+from specdec_core.models.hf.lean import LeanBody, LeanCache, fused_bytes, lean_eligible
 from specdec_core.models.hf.lean_gemma import GemmaLeanBody, fused_bytes_gemma, gemma_lean_eligible
-from specdec_core.models.hf.library_internals import hooked, shallow_twin
-from specdec_core.models.hf.loading import transformers_quiet
+from specdec_core.models.hf.library_internals import hooked
 
 # -- the fast head ---------------------------------------------------------------------------------
 #: transformers causal-LM classes whose logits are exactly ``lm_head(model(...).last_hidden_state)``.
@@ -73,98 +71,56 @@ def plain_head(module: torch.nn.Module) -> torch.nn.Linear | None:
     return head
 
 
-def with_row_linears(module: torch.nn.Module) -> torch.nn.Module:
-    """A twin of `module` whose ``nn.Linear`` layers are ``RowLinear`` (weights shared).
-
-    Every module on the way to a linear layer is shallow-copied with its own table of
-    children; the original module is left exactly as it was.
-    """
-    if type(module) is torch.nn.Linear:
-        return RowLinear.sharing(module)
-    children = dict(module.named_children())
-    twins = {name: with_row_linears(child) for name, child in children.items()}
-    if all(twins[name] is child for name, child in children.items()):
-        return module
-    twin = shallow_twin(module)
-    for name, child in twins.items():
-        setattr(twin, name, child)
-    return twin
+def lean_body(module: torch.nn.Module) -> LeanBody | GemmaLeanBody | None:
+    """The lean body that computes `module`'s body, None when none does or when its fused
+    weights would leave too little memory available (``memory.room_for``)."""
+    if lean_eligible(module) and memory.room_for(fused_bytes(module)):
+        return LeanBody(module, row_kernel)
+    if gemma_lean_eligible(module) and memory.room_for(fused_bytes_gemma(module)):
+        return GemmaLeanBody(module, row_kernel)
+    return None
 
 
 class FastForward:
-    """Body and head of a plain-head model (``plain_head``), run separately, with ``RowLinear``s.
+    """A plain-head model's lean body (:func:`lean_body`) and its head as a ``RowLinear``.
 
     ``body(ids, cache)`` gives the final hidden states; ``head(hidden)`` their logits;
-    ``new_cache()`` the cache a session passes to ``body``. The body is
-    :class:`~specdec_core.models.hf.lean.LeanBody` where it is eligible (Llama, Qwen2, Mistral
-    on CPU) or :class:`~specdec_core.models.hf.lean_gemma.GemmaLeanBody` (Gemma 3 on CPU); `lean`
-    False turns them off; else transformers' own body on the ``RowLinear`` twin.
+    ``new_cache()`` the ``LeanCache`` a session passes to ``body``.
     """
 
-    def __init__(self, module: torch.nn.Module, lean: bool = True) -> None:
-        twin = with_row_linears(module)
-        self.module = twin
-        self.lean: LeanBody | GemmaLeanBody | None = None
-        if lean and lean_eligible(module) and memory.room_for(fused_bytes(module)):
-            self.lean = LeanBody(module, row_kernel)
-        elif lean and gemma_lean_eligible(module) and memory.room_for(fused_bytes_gemma(module)):
-            self.lean = GemmaLeanBody(module, row_kernel)
-        self.head: torch.nn.Module = twin.lm_head
-        weight = twin.lm_head.weight
+    def __init__(self, module: torch.nn.Module, lean: LeanBody | GemmaLeanBody) -> None:
+        self.lean = lean
+        self.head: torch.nn.Module = RowLinear.sharing(module.lm_head)
+        weight = self.head.weight
         #: rows per head call in ``LogitRows`` (float32 CPU: the most ``RowLinear`` speeds up)
         self.block: int | None = (
             RowLinear.max_rows if weight.dtype == torch.float32 and weight.device.type == "cpu" else None
         )
-        params = inspect.signature(twin.model.forward).parameters
-        self._cache_kw = "cache" if "cache" in params else "past_key_values"
         #: the kernel chosen per weight shape and row count on this machine (measured on load,
         #: taking ``calibration_s`` seconds; 0 when this machine's cache already knew them)
         start = time.perf_counter()
-        self.kernels = kernel_choice.calibrate(self._weights())
+        self.kernels = kernel_choice.calibrate(
+            [
+                *((w, kernel_choice.BODY_ROWS) for w in lean.weights() if w is not weight),
+                (weight, kernel_choice.HEAD_ROWS),
+            ]
+        )
         self.calibration_s = time.perf_counter() - start
 
-    def _weights(self) -> list[tuple[torch.Tensor, tuple[int, ...]]]:
-        """Every weight the forward multiplies by, with the row counts it is asked for."""
-        head = self.head.weight
-        if self.lean is not None:
-            body = self.lean.weights()
-        else:
-            body = [
-                m.weight for m in self.module.modules() if isinstance(m, RowLinear) and m is not self.head
-            ]
-        return [
-            *((w, kernel_choice.BODY_ROWS) for w in body if w is not head),
-            (head, kernel_choice.HEAD_ROWS),
-        ]
-
-    def new_cache(self) -> Any:
+    def new_cache(self) -> LeanCache:
         """An empty cache for :meth:`body`."""
-        if self.lean is not None:
-            return self.lean.new_cache()
-        # Every layer keeps its whole history (the sliding window is the attention mask's
-        # job), so a rejected draft can always be rolled back: a sliding layer built from the
-        # config cannot be cropped once the window is full.
-        return transformers_quiet().DynamicCache()
+        return self.lean.new_cache()
 
     def body(
         self,
         input_ids: torch.Tensor,
-        cache: Any,
+        cache: LeanCache,
         positions: torch.Tensor | None = None,
         mask: torch.Tensor | None = None,
     ) -> torch.Tensor:
-        """Final hidden states (n, hidden) of one sequence; `cache` is updated.
-
-        A tree forward gives each token's `positions` and a boolean `mask` (n, cache length
-        after the call); transformers' body gets them as position ids and a 4-D additive mask.
-        """
-        if self.lean is not None:
-            return self.lean(input_ids, cache, positions, mask)
-        kwargs: dict[str, Any] = {self._cache_kw: cache, "use_cache": True}
-        if mask is not None:
-            kwargs.update(tree_arguments(positions, mask, self.module.dtype))
-        out = self.module.model(input_ids=input_ids, **kwargs)
-        return out.last_hidden_state[0]
+        """Final hidden states (n, hidden) of one sequence; `cache` is updated. A tree forward
+        gives each token's `positions` and a boolean `mask` (n, cache length after the call)."""
+        return self.lean(input_ids, cache, positions, mask)
 
 
 def tree_arguments(

@@ -1,14 +1,19 @@
 """HFCausalLM: any transformers causal LM behind the model protocol, with a real KV cache.
 
 ``truncate`` really crops a session's cache, so after a rejected draft nothing past the
-committed tokens stays in it. Three forwards, one cache each, and why each is kept:
+committed tokens stays in it. Two forwards, one cache each, and why each is kept:
 
-* the lean bodies (:mod:`.lean`, :mod:`.lean_gemma`) with a ``LeanCache``: Llama, Qwen2,
-  Mistral and Gemma 3 on CPU, every model the app ships; a tree compacts this cache in place.
-* transformers' body on the ``RowLinear`` twin (:mod:`.fast`) with a ``DynamicCache``: other
-  plain-head families and any model off CPU, for head rows computed only as verification reads them.
-* the model's own forward with a ``DynamicCache``: models whose logits are not ``lm_head(hidden)``
-  (soft-capping, scaling) and ``SPECDEC_FAST=0``; the reference the other two are tested against.
+* the lean bodies (:mod:`.lean`, :mod:`.lean_gemma`, run by :mod:`.fast`) with a ``LeanCache``:
+  Llama, Qwen2, Mistral and Gemma 3 on CPU, every model the app ships; a tree compacts this
+  cache in place. SmolLM2-135M's decode step takes 0.91× and 0.84× of its own forward's, a
+  5-token verification 0.90× and 0.79× (float32, medians of 40, two runs at load 1–10).
+* the model's own forward with a ``DynamicCache``: every other model (other families, off CPU,
+  logits not ``lm_head(hidden)``, too little memory for the fused weights) and
+  ``SPECDEC_FAST=0``; the reference the lean bodies are tested against.
+
+No third forward: transformers' body on ``RowLinear`` layers served no model the app ships, and
+SmolLM2 forced onto it took 1.05× and 0.93× of its own forward's decode step (0.86× and 0.83× of
+its verification), too little to keep a third forward for models outside the catalog.
 
 A ``DynamicCache`` is only cropped (``crop``): it has no public way to keep positions that
 are not a prefix, so a tree on it is cropped to its prefix and its path fed again.
@@ -27,7 +32,7 @@ import numpy as np
 import torch
 
 from specdec_core.models.hf import kernel_choice, thread_choice
-from specdec_core.models.hf.fast import FastForward, LogitRows, plain_head, tree_arguments
+from specdec_core.models.hf.fast import FastForward, LogitRows, lean_body, plain_head, tree_arguments
 from specdec_core.models.hf.lean import LeanCache
 from specdec_core.models.hf.loading import (
     Progress,
@@ -98,11 +103,11 @@ class HFCausalLM:
         self._cache_kw = "cache" if "cache" in params else "past_key_values"
         self._keep_kw = "logits_to_keep" in params
         thread_choice.choose()  # first: the kernel choice is timed at the engine's thread count
-        #: body + head with faster linears (None: the model's own forward runs)
-        use_fast = fast_enabled() if fast is None else bool(fast)
-        self.fast: FastForward | None = (
-            FastForward(module) if use_fast and plain_head(module) is not None else None
-        )
+        #: a lean body + head with faster linears (None: the model's own forward runs)
+        self.fast: FastForward | None = None
+        if (fast_enabled() if fast is None else bool(fast)) and plain_head(module) is not None:
+            body = lean_body(module)
+            self.fast = FastForward(module, body) if body is not None else None
         # a decode step's seconds and a verification of γ + 1 tokens in steps, on this machine
         # (timed once per model and machine, at load, kept with the kernel choice): the engine
         # prices a draft and a round with them
@@ -112,10 +117,10 @@ class HFCausalLM:
 
     def _step_key(self) -> str:
         """What a step's time depends on besides the machine: the model, its dtype, shapes and
-        forward (the fast, lean or own one)."""
+        forward (the lean or own one)."""
         shapes = ";".join("x".join(map(str, p.shape)) for p in self.module.parameters())
         digest = hashlib.sha1(shapes.encode()).hexdigest()[:12]
-        forward = "own" if self.fast is None else ("lean" if self.fast.lean is not None else "fast")
+        forward = "own" if self.fast is None else "lean"
         return f"{self.name}|{dtype_name(self.dtype)}|{self.device}|{forward}|{digest}"
 
     def _time_costs(self) -> dict[str, Any]:
@@ -232,7 +237,7 @@ class HFSession:
         fast = model.fast
         self._cache = (
             fast.new_cache() if fast is not None else transformers_quiet().DynamicCache()
-        )  # full history: see fast.new_cache
+        )  # built without the config: every layer keeps its whole history, so it can always crop
         self._ids: list[int] = []
         self._tree: TreeSegment | None = None
         #: final hidden states of the fed tokens (a trained draft head reads them: ``features``)
@@ -393,7 +398,7 @@ class HFSession:
         tree node is dropped. A ``LeanCache`` moves the path's keys and values into place.
         transformers' ``DynamicCache`` has no public way to keep positions that are not a
         prefix, so it is cropped to the prefix (``crop``) and the path is fed again: one more
-        forward of at most D + 1 tokens, on the models that run transformers' body."""
+        forward of at most D + 1 tokens, on the models that run their own forward."""
         if self._tree is None:
             raise ValueError("no tree to compact.")
         kept = self._tree.kept(keep)
