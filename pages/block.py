@@ -4,12 +4,12 @@ from html import escape
 
 import streamlit as st
 
-from pages.block_parts.form import FORM, MAX_ROUNDS
+from pages.block_parts.form import FORM
 from pages.common import form
 from pages.common.figure import show_figure
-from pages.common.page import controls_box, lesson_body, start
+from pages.common.page import lesson_body, start
 from pages.common.quiz import quiz
-from pages.common.urlstate import mirror
+from pages.common.stepper import pair_stepper
 from specdec_core.course import block as block_demo
 from specdec_core.sampling import SamplingConfig
 from specdec_core.viz import block as viz
@@ -28,39 +28,9 @@ fig_text = s["fig"]
 text.show("intro")
 
 
-def _advance(n: int) -> None:
-    st.session_state[f.round.key] = min(MAX_ROUNDS, max(0, form.value(f.round) + n))
-
-
-def _reset() -> None:
-    st.session_state[f.round.key] = 0
-
-
 def _lesson() -> None:
     """The chain, draft, γ, seed and temperature, and the rounds and histogram they drive."""
-    with controls_box(s):
-        c1, c2, c3 = st.columns([1.3, 1.6, 1.1])
-        form.select(c1, f.chain, s["chain"], format_func=lambda c: s[f"chains.{c}"], help=s["chain_help"])
-        form.radio(
-            c2,
-            f.draft,
-            s["draft"],
-            format_func=lambda d: s[f"drafts.{d}"],
-            horizontal=True,
-            help=s["draft_help"],
-        )
-        form.number(c3, f.seed, s["seed"], step=1, help=s["seed_help"])
-        c4, c5, c6 = st.columns([1.3, 1.6, 1.1])
-        form.slider(c4, f.k, s["K"], help=s["K_help"])
-        form.slider(c5, f.t, s["T"], step=0.05, help=s["T_help"])
-        with c6:
-            st.button(
-                s["next"], key="block_next", type="primary", on_click=_advance, args=(1,), width="stretch"
-            )
-            b1, b2 = st.columns(2)
-            b1.button(s("many", n=MANY), key="block_many", on_click=_advance, args=(MANY,), width="stretch")
-            b2.button(s["reset"], key="block_reset", on_click=_reset, width="stretch")
-    mirror(f.params())
+    pair_stepper(s, f, "block", lambda col: form.slider(col, f.k, s["K"], help=s["K_help"]), many=MANY)
 
     settings = tuple(form.value(p) for p in (f.chain, f.draft, f.k, f.seed, f.t))
     n_rounds = form.value(f.round)

@@ -6,10 +6,11 @@ import streamlit as st
 
 from pages.common import form
 from pages.common.figure import show_figure
-from pages.common.page import controls_box, lesson_body, start
+from pages.common.page import lesson_body, start
 from pages.common.quiz import quiz
+from pages.common.stepper import pair_stepper
 from pages.common.urlstate import mirror
-from pages.tree_drafts_parts.form import FORM, MAX_ROUNDS
+from pages.tree_drafts_parts.form import FORM
 from specdec_core.course import tree_drafts as demo_data
 from specdec_core.sampling import SamplingConfig
 from specdec_core.viz import tree_drafts as viz
@@ -24,35 +25,9 @@ fig_text = s["fig"]
 text.show("intro")
 
 
-def _advance() -> None:
-    st.session_state[f.round.key] = min(MAX_ROUNDS, form.value(f.round) + 1)
-
-
-def _reset() -> None:
-    st.session_state[f.round.key] = 0
-
-
 def _lesson() -> None:
     """The chain, draft, tree shape, seed and temperature, and the tree rounds they drive."""
-    with controls_box(s):
-        c1, c2, c3 = st.columns([1.3, 1.6, 1.1])
-        form.select(c1, f.chain, s["chain"], format_func=lambda c: s[f"chains.{c}"], help=s["chain_help"])
-        form.radio(
-            c2,
-            f.draft,
-            s["draft"],
-            format_func=lambda d: s[f"drafts.{d}"],
-            horizontal=True,
-            help=s["draft_help"],
-        )
-        form.number(c3, f.seed, s["seed"], step=1, help=s["seed_help"])
-        c4, c5, c6 = st.columns([1.3, 1.6, 1.1])
-        form.select(c4, f.shape, s["shape"], help=s["shape_help"])
-        form.slider(c5, f.t, s["T"], step=0.05, help=s["T_help"])
-        with c6:
-            st.button(s["next"], key="trd_next", type="primary", on_click=_advance, width="stretch")
-            st.button(s["reset"], key="trd_reset", on_click=_reset, width="stretch")
-    mirror(f.params())
+    pair_stepper(s, f, "trd", lambda col: form.select(col, f.shape, s["shape"], help=s["shape_help"]))
 
     chain, draft, shape_name, seed, temperature = (
         form.value(p) for p in (f.chain, f.draft, f.shape, f.seed, f.t)
