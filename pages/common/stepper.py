@@ -38,29 +38,10 @@ def pair_stepper(s: Strings, f: Any, prefix: str, shape: Callable[[Any], object]
         shape(c4)
         form.slider(c5, f.t, s["T"], step=0.05, help=s["T_help"])
         with c6:
-            st.button(
-                s["next"],
-                key=f"{prefix}_next",
-                type="primary",
-                on_click=_step,
-                args=(f.round, 1),
-                width="stretch",
-            )
-            b1, b2 = st.columns(2) if many else (None, st)
+            step = {"on_click": _step, "width": "stretch"}
+            st.button(s["next"], key=f"{prefix}_next", type="primary", args=(f.round, 1), **step)
+            b1, b2 = st.columns(2) if many else (st, st)
             if many:
-                b1.button(
-                    s("many", n=many),
-                    key=f"{prefix}_many",
-                    on_click=_step,
-                    args=(f.round, many),
-                    width="stretch",
-                )
-            # stepping back by the whole bound lands on round 0
-            b2.button(
-                s["reset"],
-                key=f"{prefix}_reset",
-                on_click=_step,
-                args=(f.round, -f.round.hi),
-                width="stretch",
-            )
+                b1.button(s("many", n=many), key=f"{prefix}_many", args=(f.round, many), **step)
+            b2.button(s["reset"], key=f"{prefix}_reset", args=(f.round, -f.round.hi), **step)  # to 0
     mirror(f.params())
