@@ -10,7 +10,7 @@ target-only) in a plain Python process that keeps the model loaded (``--child``)
 machine noise hits both alike. The page's figures come from the trace it offers for
 download: model time per token (the events' compute time, prefill included, over the
 tokens; ``*_prefill_s``, the prompt's prefill alone) and the wall time of each run; the
-plain process measures the same through the same :class:`~specdec_core.live.runs.Stream`.
+plain process measures the same through the same :class:`~specdec_core.live.runs.Timed`.
 Ratios are plain / page, per run (speculative and target-only) from the medians over the
 pairs; the reported ratio is the worse of the two.
 ``page_browser_cpu_s``: the CPU seconds Chromium used from Generate to the finished view (the
@@ -46,19 +46,19 @@ def child() -> None:
     from pages.common.gc_settle import settle_after_load
     from specdec_core.live.model_choices import DraftSpec, TargetSpec, load_draft, load_target
     from specdec_core.live.presets import preset_prompt
-    from specdec_core.live.runs import Stream, encode_prompt, starter
+    from specdec_core.live.runs import Timed, encode_prompt, run_of
     from specdec_core.live.settings import LiveSettings
 
     settings = LiveSettings(target=TargetSpec("bundled", ""), draft=DraftSpec("ngram", 0, ""))
-    target = load_target(settings.target, lambda *_: None)
-    draft = load_draft(target, settings.draft, lambda *_: None)
+    target = load_target(settings.target)
+    draft = load_draft(target, settings.draft)
     ids = encode_prompt(target, preset_prompt("copy", "en"), settings.chat, settings.max_new_tokens)
     settle_after_load()  # as the app's shelf does: a full collection's pause falls on neither side alone
     print(json.dumps({"ready": True}), flush=True)
     for _ in sys.stdin:
         out = {}
         for name, d in (("spec", draft), ("base", None)):
-            stream = Stream(starter(target, d, ids, settings, 20))
+            stream = Timed(run_of(target, d, ids, settings, 20))
             events = list(stream)
             out[name] = _figures([e.to_dict() for e in events], stream.wall_s)
             out[name]["tokens"] = [t for e in events for t in e.committed]

@@ -11,12 +11,13 @@ import streamlit as st
 
 from pages.common import form
 from pages.common.form import Form
-from pages.common.models import get_draft, get_target
+from pages.common.models import access, shelf
 from pages.common.page import start
 from pages.common.quiz import quiz
+from pages.common.service_run import ServiceRun, show_status
 from pages.common.urlstate import Param, mirror, text_param
 from specdec_core.live.model_choices import DraftSpec, TargetSpec
-from specdec_core.live.tokenizer_view import Piece, misread, next_token, overlap, split
+from specdec_core.live.tokenizer_view import NextTokenJob, Piece, misread, overlap, split
 from specdec_core.models.bundled import GEMMA, SMOLLM2, load_tokenizer
 from specdec_core.viz.escape import md
 
@@ -72,10 +73,13 @@ st.code(misread(gemma, smol, sentence) or "∅", language=None)
 st.caption(s["misread_caption"])
 text.show("intersection")
 
-if st.button(s["measure"], icon=":material/science:", key="tok_measure"):
-    target = get_target(TargetSpec("gemma"))
-    cross = get_draft(TargetSpec("gemma"), target, DraftSpec("smollm2"))
-    st.session_state["_tok_next"] = (sentence, next_token(target, cross, sentence))
+measure = ServiceRun(
+    "tok",
+    lambda: NextTokenJob(sentence, TargetSpec("gemma"), DraftSpec("smollm2"), shelf(), access()),
+    show_status,
+    lambda result: st.session_state.__setitem__("_tok_next", result),
+)
+measure.panel(s["measure"], "tok_measure", ":material/science:")
 measured = st.session_state.get("_tok_next")
 if measured is not None and measured[0] == sentence:
     result = measured[1]

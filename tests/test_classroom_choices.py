@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from pages.common.models import preloader, shelf
+from pages.common.models import preload_ticket, shelf
 from support.apptest import open_page, rerun
 
 SOURCE_KEYS = ("live_target_src", "live_draft_src", "race_target_src", "race_draft_src", "cmp_source")
@@ -19,10 +19,10 @@ SOURCE_KEYS = ("live_target_src", "live_draft_src", "race_target_src", "race_dra
 @pytest.fixture(autouse=True)
 def _fresh_shelf():
     shelf().release()
-    preloader.clear()
+    preload_ticket.clear()
     yield
     shelf().release()
-    preloader.clear()
+    preload_ticket.clear()
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ import pytest
 import specdec_core.engine.rows as engine_rows
 import specdec_core.engine.verification as verification
 from specdec_core.engine import RoundEvent, RunOptions, autoregressive, generate, summarize
-from specdec_core.models import MarkovChainLM, ModelBusyError, NGramDraft
+from specdec_core.models import MarkovChainLM, NGramDraft
 from specdec_core.sampling import SamplingConfig, apply
 from specdec_core.stats import chisquare
 from specdec_core.verify import BlockResult, sample
@@ -216,22 +216,6 @@ def test_summary_adds_up():
     assert s.tokens == 40 and s.rounds == len(events)
     assert s.accepted == sum(e.accepted_count for e in events)
     assert 0 <= s.acceptance_rate <= 1 and s.draft_forwards == sum(e.gamma for e in events)
-
-
-def test_breaking_out_releases_the_locks_and_busy_models_are_refused():
-    gen = generate(TARGET, DRAFT, [0], SamplingConfig(), 2, 50, 0)
-    assert not TARGET.lock.busy  # nothing is held before the first event
-    next(gen)
-    assert TARGET.lock.busy and DRAFT.lock.busy
-    with pytest.raises(ModelBusyError, match="busy"):
-        next(iter(autoregressive(TARGET, [0], SamplingConfig(), 5, 0, options=RunOptions(lock_timeout=0))))
-    gen.close()
-    assert not TARGET.lock.busy and not DRAFT.lock.busy
-    for _ in generate(TARGET, DRAFT, [0], SamplingConfig(), 2, 50, 0):
-        break
-    assert not TARGET.lock.busy and not DRAFT.lock.busy
-    list(autoregressive(TARGET, [0], SamplingConfig(), 3, 0))
-    assert not TARGET.lock.busy
 
 
 def test_bad_inputs_fail_at_call_time_with_plain_messages():

@@ -5,6 +5,7 @@ import hmac
 import json
 import struct
 import sys
+import time
 
 import pytest
 
@@ -12,7 +13,6 @@ from specdec_core.live import access
 from specdec_core.live.access import (
     DEFAULT_MAX_MODELS,
     Access,
-    Preloader,
     check_draft,
     check_target,
     drafts,
@@ -22,6 +22,7 @@ from specdec_core.live.access import (
     passcode_ok,
     source_allowed,
 )
+from specdec_core.live.job_models import PreloadJob
 from specdec_core.live.model_choices import (
     ChoiceError,
     DraftSpec,
@@ -30,9 +31,10 @@ from specdec_core.live.model_choices import (
     target_layers,
     targets,
 )
+from specdec_core.live.run_service import DONE, RunService
 from specdec_core.live.shelf import ModelShelf
 from specdec_core.models import layer_count
-from specdec_core.models.families import TRANSFORMER_DRAFTS
+from specdec_core.models.catalog import drafts_for
 
 CLASS = {
     "SPECDEC_CLASSROOM": "1",
@@ -49,7 +51,7 @@ def test_outside_classroom_mode_everything_is_as_before():
     assert source_allowed(rules, "/etc") and source_allowed(rules, "/nonexistent")
     check_target(rules, TargetSpec("custom", "/anywhere"))  # loading decides, as before
     check_draft(rules, DraftSpec("custom", source="/anywhere"))
-    assert drafts(rules, "bundled") == TRANSFORMER_DRAFTS
+    assert drafts(rules, "bundled") == drafts_for("bundled")
     # the teacher's variables mean nothing unless classroom mode is on
     off = from_env({**CLASS, "SPECDEC_CLASSROOM": "0"})
     assert not off.classroom and off.passcode == "" and off.preload == ()
@@ -125,15 +127,22 @@ def test_parse_preload_keeps_order_and_drops_repeats():
     )
 
 
-def test_the_preloader_pins_the_teachers_models_and_reports_failures(tmp_path):
+def test_the_preload_job_pins_the_teachers_models_and_reports_failures(tmp_path):
     rules = from_env({"SPECDEC_CLASSROOM": "1", "SPECDEC_PRELOAD": f"toy,{tmp_path / 'gone'}"})
-    shelf = ModelShelf(limit=1)
-    loading = Preloader(rules, shelf)
-    assert loading.wait(30) and loading.finished and loading.done == 2
+    shelf, service = ModelShelf(limit=1), RunService()
+    try:
+        ticket = service.submit(PreloadJob(rules, shelf))
+        deadline = time.monotonic() + 30
+        while not (snap := service.snapshot(ticket)).ended_already:
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+    finally:
+        service.close()
+    assert snap.state == DONE and snap.result.done == snap.result.n == 2
     toy = shelf.peek(target_key(TargetSpec("toy")))
     assert toy is not None and shelf.pinned(toy)
-    assert list(loading.failed) == [TargetSpec("custom", str(tmp_path / "gone"))]
-    shelf.get("other", object)  # over the bound of 1: the pinned toy stays, the newcomer too
+    assert [what for what, _ in snap.result.failed] == [str(tmp_path / "gone")]
+    shelf.put("other", object())  # over the bound of 1: the pinned toy stays, the newcomer too
     assert shelf.peek(target_key(TargetSpec("toy"))) is toy
 
 

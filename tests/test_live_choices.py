@@ -1,21 +1,17 @@
 """The live pages' model catalogue: the toy pair, draft choices, build-once shelf, presets."""
 
-import threading
-import time
-
 import numpy as np
 import pytest
 
+from specdec_core.live import job_models
 from specdec_core.live.model_choices import (
-    TOY_WORDS,
     ChoiceError,
     DraftSpec,
     TargetSpec,
     drafts_for,
     load_draft,
     load_target,
-    toy_draft,
-    toy_target,
+    target_key,
 )
 from specdec_core.live.presets import PRESETS, preset_prompt
 from specdec_core.live.shelf import ModelShelf
@@ -25,6 +21,7 @@ from specdec_core.models import (
     NGramDraft,
     TokenizerMismatchError,
 )
+from specdec_core.models.toy_words import TOY_WORDS, toy_draft, toy_target
 from tests.conftest import build_alien_tokenizer, build_tiny_model
 
 
@@ -38,7 +35,6 @@ def test_toy_pair_is_a_valid_word_chain_with_html_in_its_vocabulary():
     ids = target.encode("the cat <script>")
     assert target.token_texts(ids) == [" the", " cat", " <script>"]
     assert target.decode(ids) == "the cat <script>"
-    assert target.lock is not draft.lock
 
 
 def test_every_preset_has_both_languages_and_a_toy_text_in_toy_words():
@@ -87,42 +83,19 @@ def test_custom_draft_with_another_tokenizer_drafts_across_and_one_sharing_nothi
     with pytest.raises(TokenizerMismatchError, match="share no token"):
         load_draft(target, DraftSpec("custom", source=str(alien)))
     skip = load_draft(target, DraftSpec("layerskip", 2))
-    assert skip.num_layers == 2 and skip.lock is target.lock
+    assert skip.num_layers == 2
     with pytest.raises(ValueError, match="between 1 and 4"):
         load_draft(target, DraftSpec("layerskip", 9))
 
 
-def test_shelf_builds_once_and_a_second_caller_waits_for_the_first():
+def test_a_job_builds_a_model_once_and_keeps_no_failed_build():
     shelf = ModelShelf()
-    calls, waited = [], []
-    started = threading.Event()
-
-    def slow_build():
-        calls.append(1)
-        started.set()
-        time.sleep(0.3)
-        return object()
-
-    results = {}
-    first = threading.Thread(target=lambda: results.setdefault("a", shelf.get("m", slow_build)))
-    first.start()
-    started.wait(5)
-    results["b"] = shelf.get("m", slow_build, on_wait=lambda: waited.append(1))
-    first.join()
-    assert results["a"] is results["b"] and calls == [1] and waited == [1]
-    assert shelf.cached("m") and not shelf.cached("n")
-
-
-def test_shelf_does_not_keep_a_failed_build():
-    shelf = ModelShelf()
-
-    def broken():
-        raise ModelNotAvailableError("missing")
-
+    first = job_models.target(shelf, None, TargetSpec("toy"))
+    assert job_models.target(shelf, None, TargetSpec("toy")) is first and len(shelf.loaded()) == 1
+    missing = TargetSpec("custom", "/no/such/model/folder")
     with pytest.raises(ModelNotAvailableError):
-        shelf.get("x", broken)
-    assert not shelf.cached("x")
-    assert shelf.get("x", lambda: 42) == 42
+        job_models.target(shelf, None, missing)
+    assert not shelf.cached(target_key(missing)) and shelf.cached(target_key(TargetSpec("toy")))
 
 
 def test_shelf_release_forgets_every_model_and_the_next_get_builds_again():
@@ -133,13 +106,14 @@ def test_shelf_release_forgets_every_model_and_the_next_get_builds_again():
         pass
 
     shelf = ModelShelf()
-    first = shelf.get("a", Model)
-    shelf.get("b", Model)
+    first = shelf.put("a", Model())
+    shelf.put("b", Model())
     assert len(shelf.loaded()) == 2 and shelf.loaded()[0] is first
     gone = weakref.ref(first)
     del first
     assert shelf.release() == 2 and shelf.loaded() == [] and not shelf.cached("a")
     gc.collect()
     assert gone() is None, "nothing else keeps a released model alive"
-    again = shelf.get("a", Model)
+    assert shelf.get("a") is None
+    again = shelf.put("a", Model())
     assert shelf.loaded() == [again] and shelf.release() == 1 and shelf.release() == 0

@@ -35,7 +35,7 @@ def parts():
 
 def _job(parts, prompt=PROMPT, **kw):
     _, shelf, room = parts
-    return LiveJob(_settings(**kw), prompt, shelf, None, room, 30.0)
+    return LiveJob(_settings(**kw), prompt, shelf, None, room)
 
 
 def test_a_run_publishes_both_runs_then_is_stored_and_replayed_at_once(parts):
@@ -104,9 +104,7 @@ class Gated(LiveJob):
 
 def test_a_cancel_keeps_the_committed_rounds_and_stores_nothing(parts):
     service, shelf, room = parts
-    job = Gated(
-        _settings(max_new_tokens=200, temperature=1.0, compare=False), PROMPT, shelf, None, room, 30.0
-    )
+    job = Gated(_settings(max_new_tokens=200, temperature=1.0, compare=False), PROMPT, shelf, None, room)
     ticket = service.submit(job)
     assert job.reached.wait(10)
     threading.Timer(0.2, job.gate.set).start()  # the round ends while cancel waits for it
@@ -130,7 +128,7 @@ def test_a_model_that_cannot_load_fails_the_ticket_not_the_worker(parts):
     service, shelf, room = parts
     job = LiveJob(
         LiveSettings(TargetSpec("custom", source="/no/such/model"), DraftSpec("ngram"), chat=False),
-        PROMPT, shelf, None, room, 30.0,
+        PROMPT, shelf, None, room,
     )  # fmt: skip
     snap = until(service, service.submit(job), (FAILED,))
     assert isinstance(snap.error, ValueError | OSError)

@@ -1,14 +1,12 @@
-"""Starting live runs: prompt checks, waiting for a model another session holds, stopping."""
+"""Starting live runs: prompt checks, timing a run, stopping it."""
 
-import threading
 import time
 
 import pytest
 
 from specdec_core.engine import RunOptions, generate
-from specdec_core.live.model_choices import toy_draft, toy_target
-from specdec_core.live.runs import MAX_PROMPT_CHARS, Pacer, PromptError, Stream, encode_prompt
-from specdec_core.models import ModelBusyError
+from specdec_core.live.runs import MAX_PROMPT_CHARS, Pacer, PromptError, Timed, encode_prompt
+from specdec_core.models.toy_words import toy_draft, toy_target
 from specdec_core.sampling import SamplingConfig
 
 
@@ -55,58 +53,35 @@ def test_prompt_and_new_tokens_must_fit_the_context():
 
 def _run(target, draft, n=30):
     ids = target.encode("the cat")
-    return lambda wait: generate(
-        target, draft, ids, SamplingConfig(), 3, n, seed=1, options=RunOptions(lock_timeout=wait)
-    )
+    return generate(target, draft, ids, SamplingConfig(), 3, n, seed=1, options=RunOptions())
 
 
-def _hold(lock, seconds, ready):
-    lock.acquire()
-    ready.set()
-    time.sleep(seconds)
-    lock.release()
-
-
-def test_stream_waits_for_a_busy_model_then_runs_the_same_events():
+def test_timed_gives_the_run_s_events_and_its_wall_time():
     target, draft = toy_target(), toy_draft()
-    alone = list(Stream(_run(target, draft)))
-    ready = threading.Event()
-    other = threading.Thread(target=_hold, args=(target.lock, 0.6, ready))
-    other.start()
-    ready.wait(5)
-    waits = []
-    stream = Stream(_run(target, draft), on_wait=waits.append, timeout=10, poll=0.1)
-    events = list(stream)
-    other.join()
-    assert waits and waits == sorted(waits), "the user is told, repeatedly, that the model is busy"
-    assert stream.waited_s >= 0.4
-    assert stream.wall_s < stream.waited_s, "the wall time leaves the wait out"
-    assert [e.committed for e in events] == [e.committed for e in alone]
-    assert not target.lock.busy and not draft.lock.busy
+    timed = Timed(_run(target, draft))
+    events = list(timed)
+    assert [e.committed for e in events] == [e.committed for e in _run(target, draft)]
+    model_s = sum(e.draft_s + e.verify_s + e.overhead_s + e.prefill_s for e in events)
+    assert timed.wall_s >= model_s > 0, "the wall time covers every round's own time"
 
 
-@pytest.mark.fast  # takes a second or more: kept out of the unit tier
-def test_stream_gives_up_after_its_timeout():
+def test_stopping_a_timed_run_closes_it():
     target, draft = toy_target(), toy_draft()
-    ready = threading.Event()
-    other = threading.Thread(target=_hold, args=(draft.lock, 1.0, ready))
-    other.start()
-    ready.wait(5)
-    with pytest.raises(ModelBusyError):
-        list(Stream(_run(target, draft), timeout=0.3, poll=0.1))
-    other.join()
+    closed = []
 
+    def run():
+        try:
+            yield from _run(target, draft, n=200)
+        finally:
+            closed.append(True)
 
-def test_stopping_a_stream_releases_the_models():
-    target, draft = toy_target(), toy_draft()
-    stream = Stream(_run(target, draft, n=200))
-    for i, _ in enumerate(stream):
-        assert target.lock.busy
+    timed = Timed(run())
+    for i, _ in enumerate(timed):
         if i == 2:
             break
-    stream.close()
-    assert not target.lock.busy and not draft.lock.busy
-
+    timed.close()
+    timed.close()  # twice is safe
+    assert closed == [True]
 
 def test_pacer_repaints_at_most_every_interval_and_always_at_the_end():
     pacer = Pacer(0.2)

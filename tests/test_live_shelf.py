@@ -1,18 +1,16 @@
-"""The bounded model shelf: least recently used unloaded first, never a held or pinned model,
-a target with the drafts built from it (specdec_core.live.shelf, models.memory.lru_evictions)."""
+"""The bounded model shelf: least recently used unloaded first, never a pinned model, a target
+with the drafts built from it (specdec_core.live.shelf, models.memory.lru_evictions)."""
 
 import gc
 import weakref
 
 from specdec_core.live.shelf import ModelShelf
-from specdec_core.models import ModelLock
 from specdec_core.models.memory import lru_evictions
 
 
 class Model:
     def __init__(self, name: str) -> None:
         self.name = name
-        self.lock = ModelLock(name)
 
 
 def test_lru_evictions_picks_the_oldest_until_the_bound_holds():
@@ -34,37 +32,24 @@ def test_lru_evictions_takes_a_target_with_its_drafts_and_spares_a_held_draft_s_
 
 def test_the_shelf_unloads_the_least_recently_used_model():
     shelf = ModelShelf(limit=2)
-    a = shelf.get("a", lambda: Model("a"))
-    shelf.get("b", lambda: Model("b"))
-    assert shelf.get("a", lambda: None) is a  # a is now the most recently used
+    a = shelf.put("a", Model("a"))
+    shelf.put("b", Model("b"))
+    assert shelf.get("a") is a  # a is now the most recently used
     gone = weakref.ref(shelf.peek("b"))
-    shelf.get("c", lambda: Model("c"))
+    shelf.put("c", Model("c"))
     assert [m.name for m in shelf.loaded()] == ["a", "c"] and shelf.evicted == 1
     gc.collect()
     assert gone() is None, "an unloaded model is not kept anywhere by the shelf"
-    assert shelf.get("b", lambda: Model("b2")).name == "b2"  # the next use builds it again
-
-
-def test_a_model_a_run_holds_is_never_unloaded():
-    shelf = ModelShelf(limit=1)
-    busy = shelf.get("busy", lambda: Model("busy"))
-    assert busy.lock.acquire(0)  # a generation holds it
-    try:
-        shelf.get("new", lambda: Model("new"))
-        assert [m.name for m in shelf.loaded()] == ["busy", "new"], "over the bound while it is held"
-    finally:
-        busy.lock.release()
-    shelf.get("newer", lambda: Model("newer"))
-    assert [m.name for m in shelf.loaded()] == ["newer"]
+    assert shelf.get("b") is None  # the next use builds it again
 
 
 def test_pinned_models_stay_and_a_target_leaves_with_its_drafts():
     shelf = ModelShelf(limit=2)
-    shelf.get("class", lambda: Model("class"), pin=True)
-    shelf.get("t", lambda: Model("t"))
-    shelf.get("d", lambda: Model("d"), parent="t")
+    shelf.put("class", Model("class"), pin=True)
+    shelf.put("t", Model("t"))
+    shelf.put("d", Model("d"), parent="t")
     assert [m.name for m in shelf.loaded()] == ["class", "d", "t"]  # the new draft keeps its target
-    shelf.get("u", lambda: Model("u"))
+    shelf.put("u", Model("u"))
     assert [m.name for m in shelf.loaded()] == ["class", "u"]  # t went, and its draft with it
     assert shelf.pinned(shelf.peek("class")) and not shelf.pinned(shelf.peek("u"))
     assert shelf.release() == 2 and shelf.loaded() == []
@@ -72,25 +57,25 @@ def test_pinned_models_stay_and_a_target_leaves_with_its_drafts():
 
 def test_using_a_draft_keeps_its_target_fresh():
     shelf = ModelShelf(limit=3)
-    shelf.get("t", lambda: Model("t"))
-    shelf.get("d", lambda: Model("d"), parent="t")
-    shelf.get("x", lambda: Model("x"))
-    shelf.get("d", lambda: None)  # a run of the pair: the draft, then its target, are fresh
-    shelf.get("y", lambda: Model("y"))
+    shelf.put("t", Model("t"))
+    shelf.put("d", Model("d"), parent="t")
+    shelf.put("x", Model("x"))
+    shelf.get("d")  # a run of the pair: the draft, then its target, are fresh
+    shelf.put("y", Model("y"))
     assert [m.name for m in shelf.loaded()] == ["d", "t", "y"]
 
 
 def test_without_a_bound_nothing_is_unloaded():
     shelf = ModelShelf()
     for k in range(20):
-        shelf.get(k, lambda k=k: Model(str(k)))
+        shelf.put(k, Model(str(k)))
     assert len(shelf.loaded()) == 20 and shelf.evicted == 0
 
 
 def test_after_build_runs_once_per_build_once_the_bound_holds():
     seen = []
     shelf = ModelShelf(limit=1, after_build=lambda: seen.append([m.name for m in shelf.loaded()]))
-    shelf.get("a", lambda: Model("a"))
-    shelf.get("a", lambda: Model("a2"))  # no build: nothing to settle
-    shelf.get("b", lambda: Model("b"))
+    shelf.put("a", Model("a"))
+    assert shelf.get("a").name == "a"  # no build: nothing to settle
+    shelf.put("b", Model("b"))
     assert seen == [["a"], ["b"]], "called after each build, with the evicted model gone"

@@ -1,13 +1,9 @@
 """The loaders warm each transformer they build, so the first run anyone times is not the
 process's first forward (specdec_core/live/warmup.py); warming changes nothing a run gives."""
 
-import threading
-
 from specdec_core.engine import RunOptions, generate
 from specdec_core.live.model_choices import DraftSpec, TargetSpec, load_draft, load_target
-from specdec_core.live.warmup import warm_up
 from specdec_core.models import HFCausalLM
-from specdec_core.models.locking import hold
 from specdec_core.sampling import SamplingConfig
 
 
@@ -41,18 +37,6 @@ def test_a_warmed_pair_runs_exactly_as_a_cold_one(tiny_hf_folders):
     warm = load_target(TargetSpec("custom", str(tiny_hf_folders["target"])))
     warm_draft = load_draft(warm, DraftSpec("custom", source=str(tiny_hf_folders["draft"])))
     assert _tokens(warm, warm_draft, ids) == expected
-
-
-def test_warming_a_model_in_use_does_not_wait(tiny_hf_folders):
-    target = HFCausalLM.load(tiny_hf_folders["target"])
-    answer = []
-    with hold([target]):  # another session's generation
-        worker = threading.Thread(target=lambda: answer.append(warm_up(target)))
-        worker.start()
-        worker.join(timeout=10)
-        assert not worker.is_alive() and answer == [None]
-    assert not hasattr(target, "warm_up_s")
-    assert warm_up(target) > 0 and target.warm_up_s > 0  # free again: warmed
 
 
 def test_a_model_that_cannot_run_the_warm_up_prompt_still_loads(tiny_hf_folders, monkeypatch):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import logging
 import threading
 import time
 
@@ -40,12 +41,13 @@ def fake_wheel(tmp_path, monkeypatch, tiny_hf_folders):
     return {"calls": calls, "cache": tmp_path / "cache", "tiny": tiny_hf_folders["target"]}
 
 
-def test_first_load_prepares_the_cache_then_loads_fast(fake_wheel):
+def test_first_load_prepares_the_cache_then_loads_fast(fake_wheel, caplog):
     assert not bundled.is_prepared()
-    seen: list[float] = []
-    model = bundled.load_bundled(progress=lambda f, m: seen.append(f))
+    with caplog.at_level(logging.INFO, logger=bundled.log.name):
+        model = bundled.load_bundled()
     assert fake_wheel["calls"] == ["gguf"] and bundled.is_prepared()
-    assert seen[-1] == 1.0 and seen == sorted(seen)
+    steps = [r.getMessage() for r in caplog.records if r.name == bundled.log.name]
+    assert "The model cache is ready." in steps and steps[-1] == f"{bundled.BUNDLED_NAME} is ready."
     folder = bundled.bundled_cache_dir()
     assert folder.parent == fake_wheel["cache"] and "1234" in folder.name
     config = json.loads((folder / "config.json").read_text())
@@ -88,12 +90,13 @@ def test_a_crash_while_saving_leaves_no_cache_at_all(fake_wheel, monkeypatch):
     assert [name for name in left if name != "kernels"] == []
 
 
-def test_an_unwritable_cache_still_loads_the_model(fake_wheel, monkeypatch, tmp_path):
+def test_an_unwritable_cache_still_loads_the_model(fake_wheel, monkeypatch, tmp_path, caplog):
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")
     monkeypatch.setenv(bundled.CACHE_ENV, str(blocker / "cache"))
-    messages: list[str] = []
-    model = bundled.load_bundled(progress=lambda f, m: messages.append(m))
+    with caplog.at_level(logging.INFO, logger=bundled.log.name):
+        model = bundled.load_bundled()
+    messages = [r.getMessage() for r in caplog.records]
     assert model.vocab_size > 0 and fake_wheel["calls"] == ["gguf"]
     assert any("Cannot write the model cache" in m for m in messages)
 
@@ -111,4 +114,4 @@ def test_a_missing_wheel_says_how_to_install_it(monkeypatch):
 def test_the_prepare_command(fake_wheel, capsys):
     assert bundled.main([]) == 0
     out = capsys.readouterr().out
-    assert str(bundled.bundled_cache_dir()) in out and "100%" in out
+    assert str(bundled.bundled_cache_dir()) in out and "The model cache is ready." in out

@@ -2,15 +2,17 @@
 
 The server's rules come from the environment (specdec_core.live.access), read on every run,
 so each test sets them with monkeypatch before opening a fresh AppTest. The shelf of models
-and the preloader are process-wide (st.cache_resource): a fixture empties both after each
+and the preload's ticket are process-wide (st.cache_resource): a fixture empties both after each
 test, so no test sees another's models.
 """
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
-from pages.common.models import access, preloader, shelf
+from pages.common.models import access, preload_ticket, run_service, shelf
 from specdec_core.live.model_choices import TargetSpec, targets
 from specdec_core.viz.escape import md
 from support.apptest import open_page, rerun
@@ -19,10 +21,10 @@ from support.apptest import open_page, rerun
 @pytest.fixture(autouse=True)
 def _fresh_shelf():
     shelf().release()
-    preloader.clear()
+    preload_ticket.clear()
     yield
     shelf().release()
-    preloader.clear()
+    preload_ticket.clear()
 
 
 @pytest.fixture
@@ -41,7 +43,10 @@ def _panel(at):
 
 def _preloaded(at):
     """Wait for the teacher's models (started by the page's first run), then run again."""
-    assert preloader(shelf(), access()).wait(120)
+    ticket, deadline = preload_ticket(access()), time.monotonic() + 120
+    while not run_service().snapshot(ticket).ended_already:
+        assert time.monotonic() < deadline, "the preload did not end"
+        time.sleep(0.2)
     return rerun(at)
 
 

@@ -34,7 +34,7 @@ def test_the_page_splits_a_sentence_in_both_shipped_families(lang):
 def test_one_real_position_respects_the_bound():
     at = open_page("tokenizers", query={"tok_text": "The capital of France is"}, timeout=300)
     at.button(key="tok_measure").click()
-    rerun(at)
+    rerun(at)  # waits for the measurement, a job of the run service
     _, result = at.session_state["_tok_next"]
     assert 0.0 < result.coverage <= 1.0
     assert 0.0 <= result.alpha <= result.image_mass + 1e-12

@@ -87,7 +87,7 @@ def test_a_key_is_named_the_same_in_every_process():
 
 
 def _run(room: Classroom, service: RunService):
-    job = LiveJob(SETTINGS, PROMPT, ModelShelf(), None, room, 30.0)
+    job = LiveJob(SETTINGS, PROMPT, ModelShelf(), None, room)
     return until(service, service.submit(job), (DONE,))
 
 

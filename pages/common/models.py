@@ -1,19 +1,15 @@
-"""Models for the live pages, loaded once per process, with visible progress and waiting.
+"""The process's models and run service, and the panel that shows them.
 
 One :class:`~specdec_core.live.shelf.ModelShelf` per server process (``st.cache_resource``)
 holds the models built so far, so all browser sessions share them, at most as many as the
-server allows (least recently used unloaded first); the engine's per-model locks keep two
-generations off one model at a time. The server's rules (specdec_core.live.access: classroom
-mode, the teacher's models and passcode) decide what may load and who may unload. Loading
-shows a progress bar fed by the loader's callback; a session that asks for a model another
-session is still loading says so and waits. Messages: ``[models]`` of lessons/<lang>/live.toml.
+server allows (least recently used unloaded first). Every model load and use is a job of the
+process's one :class:`~specdec_core.live.run_service.RunService` (its one worker runs them in
+turn), and pages see them only through the jobs' snapshots. The server's rules
+(specdec_core.live.access: classroom mode, the teacher's models and passcode) decide what may
+load and who may unload. Messages: ``[models]`` of lessons/<lang>/live.toml.
 """
 
 from __future__ import annotations
-
-from collections.abc import Callable
-from functools import partial
-from typing import Any
 
 import streamlit as st
 
@@ -21,14 +17,7 @@ from pages.common.gc_settle import settle_after_load
 from pages.common.i18n import strings
 from specdec_core.live import access as rules
 from specdec_core.live.classroom import Classroom
-from specdec_core.live.model_choices import (
-    DraftSpec,
-    TargetSpec,
-    draft_key,
-    load_draft,
-    load_target,
-    target_key,
-)
+from specdec_core.live.job_models import Preloaded, PreloadJob
 from specdec_core.live.run_service import RunService
 from specdec_core.live.shelf import ModelShelf
 from specdec_core.models.memory import process_bytes, return_freed_memory
@@ -53,20 +42,6 @@ def shelf() -> ModelShelf:
 
 
 @st.cache_resource(show_spinner=False)
-def preloader(_models: ModelShelf, rules_now: rules.Access) -> rules.Preloader:
-    """The teacher's models loading onto the shelf, once per process (classroom mode)."""
-    return rules.Preloader(rules_now, _models)
-
-
-def start_preload() -> None:
-    """In classroom mode, start loading the teacher's models (once per process; app.py calls
-    this on every run, so the first visit to any page starts it)."""
-    rules_now = access()
-    if rules_now.classroom:
-        preloader(shelf(), rules_now)
-
-
-@st.cache_resource(show_spinner=False)
 def run_service() -> RunService:
     """The process-wide run service: its one worker runs the pages' jobs in order."""
     return RunService()
@@ -78,50 +53,18 @@ def classroom() -> Classroom:
     return Classroom()
 
 
-def _load(
-    key: tuple[Any, ...],
-    build: Callable[[Callable[[float, str], None]], Any],
-    what: str,
-    parent: tuple[Any, ...] | None = None,
-    pin: bool = False,
-) -> Any:
-    models = shelf()
-    if models.cached(key):
-        return models.get(key, lambda: None)
-    s = strings("live")
-    note = st.empty()
-    bar = st.progress(0.0, text=s("models.loading", what=md(what)))  # a model id is the user's text
-
-    def progress(fraction: float, message: str) -> None:
-        bar.progress(min(max(fraction, 0.0), 1.0), text=md(message))
-
-    def waiting() -> None:
-        note.info(s("models.loading_elsewhere", what=md(what)))
-
-    try:
-        return models.get(key, lambda: build(progress), waiting, parent=parent, pin=pin)
-    finally:
-        bar.empty()
-        note.empty()
+@st.cache_resource(show_spinner=False)
+def preload_ticket(rules_now: rules.Access) -> str:
+    """The run service's ticket of the teacher's preload (submitted once per process)."""
+    return run_service().submit(PreloadJob(rules_now, shelf()))
 
 
-def get_target(spec: TargetSpec) -> Any:
-    """The target of `spec`, loaded once per process (errors propagate to the page); in
-    classroom mode only one the teacher offers (else ``ChoiceError("not_allowed")``)."""
+def start_preload() -> None:
+    """In classroom mode, hand the loading of the teacher's models to the run service (once per
+    process; app.py calls this on every run, so the first visit to any page starts it)."""
     rules_now = access()
-    rules.check_target(rules_now, spec)
-    build = partial(load_target, spec)  # build(progress)
-    return _load(target_key(spec), build, spec.source or spec.kind, pin=spec in rules_now.preload)
-
-
-def get_draft(target_spec: TargetSpec, target: Any, spec: DraftSpec) -> Any:
-    """The draft of `spec` for the target of `target_spec`, loaded once per process (it
-    leaves the shelf with its target)."""
-    rules.check_draft(access(), spec)
-    build = partial(load_draft, target, spec)  # build(progress)
-    return _load(
-        draft_key(target_spec, spec), build, spec.source or spec.kind, parent=target_key(target_spec)
-    )
+    if rules_now.classroom:
+        preload_ticket(rules_now)
 
 
 def _unload() -> None:
@@ -140,17 +83,17 @@ def _unload() -> None:
 def _preload_note(rules_now: rules.Access) -> None:
     """Classroom mode: the teacher's models are loading, or which of them could not load."""
     s = strings("live")
-    loading = preloader(shelf(), rules_now)
-    if not loading.finished:
-        st.caption(s("models.preloading", done=loading.done, n=len(loading.specs)))
-    for spec, reason in loading.failed.items():
-        st.warning(
-            s(
-                "models.preload_failed",
-                what=md(spec.source or spec.kind),
-                reason=md(server_paths_hidden(reason)),
-            )
-        )
+    try:
+        snap = run_service().snapshot(preload_ticket(rules_now))
+    except KeyError:  # ended long ago and forgotten by the service: nothing left to tell
+        return
+    preload = snap.result if snap.ended_already else snap.progress
+    if not isinstance(preload, Preloaded):  # waiting in line
+        preload = Preloaded(0, len(rules_now.preload))
+    if preload.done < preload.n:
+        st.caption(s("models.preloading", done=preload.done, n=preload.n))
+    for what, reason in preload.failed:
+        st.warning(s("models.preload_failed", what=md(what), reason=md(server_paths_hidden(reason))))
 
 
 def _unload_button(rules_now: rules.Access, empty: bool) -> None:

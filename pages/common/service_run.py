@@ -19,9 +19,8 @@ import streamlit as st
 from pages.common.i18n import strings
 from pages.common.models import run_service
 from specdec_core.live.model_choices import ChoiceError
-from specdec_core.live.run_service import FAILED, WAITING, Job, Snapshot
+from specdec_core.live.run_service import FAILED, WAITING, Job, Loading, Snapshot
 from specdec_core.live.runs import PromptError
-from specdec_core.models import ModelBusyError
 from specdec_core.viz.escape import md, server_paths_hidden
 
 #: Seconds between a watched run's redraws: each one reruns the fragment and sends the run's
@@ -29,8 +28,6 @@ from specdec_core.viz.escape import md, server_paths_hidden
 POLL_S = 1.0
 #: How long Stop waits for the run's round to end, so the result holds all it committed.
 STOP_WAIT_S = 30.0
-#: Seconds a job waits for models another session's generation holds, before giving up.
-WAIT_LIMIT = 600.0
 
 
 class Refused(ValueError):
@@ -40,15 +37,13 @@ class Refused(ValueError):
 
 def error_text(exc: BaseException) -> str:
     """Why a run could not start or ended early, in the page's language: a refused setting, a
-    bad prompt, models busy too long, a model that cannot load, or the run's own error."""
+    bad prompt, a model that cannot load, or the run's own error."""
     s = strings("live")
     if isinstance(exc, Refused):
         return str(exc)
     if isinstance(exc, PromptError):
         params = {k: md(v) if isinstance(v, str) else v for k, v in exc.params.items()}
         return s(f"prompt_errors.{exc.code}", **params)
-    if isinstance(exc, ModelBusyError):
-        return s("busy_timeout", seconds=int(WAIT_LIMIT))
     if isinstance(exc, ValueError | OSError):  # a missing model, a mismatched pair, a bad layer count
         return model_error_text(exc)
     return s("run_error", message=md(server_paths_hidden(exc)))
@@ -73,18 +68,13 @@ def model_error_text(exc: Exception) -> str:
     return s(f"model_errors.{code or 'other'}", detail=md(server_paths_hidden(exc)))
 
 
-def show_status(snap: Snapshot, busy: Callable[[float], str]) -> None:
-    """What every job shows above its own progress: its place in line while it waits, a model
-    loading (a progress's ``loading``), or `busy(seconds)` while another session's generation
-    holds the models (a progress's ``busy_s``)."""
-    p = snap.progress
+def show_status(snap: Snapshot) -> None:
+    """What every job shows above its own progress: its place in line while it waits, or the
+    model it is loading (a :class:`~specdec_core.live.run_service.Loading` progress)."""
     if snap.state == WAITING:
         st.info(strings("common")("queue_job", ahead=snap.ahead), icon=":material/hourglass_top:")
-    elif getattr(p, "loading", None) is not None:
-        fraction, message = p.loading
-        st.progress(min(max(fraction, 0.0), 1.0), text=md(message))
-    elif getattr(p, "busy_s", None) is not None:
-        st.info(busy(p.busy_s), icon=":material/hourglass_top:")
+    elif isinstance(snap.progress, Loading):  # a model id is the user's text
+        st.info(strings("live")("models.loading", what=md(snap.progress.what)), icon=":material/downloading:")
 
 
 class ServiceRun:

@@ -11,9 +11,9 @@ from pages.common.class_answers import shared_classroom
 from pages.common.compare_form import CompareForm, grid_problem, grid_spec
 from pages.common.i18n import strings
 from pages.common.models import access, shelf
-from pages.common.service_run import WAIT_LIMIT, Refused, ServiceRun, show_status
+from pages.common.service_run import Refused, ServiceRun, show_status
 from pages.compare_parts.run import RESULT_KEY, SAMPLE_KEY
-from specdec_core.live.compare_run import GridJob
+from specdec_core.live.compare_run import GridJob, GridProgress
 from specdec_core.live.run_service import Snapshot
 from specdec_core.viz.escape import md
 
@@ -23,14 +23,14 @@ def _job(f: CompareForm) -> GridJob:
     problem = grid_problem(spec)
     if problem is not None:
         raise Refused(problem)
-    return GridJob(spec, shelf(), access(), shared_classroom(), WAIT_LIMIT)
+    return GridJob(spec, shelf(), access(), shared_classroom())
 
 
 def _show(snap: Snapshot) -> None:
-    """A running grid's place in line, model load, wait for busy models, or last generation."""
+    """A running grid's place in line, model load, or last generation."""
     s, progress = strings("compare"), snap.progress
-    show_status(snap, lambda seconds: strings("live")("models.busy", seconds=seconds))
-    step = None if progress is None else progress.step
+    show_status(snap)
+    step = progress.step if isinstance(progress, GridProgress) else None
     if step is None:
         st.progress(0.0, text=s["starting"])
         return

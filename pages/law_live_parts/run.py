@@ -13,7 +13,7 @@ from pages.common.models import access, shelf
 from pages.common.service_run import Refused, show_status
 from pages.law_live_parts.controls import problem, settings
 from pages.law_live_parts.view import RESULT_KEY, show
-from specdec_core.live.law_job import LawJob, LawRequest
+from specdec_core.live.law_job import LawJob, LawProgress, LawRequest
 from specdec_core.live.run_service import Snapshot
 from specdec_core.viz.escape import md
 
@@ -30,8 +30,8 @@ def law_job() -> LawJob:
 def show_progress(snap: Snapshot) -> None:
     """A drawing lab's bar (samples, each rule's count, time left) and its tables so far."""
     s, p = strings("law_live"), snap.progress
-    show_status(snap, lambda seconds: s("busy", seconds=seconds))
-    if p is None or p.total == 0 or snap.result is None:
+    show_status(snap)
+    if not isinstance(p, LawProgress) or p.total == 0 or snap.result is None:
         st.progress(0.0, text=s["progress_start"])
         return
     spec, table = snap.result

@@ -16,7 +16,7 @@ from pages.common.class_answers import shared_classroom
 from pages.common.i18n import strings
 from pages.common.live_form import LiveForm, settings
 from pages.common.models import access, shelf
-from pages.common.service_run import WAIT_LIMIT, show_status
+from pages.common.service_run import show_status
 from pages.live_parts.tokens import feed_html, prompt_html
 from specdec_core.engine import RoundEvent
 from specdec_core.live.live_job import BASE, SPEC, LiveJob, LiveProgress
@@ -42,7 +42,7 @@ def live_job(f: LiveForm) -> LiveJob:
     """The job Generate hands to the run service: the settings of `f` and the prompt (an empty
     or over-long prompt is refused here, before it waits in line)."""
     prompt: str = st.session_state["live_prompt"]
-    return LiveJob(settings(f), prompt, shelf(), access(), shared_classroom(), WAIT_LIMIT)
+    return LiveJob(settings(f), prompt, shelf(), access(), shared_classroom())
 
 
 def _stream_view(
@@ -76,14 +76,14 @@ def _stream_view(
 
 def show_progress(snap: Snapshot) -> None:
     """A running generation: its place in the line (with the wait expected), a model loading,
-    models busy elsewhere, or both runs' text so far."""
+    or both runs' text so far."""
     s, p = strings("live"), snap.progress
     if TRACE_KEY in st.session_state:  # kept until this run has a trace of its own to replace it
         st.caption(s["previous_below"])
     if snap.state == WAITING and snap.wait_s is not None:
         st.info(s("queue", position=snap.ahead, seconds=snap.wait_s), icon=":material/hourglass_top:")
         return
-    show_status(snap, lambda seconds: s("models.busy", seconds=seconds))
+    show_status(snap)
     if not isinstance(p, LiveProgress) or p.part is None:
         return
     cols = st.columns(2) if p.compare else [st.container()]

@@ -24,7 +24,7 @@ from pages.common.model_form import (
     target_spec,
 )
 from pages.common.models import access, shelf
-from pages.common.service_run import WAIT_LIMIT, show_status
+from pages.common.service_run import show_status
 from pages.common.urlstate import Param, bool_param, choice_param, int_param, text_param
 from specdec_core.live.limits import MAX_RACE_NEW_TOKENS, MAX_SOURCE_CHARS
 from specdec_core.live.model_choices import DraftSpec, targets
@@ -38,7 +38,7 @@ from specdec_core.live.race import (
     race_entries,
     race_task,
 )
-from specdec_core.live.race_job import RaceJob, RaceRequest
+from specdec_core.live.race_job import RaceJob, RaceProgress, RaceRequest
 from specdec_core.live.run_service import Snapshot
 
 RESULTS_KEY = "race_results"
@@ -131,14 +131,14 @@ def race_request(f: RaceForm) -> RaceRequest:
 
 def race_job(f: RaceForm) -> RaceJob:
     """The job Start hands to the run service."""
-    return RaceJob(race_request(f), shelf(), access(), WAIT_LIMIT)
+    return RaceJob(race_request(f), shelf(), access())
 
 
 def show_progress(snap: Snapshot) -> None:
-    """A running race's model load, wait for busy models, or the run going with its share done."""
+    """A running race's model load, or the run going with its share done."""
     s, p = strings("race"), snap.progress
-    show_status(snap, lambda seconds: strings("live")("models.busy", seconds=seconds))
-    if p is not None and p.key is not None:
+    show_status(snap)
+    if isinstance(p, RaceProgress) and p.key is not None:
         st.progress(p.share, text=s("progress", name=p.name, n=p.produced))
     else:
         st.progress(0.0)

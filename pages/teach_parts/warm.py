@@ -22,7 +22,7 @@ from pages.common.form import link_reader
 from pages.common.i18n import LANGUAGES, Strings
 from pages.common.live_form import live_form, settings
 from pages.common.models import access, run_service, shelf
-from pages.common.service_run import WAIT_LIMIT, error_text
+from pages.common.service_run import error_text
 from specdec_core.course.teach import CLASS, LECTURE, Step
 from specdec_core.live import access as rules
 from specdec_core.live.compare_run import GridJob
@@ -56,7 +56,7 @@ def warm_jobs(langs: Sequence[str] = tuple(LANGUAGES)) -> tuple[list[LiveJob | G
             f = live_form()
             spec = settings(f, read)
             prompt = preset_prompt(read(f.preset), lang, spec.target.kind == "toy")
-            job: LiveJob | GridJob = LiveJob(spec, prompt, shelf(), access(), room, WAIT_LIMIT)
+            job: LiveJob | GridJob = LiveJob(spec, prompt, shelf(), access(), room)
         elif step.page == "compare":
             grid = grid_spec(compare_form(), read)
             problem = grid_problem(grid)
@@ -64,7 +64,7 @@ def warm_jobs(langs: Sequence[str] = tuple(LANGUAGES)) -> tuple[list[LiveJob | G
                 if problem not in refused:
                     refused.append(problem)
                 continue
-            job = GridJob(grid, shelf(), access(), room, WAIT_LIMIT)
+            job = GridJob(grid, shelf(), access(), room)
         else:
             continue
         if job.key not in keys:  # the lecture links to the class's runs again

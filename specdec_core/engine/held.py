@@ -2,7 +2,7 @@
 
 ``generate(target, draft, prompt, ..., sessions=HeldSessions(target, draft, prompt))`` opens
 no session of its own. The first run prefills the prompt (all but its last token, as a fresh
-run does) in the target and in the draft, under that run's model locks; every later run
+run does) in the target and in the draft; every later run
 starts from the same state, because both sessions are truncated back to ``len(prompt) − 1``
 tokens when a run starts and when it ends (finished, stopped or closed). A trained head
 stays bound to the same target session, whose features for the prompt stay those of the
@@ -24,7 +24,6 @@ from specdec_core.engine.drafters import LookupDrafter, ModelDrafter, make_draft
 from specdec_core.engine.processing import float64_rows
 from specdec_core.engine.rows import logit_rows
 from specdec_core.models.base import Draft, LanguageModel, Proposer, Session
-from specdec_core.models.locking import hold
 from specdec_core.models.pairing import paired_draft
 
 
@@ -32,7 +31,7 @@ class HeldSessions:
     """A target's session and its draft's, kept for runs on one prompt (see the module).
 
     `draft` may be None for :meth:`scores` alone. Not for concurrent use: one run at a time
-    (the models' locks, taken by each run, keep other sessions' runs off the models)."""
+    (the app's run service runs one job at a time)."""
 
     def __init__(self, target: LanguageModel, draft: Draft | None, prompt_ids: Sequence[int]) -> None:
         prompt = [int(t) for t in prompt_ids]
@@ -67,7 +66,7 @@ class HeldSessions:
 
     def open(self) -> tuple[Session, ModelDrafter | LookupDrafter]:
         """The target's session and a drafter on the draft's, both at the prompt's cache (the
-        caller holds the models' locks: the first call prefills)."""
+        first call prefills)."""
         if self.draft is None:
             raise ValueError("these sessions were made without a draft: they only serve scores().")
         t_sess = self._open_target()
@@ -89,20 +88,19 @@ class HeldSessions:
         if self._draft is not None:
             self._draft.truncate(self.base)
 
-    def scores(self, continuation: Sequence[int], lock_timeout: float | None = None) -> np.ndarray:
+    def scores(self, continuation: Sequence[int]) -> np.ndarray:
         """The target's float64 logit rows after the prompt and each token of `continuation`
         (row 0 scores the first new token, row i the token after ``continuation[i − 1]``), in
-        one forward from the prompt's cache, which is then restored. Takes the target's lock."""
+        one forward from the prompt's cache, which is then restored."""
         ids = [self.prompt[-1], *(int(t) for t in continuation)]
         bad = [t for t in ids if not 0 <= t < self.target.vocab_size]
         if bad:
             raise ValueError(f"token {bad[0]} is outside the vocabulary 0 … {self.target.vocab_size - 1}.")
-        with hold([self.target], lock_timeout):
-            t_sess = self._open_target()
-            try:
-                return float64_rows(logit_rows(t_sess, ids))
-            finally:
-                t_sess.truncate(self.base)
+        t_sess = self._open_target()
+        try:
+            return float64_rows(logit_rows(t_sess, ids))
+        finally:
+            t_sess.truncate(self.base)
 
     def __repr__(self) -> str:
         who = getattr(self.draft, "name", type(self.draft).__name__)

@@ -1,9 +1,10 @@
 """The generation loops: speculative ``generate`` and the target-only ``autoregressive`` baseline.
 
 Both are generators of ``RoundEvent``s. They validate their inputs when called (so a bad
-pair fails at once), take the models' locks when the first event is requested, and give
-them back when the run ends or the consumer stops iterating (``break`` out of the loop or
-``close()`` the generator).
+pair fails at once), open their sessions when the first event is requested, and end the run
+when it finishes or the consumer stops iterating (``break`` out of the loop or ``close()`` the
+generator). One run uses the models at a time: the app runs every model use as a job of its
+run service's one worker.
 
 One speculative round is :func:`speculative_round`, read top to bottom: the draft proposes
 a chain of up to γ tokens, or a token tree (:mod:`.drafters`), sampling each from exactly
@@ -33,7 +34,6 @@ from specdec_core.engine.rules import check_rule, verify_broken_round
 from specdec_core.engine.verification import tree_record, verify_round, verify_tree
 from specdec_core.models.base import Draft, LanguageModel, Session
 from specdec_core.models.cross import CrossVocabularyDraft
-from specdec_core.models.locking import hold
 from specdec_core.models.pairing import paired_draft
 from specdec_core.sampling import SamplingConfig
 from specdec_core.token_tree import check_branching
@@ -50,10 +50,9 @@ class RunOptions:
     run ends; the events are those of fresh sessions (tested). Both apply to chains only.
     ``stop_at_eos``: stop after an EOS token of the target. ``top_n``: probabilities per row
     kept in the events (0 keeps none). ``gamma_bounds`` and ``draft_cost`` (target steps per
-    draft step; estimated from the models when None) price adaptive γ. ``lock_timeout``
-    (seconds, None = wait) bounds the wait for a model another generation holds
-    (``ModelBusyError``). ``reference=True`` uses the slow reference maths
-    (``sampling.apply`` and ``verify.verify_block`` on every row) instead of the fast paths.
+    draft step; estimated from the models when None) price adaptive γ. ``reference=True`` uses
+    the slow reference maths (``sampling.apply`` and ``verify.verify_block`` on every row)
+    instead of the fast paths.
     """
 
     rule: str = "exact"
@@ -62,7 +61,6 @@ class RunOptions:
     top_n: int = 20
     gamma_bounds: tuple[int, int] = (1, 16)
     draft_cost: float | None = None
-    lock_timeout: float | None = None
     reference: bool = False
 
 
@@ -140,7 +138,7 @@ def autoregressive(
     """Target-only decoding, one ``RoundEvent`` per token (kind "target", mode "autoregressive").
 
     ``verify_s`` holds the target's decode step; the fields and options (``stop_at_eos``,
-    ``top_n``, ``lock_timeout``, ``reference``) are those of :func:`generate`.
+    ``top_n``, ``reference``) are those of :func:`generate`.
     """
     cfg = sampling if sampling is not None else SamplingConfig()
     prompt = _check_run(target, prompt_ids, max_new_tokens, options.top_n)
@@ -222,24 +220,23 @@ class RunState:
 def _speculative(
     target: LanguageModel, draft: Draft, prompt: list[int], run: RunMaths, plan: _Plan
 ) -> Iterator[RoundEvent]:
-    with hold([target, draft], plan.options.lock_timeout):
-        try:
-            t0 = time.perf_counter()
-            if plan.held is None:
-                t_sess = target.session(prompt[:-1])
-                drafter = make_drafter(draft, prompt, t_sess, tree=plan.shape is not None)
-            else:
-                t_sess, drafter = plan.held.open()
-            state = RunState(t_sess, drafter, prompt[-1], eos_set(target))
-            state.prefill_s = time.perf_counter() - t0
-            while True:
-                event = speculative_round(state, run, plan, target.vocab_size)
-                yield event
-                if event.stop_reason is not None:
-                    return
-        finally:
-            if plan.held is not None:
-                plan.held.reset()
+    try:
+        t0 = time.perf_counter()
+        if plan.held is None:
+            t_sess = target.session(prompt[:-1])
+            drafter = make_drafter(draft, prompt, t_sess, tree=plan.shape is not None)
+        else:
+            t_sess, drafter = plan.held.open()
+        state = RunState(t_sess, drafter, prompt[-1], eos_set(target))
+        state.prefill_s = time.perf_counter() - t0
+        while True:
+            event = speculative_round(state, run, plan, target.vocab_size)
+            yield event
+            if event.stop_reason is not None:
+                return
+    finally:
+        if plan.held is not None:
+            plan.held.reset()
 
 
 def speculative_round(state: RunState, run: RunMaths, plan: _Plan, vocab: int) -> RoundEvent:
@@ -352,42 +349,39 @@ def _autoregressive(
     target: LanguageModel, prompt: list[int], run: RunMaths, max_new_tokens: int, options: RunOptions
 ) -> Iterator[RoundEvent]:
     eos = eos_set(target)
-    with hold([target], options.lock_timeout):
-        t0 = time.perf_counter()
-        sess = target.session(prompt[:-1])
-        prefill = time.perf_counter() - t0
-        pending = prompt[-1]
-        for index in range(max_new_tokens):
-            start = time.perf_counter()
-            row = logit_rows(sess, [pending], last_only=True)
-            stepped = time.perf_counter()
-            token, p = run.draw(row)
-            committed, kinds, stop = _cut(
-                [token], ["target"], eos, options.stop_at_eos, index, max_new_tokens
-            )
-            p_row = run.compact(p, committed[0])
-            yield RoundEvent(
-                index=index,
-                mode="autoregressive",
-                gamma=0,
-                draft_tokens=[],
-                accepted_count=0,
-                committed=committed,
-                kinds=kinds,
-                acceptance_probs=[],
-                draft_q=[],
-                draft_p=[],
-                q_rows=[],
-                p_rows=[p_row] if p_row else [],
-                draft_s=0.0,
-                verify_s=stepped - start,
-                overhead_s=time.perf_counter() - stepped,
-                prefill_s=prefill if index == 0 else 0.0,
-                draft_forwards=0,
-                target_forwards=1,
-                position=index,
-                stop_reason=stop,
-            )
-            if stop is not None:
-                return
-            pending = token
+    t0 = time.perf_counter()
+    sess = target.session(prompt[:-1])
+    prefill = time.perf_counter() - t0
+    pending = prompt[-1]
+    for index in range(max_new_tokens):
+        start = time.perf_counter()
+        row = logit_rows(sess, [pending], last_only=True)
+        stepped = time.perf_counter()
+        token, p = run.draw(row)
+        committed, kinds, stop = _cut([token], ["target"], eos, options.stop_at_eos, index, max_new_tokens)
+        p_row = run.compact(p, committed[0])
+        yield RoundEvent(
+            index=index,
+            mode="autoregressive",
+            gamma=0,
+            draft_tokens=[],
+            accepted_count=0,
+            committed=committed,
+            kinds=kinds,
+            acceptance_probs=[],
+            draft_q=[],
+            draft_p=[],
+            q_rows=[],
+            p_rows=[p_row] if p_row else [],
+            draft_s=0.0,
+            verify_s=stepped - start,
+            overhead_s=time.perf_counter() - stepped,
+            prefill_s=prefill if index == 0 else 0.0,
+            draft_forwards=0,
+            target_forwards=1,
+            position=index,
+            stop_reason=stop,
+        )
+        if stop is not None:
+            return
+        pending = token

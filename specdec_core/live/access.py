@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import hmac
 import os
-import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -32,11 +31,9 @@ from specdec_core.live.model_choices import (
     DraftSpec,
     TargetSpec,
     drafts_for,
-    load_target,
-    target_key,
     targets,
 )
-from specdec_core.live.shelf import ModelShelf
+from specdec_core.models import catalog
 
 CLASSROOM_ENV = "SPECDEC_CLASSROOM"
 PRELOAD_ENV = "SPECDEC_PRELOAD"
@@ -102,7 +99,7 @@ def parse_preload(raw: str) -> tuple[TargetSpec, ...]:
         item = item.strip()
         if not item:
             continue
-        spec = TargetSpec(item) if item in ("bundled", "gemma", "toy") else TargetSpec("custom", item)
+        spec = catalog.parse_target(item)
         if spec not in out:
             out.append(spec)
     return tuple(out)
@@ -185,36 +182,3 @@ def drafts(access: Access, target_kind: str) -> tuple[str, ...]:
     if access.classroom and not access.sources:
         return tuple(k for k in options if k != "custom")
     return options
-
-
-class Preloader:
-    """Loads the teacher's models onto the shelf, pinned, in a background thread (once).
-
-    :attr:`done` counts the models handled so far, :attr:`failed` maps a spec that could not
-    load to the reason (the teacher's own list, so the reason may name the folder).
-    """
-
-    def __init__(self, access: Access, shelf: ModelShelf) -> None:
-        self.specs = access.preload
-        self.done = 0
-        self.failed: dict[TargetSpec, str] = {}
-        self._thread = threading.Thread(target=self._run, args=(shelf,), name="specdec-preload", daemon=True)
-        self._thread.start()
-
-    def _run(self, shelf: ModelShelf) -> None:
-        for spec in self.specs:
-            try:
-                shelf.get(target_key(spec), lambda spec=spec: load_target(spec), pin=True)
-            except (ValueError, OSError) as exc:  # a missing or broken model the teacher listed
-                self.failed[spec] = str(exc)
-            self.done += 1
-
-    @property
-    def finished(self) -> bool:
-        """Whether every listed model was tried."""
-        return self.done >= len(self.specs)
-
-    def wait(self, timeout: float | None = None) -> bool:
-        """Block until the preload ends (True) or `timeout` seconds pass (False)."""
-        self._thread.join(timeout)
-        return not self._thread.is_alive()

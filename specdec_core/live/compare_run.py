@@ -19,20 +19,14 @@ from specdec_core.live.access import Access
 from specdec_core.live.classroom import request_key
 from specdec_core.live.compare import BASELINE, GridSpec, Measured
 from specdec_core.live.compare_saved import GridResult, measured_from_json, measured_json
-from specdec_core.live.model_choices import (
-    ChoiceError,
-    DraftSpec,
-    Progress,
-    TargetSpec,
-    draft_key,
-    target_key,
-)
-from specdec_core.live.race import TREE_SUFFIX, layerskip_depth
+from specdec_core.live.model_choices import ChoiceError, TargetSpec, draft_key, target_key
 from specdec_core.live.run_service import Context
-from specdec_core.live.runs import Stream, starter
+from specdec_core.live.runs import Timed, encode_text, run_of
 from specdec_core.live.settings import DecodeSettings
 from specdec_core.live.shelf import ModelShelf
 from specdec_core.live.spec_bench import spec_bench_count
+from specdec_core.models import catalog
+from specdec_core.models.catalog import parse_draft_key, target_spec
 
 
 class RunCache(Protocol):
@@ -56,51 +50,29 @@ class ModelSource(Protocol):
     def draft(self, target_key_: str, key: str, target: Any) -> Any: ...
 
 
-def draft_spec(key: str) -> tuple[DraftSpec, bool]:
-    """(spec, as a tree) of a grid's draft key: a draft kind or ``layerskip-<k>``, then
-    ``@<N>`` for a head cut to the target's N most frequent tokens, then
-    :data:`~specdec_core.live.race.TREE_SUFFIX` for its tree variant."""
-    tree = key.endswith(TREE_SUFFIX)
-    base, _, vocab = key.removesuffix(TREE_SUFFIX).partition("@")
-    depth = layerskip_depth(base)
-    spec = DraftSpec("layerskip", depth) if depth is not None else DraftSpec(base)
-    return replace(spec, vocab=int(vocab) if vocab else 0), tree
-
-
-def target_spec(key: str, custom_source: str = "") -> TargetSpec:
-    """The target a grid's key names (``custom`` with the grid's custom source)."""
-    return TargetSpec("custom", custom_source.strip()) if key == "custom" else TargetSpec(key)
-
-
 class GridModels:
     """Builds a grid's targets and drafts once, on a shared :class:`ModelShelf`; with `rules`,
     only the models the server offers (``ChoiceError("not_allowed")`` otherwise), its
-    preloaded targets pinned; `progress(fraction, message)` hears each load."""
+    preloaded targets pinned; each load is published on the job's `ctx` (none outside a job)."""
 
     def __init__(
         self,
         shelf: ModelShelf,
         custom_source: str = "",
         rules: Access | None = None,
-        progress: Progress | None = None,
+        ctx: Context | None = None,
     ) -> None:
         self.shelf = shelf
         self.custom_source = custom_source
         self.rules = rules
-        self.progress = progress
+        self.ctx = ctx
 
     def target(self, key: str) -> Any:
-        return job_models.target(self.shelf, self.rules, target_spec(key, self.custom_source), self.progress)
+        return job_models.target(self.shelf, self.rules, target_spec(key, self.custom_source), self.ctx)
 
     def draft(self, target_key_: str, key: str, target: Any) -> Any:
         t = target_spec(target_key_, self.custom_source)
-        return job_models.draft(self.shelf, self.rules, t, target, draft_spec(key)[0], self.progress)
-
-
-def encode(model: Any, text: str) -> list[int]:
-    """A prompt's ids: through the chat template where the model has one, else as plain text."""
-    chat = bool(getattr(model, "has_chat_template", False))
-    return list(model.encode(text, chat=chat))
+        return job_models.draft(self.shelf, self.rules, t, target, parse_draft_key(key)[0], self.ctx)
 
 
 def answer(target: Any, output: Sequence[int]) -> dict[str, Any]:
@@ -143,8 +115,6 @@ class GridRun:
         spec: GridSpec,
         models: ModelSource,
         cache: RunCache | None = None,
-        on_wait: Callable[[float], None] | None = None,
-        timeout: float = 300.0,
         tree: tuple[int, ...] = (2, 2),
         cancelled: Callable[[], bool] = lambda: False,
     ) -> None:
@@ -153,14 +123,12 @@ class GridRun:
         self.spec = spec
         self.models = models
         self.cache = cache
-        self.on_wait = on_wait
-        self.timeout = timeout
         self.tree = tree
         self.measured: list[Measured] = []
         self.skipped: dict[tuple[str, str], str] = {}
 
     def _settings(self, draft: str) -> DecodeSettings:
-        as_tree = draft != BASELINE and draft_spec(draft)[1]
+        as_tree = draft != BASELINE and parse_draft_key(draft)[1]
         return replace(self.spec.settings, tree=self.tree if as_tree else ())
 
     def __iter__(self) -> Iterator[Step]:
@@ -170,7 +138,7 @@ class GridRun:
             for c in self.spec.categories:
                 for i in range(self.spec.per_category):
                     text = self.spec.prompts_of(c)[i]
-                    ids = encode(target, text)
+                    ids = encode_text(target, text, catalog.chat_for(t, True))
                     for d in (BASELINE, *self.spec.drafts):
                         done += 1
                         if self.cancelled():
@@ -198,7 +166,7 @@ class GridRun:
             except (ChoiceError, ValueError) as exc:  # a head that does not fit, a bad depth, …
                 self.skipped[(t, d)] = str(exc)
                 return None, False
-        stream = Stream(starter(target, draft, ids, settings, top_n=0), self.on_wait, self.timeout)
+        stream = Timed(run_of(target, draft, ids, settings, top_n=0))
         events = []
         for event in stream:
             if self.cancelled():  # a generation cut short is not measured
@@ -256,8 +224,8 @@ def missing_models(spec: GridSpec, shelf: ModelShelf) -> list[str]:
         if not shelf.cached(target_key(which)):
             out.append(t)
         for d in spec.drafts:
-            ds = draft_spec(d)[0]
-            if ds.kind != "ngram" and not shelf.cached(draft_key(which, ds)):  # a lookup builds at once
+            ds = parse_draft_key(d)[0]
+            if catalog.draft(ds.kind).warm and not shelf.cached(draft_key(which, ds)):  # a cold one: at once
                 out.append(d)
     return list(dict.fromkeys(out))
 
@@ -265,12 +233,9 @@ def missing_models(spec: GridSpec, shelf: ModelShelf) -> list[str]:
 @dataclass(frozen=True)
 class GridProgress:
     """What a grid run shows while it goes: the last finished :class:`Step` (None before the
-    first), a model being loaded (fraction and message), or seconds spent waiting for models
-    another session's generation holds."""
+    first)."""
 
     step: Step | None = None
-    loading: tuple[float, str] | None = None
-    busy_s: float | None = None
 
 
 class GridJob:
@@ -279,22 +244,15 @@ class GridJob:
     the :class:`GridResult` so far after every generation, and stops within a round when
     cancelled (the finished runs kept)."""
 
-    def __init__(
-        self, spec: GridSpec, shelf: ModelShelf, rules: Access, cache: RunCache, timeout: float
-    ) -> None:
+    def __init__(self, spec: GridSpec, shelf: ModelShelf, rules: Access, cache: RunCache) -> None:
         self.spec = spec
         self.key = ("grid", spec)  # identical grids pressed by two sessions run once
-        self.shelf, self.rules, self.cache, self.timeout = shelf, rules, cache, timeout
+        self.shelf, self.rules, self.cache = shelf, rules, cache
 
     def run(self, ctx: Context) -> GridResult:
-        last: list[Step | None] = [None]
-
-        loading, busy = ctx.reporters(lambda **shown: GridProgress(last[0], **shown))
-
-        models = GridModels(self.shelf, self.spec.custom_source, self.rules, loading)
-        grid = GridRun(self.spec, models, self.cache, busy, self.timeout, cancelled=lambda: ctx.cancelled)
+        models = GridModels(self.shelf, self.spec.custom_source, self.rules, ctx)
+        grid = GridRun(self.spec, models, self.cache, cancelled=lambda: ctx.cancelled)
         for step in grid:
-            last[0] = step
             ctx.publish(GridProgress(step), self._result(grid, complete=False))
         return self._result(grid, complete=not ctx.cancelled)
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,7 +27,7 @@ from specdec_core.engine.held import HeldSessions
 from specdec_core.engine.processing import float64_rows, process_rows
 from specdec_core.engine.rules import BROKEN_RULES
 from specdec_core.live.model_choices import DraftSpec, TargetSpec, drafts_for
-from specdec_core.models import ModelBusyError
+from specdec_core.models import catalog
 from specdec_core.sampling import SamplingConfig
 
 #: Samples per rule: the default, the most the lab allows, and the classroom default cap.
@@ -43,10 +43,6 @@ MIN_EXPECTED = 5.0
 TIE_LOGITS = 1e-3
 #: Samples of the exact rule before the lab estimates the time left.
 ETA_AFTER = 5
-#: The targets the lab offers.
-LAW_TARGETS: tuple[str, ...] = ("bundled", "gemma", "toy")
-#: How long one sample waits for a model another session is running before it retries.
-POLL_S = 0.5
 
 
 class LawError(ValueError):
@@ -85,15 +81,21 @@ class LawSettings:
         return SamplingConfig(temperature=self.temperature, top_k=self.top_k, top_p=self.top_p)
 
 
+def law_targets() -> tuple[str, ...]:
+    """The targets the lab offers: every catalog target that loads without a typed source."""
+    return tuple(t.key for t in catalog.targets() if not t.needs_source)
+
+
 def law_drafts(target_kind: str) -> tuple[str, ...]:
-    """The drafts the lab offers with a target: those that fit it, a custom one left out."""
-    return tuple(k for k in drafts_for(target_kind) if k != "custom")
+    """The drafts the lab offers with a target: those that fit it, none from a typed source."""
+    return tuple(k for k in drafts_for(target_kind) if not catalog.draft(k).source)
 
 
 def check_settings(s: LawSettings, cap: int | None = None) -> None:
     """Raise :class:`LawError` for settings the lab cannot run; `cap` is the classroom's bound on M."""
-    if s.target.kind not in LAW_TARGETS:
-        raise LawError("target", f"the lab runs on {', '.join(LAW_TARGETS)}.", targets=", ".join(LAW_TARGETS))
+    if s.target.kind not in law_targets():
+        offered = ", ".join(law_targets())
+        raise LawError("target", f"the lab runs on {offered}.", targets=offered)
     if s.draft.kind not in law_drafts(s.target.kind):
         raise LawError(
             "draft",
@@ -151,19 +153,16 @@ class ExactLaw:
     """p(x₁) and p(x₂ | x₁) from the target's own forwards on the held prompt, processed with
     the run's transforms (float64). ``forwards`` counts them."""
 
-    def __init__(
-        self, held: HeldSessions, cfg: SamplingConfig, wait: Callable[[], None] | None = None
-    ) -> None:
+    def __init__(self, held: HeldSessions, cfg: SamplingConfig) -> None:
         self.held = held
         self.cfg = cfg
-        self.wait = wait
         self._first: np.ndarray | None = None
         self._second: dict[int, np.ndarray] = {}
         self._logits: dict[int | None, np.ndarray] = {}  # the raw row behind each law (None: x₁'s)
         self.forwards = 0
 
     def _rows(self, continuation: list[int]) -> np.ndarray:
-        rows = float64_rows(_polite(lambda timeout: self.held.scores(continuation, timeout), self.wait))
+        rows = float64_rows(self.held.scores(continuation))
         self.forwards += 1
         if self.cfg.top_k > 0 or self.cfg.top_p < 1.0:  # a cut to settle ties at: keep the row
             self._logits[continuation[0] if continuation else None] = rows[len(continuation)]
@@ -211,25 +210,12 @@ class ExactLaw:
         return [int(x) for x in np.flatnonzero(self.first * n >= MIN_EXPECTED)]
 
 
-def _polite(call: Callable[[float], Any], wait: Callable[[], None] | None) -> Any:
-    """`call(lock_timeout)`, retried while another session holds the models; `wait()` between
-    tries (a UI's notice and Stop check). Without `wait` it waits for the lock outright."""
-    if wait is None:
-        return call(None)  # type: ignore[arg-type]
-    while True:
-        try:
-            return call(POLL_S)
-        except ModelBusyError:
-            wait()
-
-
 def draw_pair(
     held: HeldSessions,
     cfg: SamplingConfig,
     gamma: int,
     seed: int,
     rule: str = "exact",
-    lock_timeout: float | None = None,
 ) -> tuple[int, int]:
     """One sample: a ``generate`` run on the held sessions (γ drafts, γ + 1 new tokens, EOS not
     special), stopped once two tokens are committed; its first two tokens."""
@@ -246,7 +232,6 @@ def draw_pair(
             draft_cost=1.0,  # γ is fixed: no cost estimate needed
             top_n=0,
             stop_at_eos=False,
-            lock_timeout=lock_timeout,
             sessions=held,
             rule=rule,
         ),
@@ -273,14 +258,12 @@ class LawLab:
         draft: Any,
         prompt_ids: list[int],
         settings: LawSettings,
-        wait: Callable[[], None] | None = None,
     ) -> None:
         self.settings = settings
         self.prompt = [int(t) for t in prompt_ids]
         self.held = HeldSessions(target, draft, self.prompt)
         self.cfg = settings.sampling()
-        self.wait = wait
-        self.law = ExactLaw(self.held, self.cfg, wait)
+        self.law = ExactLaw(self.held, self.cfg)
         self.rules: tuple[str, str] = ("exact", settings.broken)
         self.tallies = {rule: Tally() for rule in self.rules}
         self.seconds = dict.fromkeys(self.rules, 0.0)
@@ -297,15 +280,11 @@ class LawLab:
 
     def draw(self, rule: str) -> tuple[int, int]:
         """One sample under `rule`, counted; the law after a first token not seen before is
-        computed before the pair is counted, so a snapshot never runs the model (a Stop while
-        that forward waits leaves the pair uncounted)."""
+        computed before the pair is counted, so a snapshot never runs the model."""
         start = time.perf_counter()
         i = self.tallies[rule].n
         seed = sample_seed(self.settings.seed, self.rules.index(rule), i)
-        pair = _polite(
-            lambda timeout: draw_pair(self.held, self.cfg, self.settings.gamma, seed, rule, timeout),
-            self.wait,
-        )
+        pair = draw_pair(self.held, self.cfg, self.settings.gamma, seed, rule)
         drawn, forwards = time.perf_counter(), self.law.forwards
         self.law.second(pair[0])
         self.tallies[rule].add(*pair)

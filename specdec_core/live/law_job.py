@@ -6,7 +6,6 @@ and the counts so far stay (the snapshot marked unfinished)."""
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 from specdec_core.live import job_models
@@ -24,14 +23,12 @@ PUBLISH_EVERY = 1.0
 @dataclass(frozen=True)
 class LawProgress:
     """Where the lab is: samples `done` of `total`, the count of each rule, the seconds left
-    (None until it can be told), a model being loaded, or seconds spent waiting for models."""
+    (None until it can be told)."""
 
     done: int = 0
     total: int = 0
     counts: tuple[tuple[str, int], ...] = ()
     eta_s: float | None = None
-    loading: tuple[float, str] | None = None
-    busy_s: float | None = None
 
 
 @dataclass(frozen=True)
@@ -52,23 +49,15 @@ class LawJob:
 
     def run(self, ctx: Context) -> tuple[LawSettings, LawSnapshot] | None:
         s = self.request.settings
-
-        loading, busy = ctx.reporters(LawProgress)
-        waited = [time.perf_counter()]
-
-        def wait() -> None:  # the lab's wait callback counts its own seconds
-            busy(time.perf_counter() - waited[0])
-
-        target = job_models.target(self.shelf, self.rules, s.target, loading)
-        draft = job_models.draft(self.shelf, self.rules, s.target, target, s.draft, loading)
+        target = job_models.target(self.shelf, self.rules, s.target, ctx)
+        draft = job_models.draft(self.shelf, self.rules, s.target, target, s.draft, ctx)
         ids = encode_prompt(target, self.request.prompt, s.chat, s.max_new_tokens)
-        lab = LawLab(target, draft, ids, s, wait)
+        lab = LawLab(target, draft, ids, s)
         lab.prime()
         pacer = Pacer(PUBLISH_EVERY)
         for rule in lab.order():
             if ctx.cancelled:
                 break
-            waited[0] = time.perf_counter()
             lab.draw(rule)
             if pacer.due(lab.done == lab.total):
                 counts = tuple((r, t.n) for r, t in lab.tallies.items())

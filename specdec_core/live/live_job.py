@@ -18,8 +18,8 @@ from specdec_core.engine import RoundEvent
 from specdec_core.live import job_models
 from specdec_core.live.access import Access
 from specdec_core.live.classroom import Classroom, request_key
-from specdec_core.live.run_service import Cancelled, Context
-from specdec_core.live.runs import Pacer, Stream, check_prompt, encode_prompt, starter
+from specdec_core.live.run_service import Context
+from specdec_core.live.runs import Pacer, Timed, check_prompt, encode_prompt, run_of
 from specdec_core.live.settings import LiveSettings
 from specdec_core.live.shelf import ModelShelf
 from specdec_core.live.trace import LiveTrace, RunRecord, build, from_json, to_json
@@ -35,8 +35,7 @@ SPEC, BASE = "spec", "base"
 class LiveProgress:
     """Where a generation is: the run going (`part`: spec or base, None before either), the
     events of each run so far and the text of their tokens (`texts`: id → text), with the
-    request's `prompt` and whether it runs the baseline (`compare`); or a model being loaded,
-    or seconds spent waiting for models another session's generation holds."""
+    request's `prompt` and whether it runs the baseline (`compare`)."""
 
     part: str | None = None
     prompt: str = ""
@@ -44,8 +43,6 @@ class LiveProgress:
     spec: tuple[RoundEvent, ...] = ()
     base: tuple[RoundEvent, ...] = ()
     texts: dict[int, str] | None = None
-    loading: tuple[float, str] | None = None
-    busy_s: float | None = None
 
 
 class LiveJob:
@@ -58,12 +55,11 @@ class LiveJob:
         shelf: ModelShelf,
         rules: Access | None,
         room: Classroom,
-        timeout: float,
     ) -> None:
         check_prompt(prompt)  # an empty or over-long prompt is refused before it waits in line
         settings.sampling()  # so are sampling settings out of bounds
         self.settings, self.prompt = settings, prompt
-        self.shelf, self.rules, self.room, self.timeout = shelf, rules, room, timeout
+        self.shelf, self.rules, self.room = shelf, rules, room
         self.key = request_key(settings, prompt)
 
     def ready(self) -> LiveTrace | None:
@@ -84,20 +80,15 @@ class LiveJob:
         if answer is not None:
             return answer
         s = self.settings
-        loading, busy = ctx.reporters(LiveProgress)
-        target = job_models.target(self.shelf, self.rules, s.target, loading)
-        draft = job_models.draft(self.shelf, self.rules, s.target, target, s.draft, loading)
+        target = job_models.target(self.shelf, self.rules, s.target, ctx)
+        draft = job_models.draft(self.shelf, self.rules, s.target, target, s.draft, ctx)
         ids = encode_prompt(target, self.prompt, s.chat, s.max_new_tokens)
         records: list[RunRecord] = []
         texts: dict[int, str] = {}
-        try:
-            for part, model in ((SPEC, draft), *([(BASE, None)] if s.compare else [])):
-                if ctx.cancelled:
-                    break
-                self._stream(ctx, part, Stream(starter(target, model, ids, s, TOP_N), busy, self.timeout),
-                             records, target, texts)  # fmt: skip
-        except Cancelled:  # cancelled while another session's generation held the models
-            pass
+        for part, model in ((SPEC, draft), *([(BASE, None)] if s.compare else [])):
+            if ctx.cancelled:
+                break
+            self._stream(ctx, part, Timed(run_of(target, model, ids, s, TOP_N)), records, target, texts)
         if not records:
             return None
         spec, base = records[0], (records[1] if len(records) > 1 else None)
@@ -110,7 +101,7 @@ class LiveJob:
         self,
         ctx: Context,
         part: str,
-        stream: Stream,
+        stream: Timed,
         records: list[RunRecord],
         target: object,
         texts: dict[int, str],

@@ -16,7 +16,7 @@ all measured:
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, replace
 from functools import cached_property
 from typing import Any
@@ -24,15 +24,14 @@ from typing import Any
 import numpy as np
 
 from specdec_core.engine import RoundEvent, RunSummary, summarize
-from specdec_core.live.model_choices import DraftSpec
-from specdec_core.live.runs import Stream, starter
+from specdec_core.live.runs import Timed, run_of
 from specdec_core.live.settings import DecodeSettings
 from specdec_core.live.trace import RunRecord
+from specdec_core.models import catalog
+from specdec_core.models.catalog import TREE_SUFFIX, DraftSpec
 from specdec_core.theory import mean_expected_tokens
 
 BASELINE = "baseline"
-#: Suffix of a race key whose run is the draft's tree variant (``RaceSettings.tree``).
-TREE_SUFFIX = "~tree"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -47,7 +46,6 @@ class Race:
     """Iterate to run the race: yields (key, event); ``records`` holds each finished run.
 
     `drafts` are (key, draft model) pairs; the baseline runs first under :data:`BASELINE`.
-    Busy models are waited for (``on_wait(seconds)``), as in :class:`live_run.Stream`.
     """
 
     def __init__(
@@ -56,15 +54,11 @@ class Race:
         drafts: Sequence[tuple[str, Any]],
         prompt_ids: Sequence[int],
         settings: RaceSettings,
-        on_wait: Callable[[float], None] | None = None,
-        timeout: float = 300.0,
     ) -> None:
         self.target = target
         self.drafts = list(drafts)
         self.prompt_ids = list(prompt_ids)
         self.settings = settings
-        self.on_wait = on_wait
-        self.timeout = timeout
         self.records: dict[str, RunRecord] = {}
         self.repeat = 0
 
@@ -96,8 +90,7 @@ class Race:
         for key, draft, settings in [(BASELINE, None, self.settings), *self.runs]:
             for repeat in range(self.settings.repeats):
                 self.repeat = repeat
-                start = starter(self.target, draft, self.prompt_ids, settings, top_n=0)
-                stream = Stream(start, self.on_wait, self.timeout)
+                stream = Timed(run_of(self.target, draft, self.prompt_ids, settings, top_n=0))
                 events: list[RoundEvent] = []
                 try:
                     for event in stream:
@@ -250,9 +243,6 @@ def _finite(value: Any) -> Any:
 
 
 # -- the race's drafts and tasks ------------------------------------------------------------------
-_LAYERSKIP = "layerskip-"
-
-
 def parse_depths(raw: str) -> list[int]:
     """Layer-skip depths from text such as ``"10, 20, 27"`` (ASCII or full-width commas, any
     order, repeats once), ascending; ValueError when there is none or one is below 1."""
@@ -265,25 +255,29 @@ def parse_depths(raw: str) -> list[int]:
     return values
 
 
-def race_entries(kinds: Sequence[str], depths: str, custom_source: str) -> list[tuple[str, DraftSpec]]:
-    """(key, spec) of each draft a race runs, in order: ``layerskip-<k>`` for each of the
-    `depths` (:func:`parse_depths`), ``custom`` with its (trimmed) source, any other kind as is."""
+def race_entries(kinds: Sequence[str], depths: str, source: str) -> list[tuple[str, DraftSpec]]:
+    """(key, spec) of each draft a race runs, in order, keyed in the catalog's grammar
+    (``catalog.draft_key``): a depth draft once for each of the `depths` (:func:`parse_depths`),
+    a sourced one with its (trimmed) `source`, any other kind as is."""
     out: list[tuple[str, DraftSpec]] = []
     for kind in kinds:
-        if kind == "layerskip":
-            out += [(f"{_LAYERSKIP}{k}", DraftSpec("layerskip", k)) for k in parse_depths(depths)]
-        elif kind == "custom":
-            out.append(("custom", DraftSpec("custom", source=custom_source.strip())))
-        else:
-            out.append((kind, DraftSpec(kind)))
+        entry = catalog.draft(kind)
+        one = DraftSpec(kind, source=source.strip() if entry.source else "")
+        specs = [DraftSpec(kind, k) for k in parse_depths(depths)] if entry.depth else [one]
+        out += [(catalog.draft_key(s), s) for s in specs]
     return out
 
 
-def layerskip_depth(key: str) -> int | None:
-    """The depth a race key ``layerskip-<k>`` names; None for any other key."""
-    if not key.startswith(_LAYERSKIP):
-        return None
-    return int(key.removeprefix(_LAYERSKIP))
+def key_depth(key: str) -> int | None:
+    """The depth a race key names (``catalog.draft_key`` of a depth draft); None for any other."""
+    return catalog.parse_draft_key(key)[0].k or None
+
+
+def race_choices(options: Sequence[str], target_kind: str) -> tuple[str, ...]:
+    """The drafts a race offers among `options`: none that loads from a typed source on a
+    target that knows only its own words (its runs are instant; a loaded model is not)."""
+    words = target_kind in {t.key for t in catalog.targets() if t.words}
+    return tuple(k for k in options if not (words and catalog.draft(k).source))
 
 
 def race_task(prompt: str, preset: str, preset_prompt: str) -> str:

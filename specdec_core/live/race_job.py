@@ -40,15 +40,12 @@ class RaceRequest:
 @dataclass(frozen=True)
 class RaceProgress:
     """Where a race is: the run going (`key`, its `name`, tokens `produced`, the race's share
-    done), a model
-    being loaded, or seconds spent waiting for models another session's generation holds."""
+    done)."""
 
     key: str | None = None
     name: str = ""
     produced: int = 0
     share: float = 0.0
-    loading: tuple[float, str] | None = None
-    busy_s: float | None = None
 
 
 class RaceJob:
@@ -56,21 +53,18 @@ class RaceJob:
 
     key = None
 
-    def __init__(self, request: RaceRequest, shelf: ModelShelf, rules: Access, timeout: float) -> None:
-        self.request, self.shelf, self.rules, self.timeout = request, shelf, rules, timeout
+    def __init__(self, request: RaceRequest, shelf: ModelShelf, rules: Access) -> None:
+        self.request, self.shelf, self.rules = request, shelf, rules
 
     def run(self, ctx: Context) -> RaceResult | None:
         req = self.request
-
-        loading, busy = ctx.reporters(RaceProgress)
-
-        target = job_models.target(self.shelf, self.rules, req.target, loading)
+        target = job_models.target(self.shelf, self.rules, req.target, ctx)
         drafts = [
-            (key, job_models.draft(self.shelf, self.rules, req.target, target, spec, loading))
+            (key, job_models.draft(self.shelf, self.rules, req.target, target, spec, ctx))
             for key, spec in req.entries
         ]
         ids = encode_prompt(target, req.prompt, req.chat, req.settings.max_new_tokens)
-        race = Race(target, drafts, ids, req.settings, on_wait=busy, timeout=self.timeout)
+        race = Race(target, drafts, ids, req.settings)
         pacer, events, kept = Pacer(PUBLISH_EVERY), iter(race), 0
         try:
             for key, event in events:

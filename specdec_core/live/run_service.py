@@ -24,7 +24,7 @@ import itertools
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Hashable
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
@@ -62,21 +62,13 @@ class Context:
             if result is not None:
                 self._run.result = result
 
-    def reporters(
-        self, progress: Callable[..., Any]
-    ) -> tuple[Callable[[float, str], None], Callable[[float], None]]:
-        """A job's two model callbacks, publishing ``progress(loading=(fraction, message))`` while
-        a model loads and ``progress(busy_s=seconds)`` while another session's generation holds
-        the models; a cancel ends that wait (:meth:`check`)."""
 
-        def loading(fraction: float, message: str) -> None:
-            self.publish(progress(loading=(fraction, message)))
+@dataclass(frozen=True)
+class Loading:
+    """The progress a job publishes while it loads a model (`what`: the model's name or
+    source), whatever the job: every page shows it the same way."""
 
-        def busy(seconds: float) -> None:
-            self.check()
-            self.publish(progress(busy_s=seconds))
-
-        return loading, busy
+    what: str
 
 
 class Job(Protocol):

@@ -1,14 +1,11 @@
-"""Starting a live generation safely: check the prompt, wait for busy models, time the run.
+"""Starting a live generation: check the prompt, start the run, time it.
 
 * :func:`encode_prompt` refuses an empty prompt, an over-long one (before tokenising it:
   :func:`check_prompt`, which needs no model) and one that leaves no room in the model's
   context, each with a ``PromptError`` whose ``code`` a UI can translate.
-* :func:`starter` gives the ``start(lock_timeout)`` of a speculative run (or of a
-  target-only one, without a draft) with a run's settings.
-* :class:`Stream` iterates a run's events; when another generation holds the models it
-  polls with a short lock timeout, calling ``on_wait(seconds waited)`` between tries, and
-  gives up with ``ModelBusyError`` after ``timeout`` seconds. It measures the run's wall
-  time without the wait, and closing it closes the run (the engine releases its locks).
+* :func:`run_of` gives the events of a speculative run (or of a target-only one, without a
+  draft) with a run's settings.
+* :class:`Timed` iterates a run's events and measures its wall time; closing it closes the run.
 * :class:`Pacer` tells a UI streaming the events when it is due a repaint, so that painting
   weighs little on the timed run.
 """
@@ -16,13 +13,12 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from specdec_core.engine import RoundEvent, RunOptions, autoregressive, generate
 from specdec_core.live.limits import MAX_PROMPT_CHARS
 from specdec_core.live.settings import DecodeSettings
-from specdec_core.models import ModelBusyError
 
 
 class PromptError(ValueError):
@@ -47,11 +43,17 @@ def check_prompt(text: str) -> None:
         )
 
 
+def encode_text(model: Any, text: str, chat: bool) -> list[int]:
+    """The one encoding rule: through the chat template when `chat` (``catalog.chat_for``) and
+    the model has one, else as plain text."""
+    return list(model.encode(text, chat=chat and bool(getattr(model, "has_chat_template", False))))
+
+
 def encode_prompt(model: Any, text: str, chat: bool, max_new_tokens: int) -> list[int]:
-    """Token ids of `text` (with the chat template when `chat`), checked to fit the context."""
+    """Token ids of `text` (:func:`encode_text`), checked to fit the context."""
     check_prompt(text)
     try:
-        ids = model.encode(text, chat=chat)
+        ids = encode_text(model, text, chat)
     except ValueError as exc:
         raise PromptError("encode", str(exc), reason=str(exc)) from None
     limit = getattr(model, "max_length", None)
@@ -66,99 +68,42 @@ def encode_prompt(model: Any, text: str, chat: bool, max_new_tokens: int) -> lis
     return ids
 
 
-def starter(
+def run_of(
     target: Any, draft: Any, prompt_ids: Sequence[int], settings: DecodeSettings, top_n: int
-) -> Callable[[float], Iterator[RoundEvent]]:
-    """``start(lock_timeout)`` for a :class:`Stream`: the speculative run of `draft` with
-    `settings` (its sampling, γ, adaptive γ, length and seed), or the target-only run when
-    `draft` is None; `top_n` probabilities are kept per row."""
-    s, cfg = settings, settings.sampling()  # checked now, before any run starts
+) -> Iterator[RoundEvent]:
+    """The speculative run of `draft` with `settings` (its sampling, γ, adaptive γ, length and
+    seed), or the target-only run when `draft` is None; `top_n` probabilities are kept per row."""
+    s, cfg, options = settings, settings.sampling(), RunOptions(top_n=top_n)  # checked now
     if draft is None:
-        return lambda wait: autoregressive(
-            target,
-            prompt_ids,
-            cfg,
-            s.max_new_tokens,
-            s.seed,
-            options=RunOptions(top_n=top_n, lock_timeout=wait),
-        )
-    return lambda wait: generate(
-        target,
-        draft,
-        prompt_ids,
-        cfg,
-        s.gamma,
-        s.max_new_tokens,
-        s.seed,
-        s.adaptive and not s.tree,
-        options=RunOptions(top_n=top_n, lock_timeout=wait),
-        tree=s.tree or None,
-    )
+        return autoregressive(target, prompt_ids, cfg, s.max_new_tokens, s.seed, options=options)
+    return generate(
+        target, draft, prompt_ids, cfg, s.gamma, s.max_new_tokens, s.seed, s.adaptive and not s.tree,
+        options=options, tree=s.tree or None,
+    )  # fmt: skip
 
 
-class Stream:
-    """The events of one run, started by ``start(lock_timeout)``, waiting politely for busy models.
+class Timed:
+    """The events of one run; ``wall_s`` (after the run) is the time from its start to its last
+    event. Closing it closes the run."""
 
-    ``wall_s`` (after the run) is the time from when the models were free to the last
-    event; ``waited_s`` the time spent waiting for another generation to finish.
-    """
-
-    def __init__(
-        self,
-        start: Callable[[float], Iterator[RoundEvent]],
-        on_wait: Callable[[float], None] | None = None,
-        timeout: float = 300.0,
-        poll: float = 0.5,
-    ) -> None:
-        self._start = start
-        self._on_wait = on_wait
-        self.timeout = timeout
-        self.poll = poll
-        self.waited_s = 0.0
+    def __init__(self, run: Iterator[RoundEvent]) -> None:
+        self._run: Iterator[RoundEvent] | None = run
         self.wall_s = 0.0
-        self._gen: Iterator[RoundEvent] | None = None
 
     def __iter__(self) -> Iterator[RoundEvent]:
-        begin = time.perf_counter()
-        first, t0 = self._first(begin)
-        if first is None:
-            return
+        t0 = time.perf_counter()
         try:
-            yield first
-            self.wall_s = time.perf_counter() - t0
-            for event in self._gen:  # type: ignore[union-attr]
+            for event in self._run or ():
                 yield event
                 self.wall_s = time.perf_counter() - t0
         finally:
             self.close()
 
-    def _first(self, begin: float) -> tuple[RoundEvent | None, float]:
-        while True:
-            gen = self._start(self.poll)
-            asked = time.perf_counter()
-            try:
-                first = next(gen)
-            except StopIteration:
-                return None, asked
-            except ModelBusyError:
-                gen.close()  # type: ignore[attr-defined]
-                self.waited_s = time.perf_counter() - begin
-                if self.waited_s >= self.timeout:
-                    raise
-                if self._on_wait is not None:
-                    self._on_wait(self.waited_s)
-                continue
-            self._gen = gen
-            if self.waited_s > 0:  # the lock came free during this try: start the clock there
-                asked = time.perf_counter() - first.total_s
-                self.waited_s = max(0.0, asked - begin)
-            return first, asked
-
     def close(self) -> None:
-        """Stop the run (releases the models); safe to call twice."""
-        if self._gen is not None:
-            self._gen.close()  # type: ignore[attr-defined]
-            self._gen = None
+        """Stop the run; safe to call twice."""
+        if self._run is not None:
+            self._run.close()  # type: ignore[attr-defined]
+            self._run = None
 
 
 class Pacer:

@@ -1,12 +1,12 @@
 """The models one server process holds: built once per key, shared by every session, bounded.
 
-:class:`ModelShelf` builds each model once (a second caller of a key that is still loading
-waits for that build), remembers the order of use, and keeps at most ``limit`` models: after
-each build the least recently used go first (``models.memory.lru_evictions``), never one a
-run is holding (its lock is taken) nor one pinned (the models a teacher preloads), and a
-target goes with the drafts built from it. ``limit`` None: no bound (as before the bound).
-``after_build`` runs after each build and its evictions (the app settles Python's collector
-there: pages/common/gc_settle.py).
+:class:`ModelShelf` keeps each model built under its key (the run service's one worker builds
+them, so no two builds meet), remembers the order of use, and keeps at most ``limit`` models:
+after each :meth:`~ModelShelf.put` the least recently used go first
+(``models.memory.lru_evictions``), never one pinned (the models a teacher preloads), and a
+target goes with the drafts built from it. ``limit`` None: no bound. ``after_build`` runs after
+each put and its evictions (the app settles Python's collector there:
+pages/common/gc_settle.py).
 """
 
 from __future__ import annotations
@@ -16,40 +16,24 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from typing import Any
 
-from specdec_core.models.locking import lock_of
 from specdec_core.models.memory import lru_evictions
 
 _MISSING = object()
 
 
-def _busy(model: Any) -> bool:
-    lock = lock_of(model)
-    return lock is not None and lock.busy
-
-
 class ModelShelf:
-    """Models built once per process, by key; concurrent callers of one key share one build.
-
-    A failed build is not kept, so the next call tries again (e.g. after a folder is fixed).
-    `limit` bounds how many stay loaded (None: no bound); `busy(model)` tells a model a run
-    holds (default: its lock is taken); `after_build()` is called after each build, once the
-    models beyond the bound are unloaded.
+    """Models built once per process, by key: :meth:`get` one built already, :meth:`put` one
+    just built. `limit` bounds how many stay loaded (None: no bound); `after_build()` is called
+    after each put, once the models beyond the bound are unloaded.
     """
 
-    def __init__(
-        self,
-        limit: int | None = None,
-        busy: Callable[[Any], bool] = _busy,
-        after_build: Callable[[], None] | None = None,
-    ) -> None:
+    def __init__(self, limit: int | None = None, after_build: Callable[[], None] | None = None) -> None:
         self.limit = limit
-        self._busy = busy
         self._after_build = after_build
         self._models: OrderedDict[Hashable, Any] = OrderedDict()  # least recently used first
         self._parents: dict[Hashable, Hashable] = {}
         self._pinned: set[Hashable] = set()
-        self._locks: dict[Hashable, threading.Lock] = {}
-        self._guard = threading.Lock()
+        self._guard = threading.Lock()  # pages read the shelf while the worker fills it
         self.evicted = 0  # models unloaded by the bound since the process started
 
     def cached(self, key: Hashable) -> bool:
@@ -67,55 +51,35 @@ class ModelShelf:
                 self._models.move_to_end(key)
                 key = self._parents.get(key, _MISSING)
 
-    def get(
-        self,
-        key: Hashable,
-        build: Callable[[], Any],
-        on_wait: Callable[[], None] | None = None,
-        parent: Hashable | None = None,
-        pin: bool = False,
-    ) -> Any:
-        """The model of `key`, building it with `build()` unless it exists.
-
-        When another thread is building the same key, `on_wait()` is called once and this
-        call blocks until that build ends (then uses its model, or builds if it failed).
-        `parent`: the key of the model this one is built from (unloaded together); `pin`:
-        never unload it to make room.
-        """
+    def get(self, key: Hashable) -> Any:
+        """The model of `key`, marked most recently used; None when it is not built."""
         model = self._models.get(key, _MISSING)
-        if model is not _MISSING:
-            self._touch(key)
-            return model
+        if model is _MISSING:
+            return None
+        self._touch(key)
+        return model
+
+    def put(self, key: Hashable, model: Any, parent: Hashable | None = None, pin: bool = False) -> Any:
+        """Keep `model`, just built, under `key` (`parent`: the key of the model it is built from,
+        unloaded together; `pin`: never unloaded to make room), then unload the least recently
+        used beyond the bound; returns `model`."""
         with self._guard:
-            lock = self._locks.setdefault(key, threading.Lock())
-        if not lock.acquire(blocking=False):
-            if on_wait is not None:
-                on_wait()
-            lock.acquire()
-        try:
-            model = self._models.get(key, _MISSING)
-            built = model is _MISSING
-            if built:
-                model = build()
-                with self._guard:
-                    self._models[key] = model
-                    if parent is not None:
-                        self._parents[key] = parent
-                    if pin:
-                        self._pinned.add(key)
-            self._touch(key)
-            self.trim(keep=key)
-            if built and self._after_build is not None:
-                self._after_build()
-            return model
-        finally:
-            lock.release()
+            self._models[key] = model
+            if parent is not None:
+                self._parents[key] = parent
+            if pin:
+                self._pinned.add(key)
+        self._touch(key)
+        self.trim(keep=key)
+        if self._after_build is not None:
+            self._after_build()
+        return model
 
     def trim(self, keep: Hashable | None = None) -> list[Any]:
-        """Unload the least recently used models beyond :attr:`limit` (never `keep`, a pinned
-        model or one a run holds); returns the models unloaded."""
+        """Unload the least recently used models beyond :attr:`limit` (never `keep` nor a pinned
+        model; a job holding one it unloads finishes with it); returns the models unloaded."""
         with self._guard:
-            held = {k for k, m in self._models.items() if k in self._pinned or k == keep or self._busy(m)}
+            held = {k for k in self._models if k in self._pinned or k == keep}
             keys = lru_evictions(list(self._models), self.limit, held, self._parents)
             gone = [self._models.pop(k) for k in keys]
             for k in keys:
@@ -134,8 +98,8 @@ class ModelShelf:
     def release(self) -> int:
         """Forget every built model, so its memory can be freed; returns how many there were.
 
-        A generation that is running keeps the models it holds until it ends; the next
-        ``get`` builds a model again.
+        A job that is running keeps the models it holds until it ends; the next job builds
+        them again.
         """
         with self._guard:
             count = len(self._models)

@@ -2,7 +2,8 @@
 what reading one family's ids in the other's vocabulary gives, and one next-token position of
 a real pair measured through the intersection rule (``verify.project`` / ``verify.coverage``).
 
-Tokenizer-only except :func:`next_token`, which runs both models once on the text.
+Tokenizer-only except :func:`next_token`, which runs both models once on the text (in the run
+service's worker: :class:`NextTokenJob`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,11 @@ from typing import Any
 import numpy as np
 
 from specdec_core import verify
+from specdec_core.live import job_models
+from specdec_core.live.access import Access
+from specdec_core.live.model_choices import DraftSpec, TargetSpec
+from specdec_core.live.run_service import Context
+from specdec_core.live.shelf import ModelShelf
 from specdec_core.models.vocab_map import token_texts, vocabulary_map
 
 
@@ -100,6 +106,24 @@ def next_token(target: Any, cross: Any, text: str, top_n: int = 8) -> NextToken:
         image_mass=float(p[image].sum()),
         top=top,
     )
+
+
+class NextTokenJob:
+    """One position measured (:func:`next_token`) as a job of the run service: it loads the
+    `target` and the cross-vocabulary `draft` from `shelf` under the server's `rules`, then
+    measures the token after `text`; its result is ``(text, NextToken)``. Identical requests
+    share one run."""
+
+    def __init__(
+        self, text: str, target: TargetSpec, draft: DraftSpec, shelf: ModelShelf, rules: Access
+    ) -> None:
+        self.text, self.target, self.draft, self.shelf, self.rules = text, target, draft, shelf, rules
+        self.key = ("next-token", target, draft, text)
+
+    def run(self, ctx: Context) -> tuple[str, NextToken]:
+        model = job_models.target(self.shelf, self.rules, self.target, ctx)
+        cross = job_models.draft(self.shelf, self.rules, self.target, model, self.draft, ctx)
+        return self.text, next_token(model, cross, self.text)
 
 
 def _softmax(row: Sequence[float] | np.ndarray) -> np.ndarray:

@@ -13,7 +13,6 @@ import time
 from typing import Any
 
 from specdec_core.engine import RunOptions, autoregressive, generate
-from specdec_core.models.locking import ModelBusyError
 from specdec_core.sampling import SamplingConfig
 
 #: The warm-up prompt (its words do not matter: any prefill and a few steps do).
@@ -26,25 +25,20 @@ def warm_up(target: Any, draft: Any = None) -> float | None:
     with `draft` so the draft's forward and a multi-token verification run too.
 
     Returns the seconds it took and records them as ``warm_up_s`` on the model warmed (`draft`,
-    else `target`); None, without waiting, when another generation holds the models (in use,
-    they are warm already) or when the models cannot run this prompt (a context too short for
-    it, say): a learner's own run then gets the engine's message about its own prompt.
+    else `target`); None when the models cannot run this prompt (a context too short for it,
+    say): a learner's own run then gets the engine's message about its own prompt.
     """
-    greedy = SamplingConfig(temperature=0.0)
+    greedy, options = SamplingConfig(temperature=0.0), RunOptions(top_n=0)
     start = time.perf_counter()
     try:
         ids = target.encode(WARM_TEXT)
         if draft is None:
-            run = autoregressive(
-                target, ids, greedy, WARM_TOKENS, options=RunOptions(top_n=0, lock_timeout=0)
-            )
+            run = autoregressive(target, ids, greedy, WARM_TOKENS, options=options)
         else:
-            run = generate(
-                target, draft, ids, greedy, 2, WARM_TOKENS, options=RunOptions(top_n=0, lock_timeout=0)
-            )
+            run = generate(target, draft, ids, greedy, 2, WARM_TOKENS, options=options)
         for _ in run:
             pass
-    except (ModelBusyError, ValueError):
+    except ValueError:
         return None
     seconds = time.perf_counter() - start
     (target if draft is None else draft).warm_up_s = seconds

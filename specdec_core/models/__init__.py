@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any
 from specdec_core.models.base import Draft, FastSession, LanguageModel, Proposer, Session
 from specdec_core.models.compat import TokenizerMismatchError, check_compatible
 from specdec_core.models.cross import CrossVocabularyDraft
-from specdec_core.models.locking import ModelBusyError, ModelLock
 from specdec_core.models.markov import MarkovChainLM, MarkovSession
 from specdec_core.models.ngram import NGramDraft
 from specdec_core.models.pairing import paired_draft
@@ -71,9 +70,7 @@ __all__ = [
     "LayerSkipDraft",
     "MarkovChainLM",
     "MarkovSession",
-    "ModelBusyError",
     "ModelLoadError",
-    "ModelLock",
     "ModelNotAvailableError",
     "NGramDraft",
     "Proposer",

@@ -52,7 +52,7 @@ class LanguageModel(Protocol):
     """A next-token model over ``vocab_size`` tokens; ``session(ids)`` starts a context.
 
     Optional attributes the engine reads when present: ``eos_token_ids`` (every token that
-    ends a run), ``max_length`` (the context limit), ``name``, ``lock`` (a ``ModelLock``).
+    ends a run), ``max_length`` (the context limit), ``name``.
     """
 
     @property

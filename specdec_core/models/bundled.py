@@ -21,6 +21,7 @@ import contextlib
 import copy
 import importlib.util
 import json
+import logging
 import os
 import shutil
 import sys
@@ -37,11 +38,11 @@ from specdec_core.models.hf import (
     HFCausalLM,
     ModelLoadError,
     ModelNotAvailableError,
-    Progress,
     report,
     resolve_device,
     resolve_dtype,
 )
+from specdec_core.models.hf.loading import log
 from specdec_core.models.user_cache import CACHE_ENV, cache_root  # noqa: F401 (CACHE_ENV: callers name it through bundled)
 
 BUNDLED_NAME = "SmolLM2-135M-Instruct"
@@ -153,31 +154,28 @@ def load_bundled(
     *,
     dtype: str | torch.dtype = "float32",
     device: str | torch.device | None = None,
-    progress: Progress | None = None,
     model: Bundled = SMOLLM2,
 ) -> HFCausalLM:
     """Load a shipped model (SmolLM2-135M-Instruct by default), preparing its cache on first use."""
     loaded: HFCausalLM | None = None
     unsaved: HFCausalLM | None = None
     for rebuild in (False, True):
-        folder, unsaved = _prepare(model, _scaled(progress, 0.0, 0.9), force=rebuild)
+        folder, unsaved = _prepare(model, force=rebuild)
         if folder is None:
             break
         try:
-            loaded = HFCausalLM.load(
-                folder, dtype=dtype, device=device, name=model.name, progress=_scaled(progress, 0.9, 1.0)
-            )
+            loaded = HFCausalLM.load(folder, dtype=dtype, device=device, name=model.name)
             break
         except ModelLoadError:  # a damaged cache (disk full, edited by hand): rebuild it once
             if rebuild:
                 raise
     if loaded is None:  # the cache cannot be written: run the model loaded from the GGUF
         if unsaved is None:
-            unsaved = HFCausalLM.load(model.gguf(), name=model.name, progress=progress)
+            unsaved = HFCausalLM.load(model.gguf(), name=model.name)
         module = unsaved.module.to(device=resolve_device(device), dtype=resolve_dtype(dtype))
         loaded = HFCausalLM(module, unsaved.tokenizer, name=model.name)
     loaded.source = model.source
-    report(progress, 1.0, f"{model.name} is ready.")
+    report(f"{model.name} is ready.")
     return loaded
 
 
@@ -198,33 +196,31 @@ def load_gemma(**kwargs: Any) -> HFCausalLM:
     return load_bundled(model=GEMMA, **kwargs)
 
 
-def prepare_bundled_cache(
-    progress: Progress | None = None, force: bool = False, model: Bundled = SMOLLM2
-) -> Path | None:
+def prepare_bundled_cache(force: bool = False, model: Bundled = SMOLLM2) -> Path | None:
     """Make sure the safetensors copy exists; returns its folder (None if it cannot be written)."""
-    return _prepare(model, progress, force)[0]
+    return _prepare(model, force)[0]
 
 
-def _prepare(model: Bundled, progress: Progress | None, force: bool) -> tuple[Path | None, HFCausalLM | None]:
+def _prepare(model: Bundled, force: bool) -> tuple[Path | None, HFCausalLM | None]:
     """(cache folder, None) when the cache is ready; (None, GGUF model or None) when it is not."""
     final = model.cache_dir()
     if not force and (final / _MARKER).is_file():
-        report(progress, 1.0, "The model cache is ready.")
+        report("The model cache is ready.")
         return final, None
     with contextlib.ExitStack() as stack:
         try:
             final.parent.mkdir(parents=True, exist_ok=True)
-            stack.enter_context(_file_lock(final.parent / f".{final.name}.lock", progress))
+            stack.enter_context(_file_lock(final.parent / f".{final.name}.lock"))
         except OSError as exc:
-            report(progress, 0.0, f"Cannot write the model cache in {final.parent} ({exc}); using the GGUF.")
+            report(f"Cannot write the model cache in {final.parent} ({exc}); using the GGUF.")
             return None, None
         if not force and (final / _MARKER).is_file():  # another process finished meanwhile
-            report(progress, 1.0, "The model cache is ready.")
+            report("The model cache is ready.")
             return final, None
         started = time.perf_counter()
         gguf = model.gguf()
-        loaded = HFCausalLM.load(gguf, name=model.name, device="cpu", progress=_scaled(progress, 0.0, 0.85))
-        report(progress, 0.88, f"Saving a fast copy in {final}…")
+        loaded = HFCausalLM.load(gguf, name=model.name, device="cpu")
+        report(f"Saving a fast copy in {final}…")
         tmp = Path(tempfile.mkdtemp(prefix=f".{final.name}.tmp-", dir=final.parent))
         try:
             _save(loaded, tmp, source=gguf, seconds=time.perf_counter() - started)
@@ -234,11 +230,11 @@ def _prepare(model: Bundled, progress: Progress | None, force: bool) -> tuple[Pa
                 shutil.rmtree(stale, ignore_errors=True)
             os.replace(tmp, final)
         except OSError as exc:
-            report(progress, 0.9, f"Could not save the model cache ({exc}); the GGUF loads each time.")
+            report(f"Could not save the model cache ({exc}); the GGUF loads each time.")
             return None, loaded
         finally:  # whatever happened, no half-written folder stays behind
             shutil.rmtree(tmp, ignore_errors=True)
-    report(progress, 1.0, "The model cache is ready.")
+    report("The model cache is ready.")
     return final, None
 
 
@@ -267,7 +263,7 @@ def _save(model: HFCausalLM, folder: Path, source: Path, seconds: float) -> None
 
 
 @contextlib.contextmanager
-def _file_lock(path: Path, progress: Progress | None) -> Iterator[None]:
+def _file_lock(path: Path) -> Iterator[None]:
     """An exclusive inter-process lock (POSIX flock); elsewhere the atomic rename suffices."""
     try:
         import fcntl
@@ -278,18 +274,12 @@ def _file_lock(path: Path, progress: Progress | None) -> Iterator[None]:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            report(progress, 0.0, "Another process is preparing the model cache; waiting for it…")
+            report("Another process is preparing the model cache; waiting for it…")
             fcntl.flock(handle, fcntl.LOCK_EX)
         try:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
-
-
-def _scaled(progress: Progress | None, lo: float, hi: float) -> Progress | None:
-    if progress is None:
-        return None
-    return lambda f, msg: progress(lo + (hi - lo) * f, msg)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -299,21 +289,19 @@ def main(argv: list[str] | None = None) -> int:
         "--model", choices=[*SHIPPED, "all"], default="bundled", help="which model (default: bundled)"
     )
     args = parser.parse_args(argv)
-    last = [-1.0]
-
-    def show(fraction: float, message: str) -> None:
-        if fraction - last[0] >= 0.05 or fraction >= 1.0:
-            last[0] = fraction
-            print(f"[{fraction:4.0%}] {message}", flush=True)
-
-    for key in SHIPPED if args.model == "all" else [args.model]:
-        try:
-            folder = prepare_bundled_cache(progress=show, force=args.force, model=SHIPPED[key])
-        except (ModelLoadError, ModelNotAvailableError) as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 1
-        last[0] = -1.0
-        print(folder if folder is not None else "cache not writable; the GGUF will be loaded each time")
+    shown = logging.StreamHandler(sys.stdout)  # the loading steps, as they go
+    log.addHandler(shown)
+    log.setLevel(logging.INFO)
+    try:
+        for key in SHIPPED if args.model == "all" else [args.model]:
+            try:
+                folder = prepare_bundled_cache(force=args.force, model=SHIPPED[key])
+            except (ModelLoadError, ModelNotAvailableError) as exc:
+                print(f"error: {exc}", file=sys.stderr)
+                return 1
+            print(folder if folder is not None else "cache not writable; the GGUF will be loaded each time")
+    finally:
+        log.removeHandler(shown)
     return 0
 
 

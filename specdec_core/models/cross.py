@@ -94,10 +94,6 @@ class CrossVocabularyDraft:
 
     # -- what the engine reads from a draft, forwarded ---------------------------------------
     @property
-    def lock(self) -> Any:
-        return getattr(self.draft, "lock", None)
-
-    @property
     def module(self) -> Any:
         """The draft's network (the engine's cost estimate reads its weights)."""
         return getattr(self.draft, "module", None)

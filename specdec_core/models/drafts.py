@@ -37,7 +37,7 @@ def _decoder_stack(module: torch.nn.Module) -> tuple[torch.nn.Module, str]:
 class LayerSkipDraft(HFCausalLM):
     """The target's first `k` layers + final norm + LM head (weights shared, not copied).
 
-    Shares the target's tokenizer and its lock (both run the same weights).
+    Shares the target's tokenizer (both run the same weights).
     """
 
     def __init__(self, target: HFCausalLM, k: int) -> None:
@@ -65,7 +65,6 @@ class LayerSkipDraft(HFCausalLM):
             target.tokenizer,
             name=f"{target.name} · first {k} of {total} layers",
             source=target.source,
-            lock=target.lock,
             fast=target.fast is not None,
         )
 

@@ -7,7 +7,6 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from specdec_core.checks import SUM_TOL, token_index
-from specdec_core.models.locking import ModelLock
 from specdec_core.token_tree import TreeSegment
 
 
@@ -40,7 +39,6 @@ class MarkovChainLM:
         with np.errstate(divide="ignore"):
             self._logits = np.log(t)
         self.name = f"Markov chain ({t.shape[0]} tokens)"
-        self.lock = ModelLock(self.name)
 
     @classmethod
     def random(

@@ -15,8 +15,6 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from specdec_core.models.locking import ModelLock
-
 
 class NGramDraft:
     """Prompt-lookup drafter over a vocabulary of `vocab_size` tokens (the target's).
@@ -36,7 +34,6 @@ class NGramDraft:
         self.min_ngram = int(min_ngram)
         self._eos = eos_token_id
         self.name = f"n-gram prompt lookup (n = {min_ngram}…{max_ngram})"
-        self.lock = ModelLock(self.name)
 
     @classmethod
     def for_model(cls, target: object, max_ngram: int = 3, min_ngram: int = 2) -> NGramDraft:

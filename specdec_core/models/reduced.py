@@ -214,6 +214,4 @@ def cut_head(model: LanguageModel, rows: np.ndarray, name: str) -> LanguageModel
     config = copy.deepcopy(module.config)
     config.vocab_size = int(rows.size)
     outer.config = config
-    return HFCausalLM(
-        outer, model.tokenizer, name=name, source=model.source, lock=model.lock, fast=model.fast is not None
-    )
+    return HFCausalLM(outer, model.tokenizer, name=name, source=model.source, fast=model.fast is not None)

@@ -8,7 +8,6 @@ from typing import Any
 
 import numpy as np
 
-from specdec_core.models.locking import ModelLock
 from specdec_core.models.markov import MarkovChainLM, rows_from_weights
 
 #: The toy vocabulary: a few words, punctuation and a little HTML, so a UI must escape tokens.
@@ -64,7 +63,6 @@ class ToyWordLM(MarkovChainLM):
     def __init__(self, transitions: np.ndarray, name: str) -> None:
         super().__init__(transitions, labels=TOY_WORDS)
         self.name = name
-        self.lock = ModelLock(name)
 
     def token_text(self, token_id: int) -> str:
         """The word with a leading space, so concatenated token texts read as a sentence."""

@@ -153,7 +153,6 @@ class TrainedDraft:
         module = target.module
         device = module.get_output_embeddings().weight.device
         self.target = target
-        self.lock = getattr(target, "lock", None)  # reads the target's weights: one lock for both
         self.card = card
         self.path = path
         self.vocab_ids = vocab.to(device)

@@ -1,5 +1,8 @@
 """Loading a transformers model without a network: sources, dtypes, devices, threads, GGUF progress.
 
+Loading reports its steps as log records of :data:`log` (``specdec_core.models.loading``, INFO):
+no caller hands a callback in; a script that wants them shown attaches a handler.
+
 A local folder (safetensors + config + tokenizer), a GGUF file, or a Hugging Face id
 already in the local cache. Anything missing raises ``ModelNotAvailableError`` (a
 ``ValueError``) whose message names what is missing. No ``trust_remote_code``; weights
@@ -12,9 +15,9 @@ count; without it the first model to load chooses one by measurement (:mod:`.thr
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,8 +26,8 @@ import torch
 
 from specdec_core.models.hf.library_internals import gguf_tensor_loop
 
-#: ``progress(fraction in [0, 1], message)``, called while a model loads.
-Progress = Callable[[float, str], None]
+#: Where loading reports its steps (INFO records; nothing is shown unless a handler is attached).
+log = logging.getLogger("specdec_core.models.loading")
 
 DTYPES: dict[str, torch.dtype] = {
     "float32": torch.float32,
@@ -41,10 +44,9 @@ class ModelNotAvailableError(ModelLoadError):
     """The model is neither a local folder nor in the local Hugging Face cache (offline)."""
 
 
-def report(progress: Progress | None, fraction: float, message: str) -> None:
-    """Call `progress` if given (loading code reports through this)."""
-    if progress is not None:
-        progress(float(min(max(fraction, 0.0), 1.0)), message)
+def report(message: str) -> None:
+    """Log one loading step (loading code reports through this)."""
+    log.info(message)
 
 
 def resolve_dtype(dtype: str | torch.dtype) -> torch.dtype:
@@ -176,12 +178,12 @@ def _missing_from_cache(repo_id: str) -> bool:
     return not isinstance(found, str)
 
 
-def _gguf_progress(progress: Progress | None, lo: float, hi: float) -> Any:
-    """Report transformers' per-tensor GGUF de-quantisation through `progress` (about 50 reports)."""
+def _gguf_progress() -> Any:
+    """Report transformers' per-tensor GGUF de-quantisation (about 50 reports)."""
 
     def on_tensor(i: int, total: int) -> None:
         if total and i % max(1, total // 50) == 0:
-            report(progress, lo + (hi - lo) * i / total, f"De-quantising GGUF tensors ({i}/{total})…")
+            report(f"De-quantising GGUF tensors ({i}/{total})…")
 
     return gguf_tensor_loop(on_tensor)
 
@@ -227,20 +229,18 @@ def locate(
     return Source(text, gguf_file, label, is_dir=False, local=not allow_download, given=text)
 
 
-def read_pretrained(
-    found: Source, dtype: torch.dtype, device: torch.device, progress: Progress | None = None
-) -> tuple[torch.nn.Module, Any]:
-    """(module on `device`, tokenizer) read from `found`, reporting through `progress`; what
+def read_pretrained(found: Source, dtype: torch.dtype, device: torch.device) -> tuple[torch.nn.Module, Any]:
+    """(module on `device`, tokenizer) read from `found`, reporting its steps (:func:`report`); what
     stops it raises ``ModelLoadError`` (``ModelNotAvailableError`` when it is not there)."""
     label = found.label
-    report(progress, 0.0, f"Loading the tokenizer of {label}…")
+    report(f"Loading the tokenizer of {label}…")
     kwargs: dict[str, Any] = {"local_files_only": found.local, "trust_remote_code": False}
     if found.gguf_file:
         kwargs["gguf_file"] = found.gguf_file
     try:
         tokenizer = transformers_quiet().AutoTokenizer.from_pretrained(found.where, **kwargs)
-        report(progress, 0.1, f"Loading the weights of {label}…")
-        with _gguf_progress(progress, 0.1, 0.95) if found.gguf_file else contextlib.nullcontext():
+        report(f"Loading the weights of {label}…")
+        with _gguf_progress() if found.gguf_file else contextlib.nullcontext():
             module = transformers_quiet().AutoModelForCausalLM.from_pretrained(
                 found.where, dtype=dtype, use_safetensors=None if found.gguf_file else True, **kwargs
             )
@@ -249,5 +249,5 @@ def read_pretrained(
     except (OSError, ValueError, KeyError, ImportError, RuntimeError) as exc:
         raise _explain(found.given, found.is_dir, not found.local, exc) from None
     module.to(device)
-    report(progress, 1.0, f"{label} is ready.")
+    report(f"{label} is ready.")
     return module, tokenizer

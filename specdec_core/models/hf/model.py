@@ -35,7 +35,6 @@ from specdec_core.models.hf import kernel_choice, thread_choice
 from specdec_core.models.hf.fast import FastForward, LogitRows, lean_body, plain_head, tree_arguments
 from specdec_core.models.hf.lean import LeanCache
 from specdec_core.models.hf.loading import (
-    Progress,
     dtype_name,
     locate,
     read_pretrained,
@@ -43,7 +42,6 @@ from specdec_core.models.hf.loading import (
     resolve_dtype,
     transformers_quiet,
 )
-from specdec_core.models.locking import ModelLock
 from specdec_core.models.tokens import TokenTexts
 from specdec_core.token_tree import TreeSegment
 
@@ -65,8 +63,8 @@ class HFCausalLM:
     """A transformers causal LM with its tokenizer, implementing ``LanguageModel``.
 
     Attributes a UI can use: ``name``, ``vocab_size``, ``eos_token_id`` (and the set
-    ``eos_token_ids``), ``encode``/``decode``/``token_text``/``token_texts``, ``lock``
-    (``lock.busy``), ``device``, ``dtype``, ``num_layers``, ``source``.
+    ``eos_token_ids``), ``encode``/``decode``/``token_text``/``token_texts``, ``device``,
+    ``dtype``, ``num_layers``, ``source``.
     Build one with :meth:`load` (or ``load_bundled()``); wrap an already loaded module
     with the constructor. `fast` False runs transformers' own forward instead of the fast
     forward (``self.fast`` is then None); None reads ``SPECDEC_FAST`` (:func:`fast_enabled`).
@@ -79,7 +77,6 @@ class HFCausalLM:
         *,
         name: str,
         source: str | None = None,
-        lock: ModelLock | None = None,
         fast: bool | None = None,
     ) -> None:
         module.eval()
@@ -87,7 +84,6 @@ class HFCausalLM:
         self.tokenizer = tokenizer
         self.name = name
         self.source = source
-        self.lock = lock if lock is not None else ModelLock(name)
         self.config = module.config
         param = next(module.parameters())
         self.device: torch.device = param.device
@@ -213,7 +209,6 @@ class HFCausalLM:
         gguf_file: str | None = None,
         name: str | None = None,
         allow_download: bool = False,
-        progress: Progress | None = None,
         fast: bool | None = None,
     ) -> HFCausalLM:
         """Load a local folder, a ``.gguf`` file, or a Hugging Face id from the local cache.
@@ -225,7 +220,7 @@ class HFCausalLM:
         """
         torch_dtype, dev = resolve_dtype(dtype), resolve_device(device)
         found = locate(source, gguf_file=gguf_file, name=name, allow_download=allow_download)
-        module, tokenizer = read_pretrained(found, torch_dtype, dev, progress)
+        module, tokenizer = read_pretrained(found, torch_dtype, dev)
         return cls(module, tokenizer, name=found.label, source=found.where, fast=fast)
 
 
