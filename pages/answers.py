@@ -9,7 +9,6 @@ questions' histograms. When the database fails, it says what is wrong and how ma
 process. Storage and tallies: pages/common/class_answers.py, specdec_core.live.answers.
 """
 
-from dataclasses import dataclass
 
 import streamlit as st
 
@@ -22,7 +21,7 @@ from pages.common.models import access
 from pages.common.nav import PAGES
 from pages.common.page import start
 from pages.common.quiz import check_questions, questions
-from pages.common.urlstate import Param, choice_param, mirror, restore
+from pages.common.urlstate import choice_param, mirror, restore
 from specdec_core.course.teach import CHECK_PAGES
 from specdec_core.live import access as rules
 from specdec_core.live import answers
@@ -152,15 +151,15 @@ elif kind == "info":
     note.info(message)
 
 
-@dataclass(frozen=True)
 class AnswersForm(Form):
     """The view's one setting: the page whose questions are shown; it comes from the link too
     (the teach page's route opens it so)."""
 
-    page: Param
+    prefix = "answers"
+    page = choice_param(next(iter(quizzes)), (*quizzes, CHECK_VIEW))
 
 
-FORM = AnswersForm(page=choice_param("answers_page", next(iter(quizzes)), (*quizzes, CHECK_VIEW)))
+FORM = AnswersForm()
 restore(FORM.params())  # an unknown page in the link falls back to the first
 page_key = form.select(
     st,

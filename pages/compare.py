@@ -15,34 +15,32 @@ import streamlit as st
 
 from pages.common import form
 from pages.common import profile as shown
-from pages.common.compare_form import compare_form, grid_problem, grid_spec, offered_targets
+from pages.common.compare_form import CompareForm, grid_problem, grid_spec, offered_targets
 from pages.common.model_form import source_input
 from pages.common.models import access
 from pages.common.page import start
 from pages.common.quiz import quiz
-from pages.common.urlstate import mirror, restore
+from pages.common.urlstate import mirror
 from pages.compare_parts.questions import questions_panel
 from pages.compare_parts.run import RESULT_KEY, SAMPLE_KEY, estimate
 from pages.compare_parts.show import figures, tables, verdicts
 from pages.compare_parts.watch import run_panel
-from specdec_core.live.compare import DRAFT_KEYS, GridError, gpu_rows, projected_speedup, published
+from specdec_core.live.compare import GridError, draft_keys, gpu_rows, projected_speedup, published
 from specdec_core.live.compare_saved import example, grid_from_json
 from specdec_core.live.profile_quotes import course_costs
+from specdec_core.models import catalog
 from specdec_core.viz.escape import md
 
-s, text = start("compare")
-f = compare_form()
-rejected = restore(f.params())
-if rejected:
-    st.warning(s["category_error"] if "cmp_cats" in rejected else s("url_rejected", keys=", ".join(rejected)))
-names = {**s["category_names"], **{k: k for k in DRAFT_KEYS}}
+f = CompareForm()
+s, text = start("compare", params=f.params())
+names = {**s["category_names"], **{k: k for k in draft_keys()}}
 text.show("intro")
 
 offered = offered_targets(f)
 form.multi(st, f.targets, s["targets"], offered, help=s["targets_help"])
 if access().free_sources:
     form.text(st, f.source, s["source"])
-elif "custom" in offered:  # classroom mode: one of the teacher's models, never a typed path
+elif any(catalog.about(k).needs_source for k in offered):  # classroom mode: a teacher's model, no path
     source_input(st, f.source.key, s["source"], "")
 form.multi(st, f.drafts, s["drafts"], help=s["drafts_help"])
 form.multi(st, f.cats, s["categories"], format_func=lambda k: names[k])

@@ -8,7 +8,7 @@ from pages.common.figure import show_figure
 from pages.common.page import controls_box, lesson_body, start
 from pages.common.quiz import quiz
 from pages.common.urlstate import mirror
-from pages.cost_parts.form import BETA_STEP, MAX_GAMMA, cost_form
+from pages.cost_parts.form import MAX_GAMMA, CostForm
 from specdec_core.course.cost import check_claims, cost_data, cost_summary, draft_presets
 from specdec_core.live.profile_quotes import course_costs, step_split
 from specdec_core.theory import linear_verify_cost
@@ -25,7 +25,7 @@ COSTS = course_costs()
 MEASURED_DRAFTS = draft_presets(lambda draft: COSTS.draft_c(draft).value)
 VERIFY = COSTS.verify(5)
 BETA = COSTS.beta().value
-f = cost_form(BETA)
+f = CostForm(beta=BETA)
 
 s, text = start("cost", params=f.params())
 SOURCE = shown.source(s, COSTS)
@@ -75,16 +75,15 @@ def _lesson() -> None:
             c5,
             f.beta,
             s["beta"],
-            step=BETA_STEP,
             format="%.3f",
             help=s("beta_help", beta=f"{BETA:g}", source=SOURCE, v5=f"{VERIFY.value:.2f}"),
             disabled=form.value(f.verify) == "constant",
         )
     mirror(f.params())
 
-    alpha, gamma, c = form.value(f.alpha), form.value(f.gamma), form.value(f.c)
-    beta = form.value(f.beta)
-    verify_cost = 1.0 if form.value(f.verify) == "constant" else linear_verify_cost(beta)
+    v = f.read()
+    alpha, gamma, c, beta = v.alpha, v.gamma, v.c, v.beta
+    verify_cost = 1.0 if v.verify == "constant" else linear_verify_cost(beta)
     now = cost_summary(alpha, gamma, c, verify_cost, MAX_GAMMA)
     value, best, best_value = now.speedup, now.best_gamma, now.best_speedup
 

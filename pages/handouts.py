@@ -7,7 +7,6 @@ on one page without the app's chrome or this page's controls."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import streamlit as st
 
@@ -18,21 +17,20 @@ from pages.common.form import Form
 from pages.common.i18n import strings
 from pages.common.lesson import lesson
 from pages.common.page import ASSETS, start, warn_rejected
-from pages.common.urlstate import Param, choice_param, mirror, restore
+from pages.common.urlstate import choice_param, mirror, restore
 from specdec_core.course.handouts import HANDOUTS, rule_sheet, speedup_sheet
 from specdec_core.live.profile_quotes import course_costs
 from specdec_core.viz import overlap as overlap_viz
 from specdec_core.viz.escape import md
 
 
-@dataclass(frozen=True)
 class HandoutForm(Form):
     """The page's one setting: which sheet it shows."""
 
-    handout: Param
+    handout = choice_param(HANDOUTS[0], HANDOUTS)
 
 
-FORM = HandoutForm(handout=choice_param("handout", HANDOUTS[0], HANDOUTS))
+FORM = HandoutForm()
 
 #: The rule sheet's figures, in pixels: side by side they fit the width a printed page has
 #: (about 720 px on A4 or Letter), and they print at the size they were drawn.

@@ -13,23 +13,21 @@ import streamlit as st
 from pages.common.page import start
 from pages.common.quiz import quiz
 from pages.common.service_run import ServiceRun
-from pages.common.urlstate import mirror, restore
-from pages.law_live_parts.controls import FORM, controls, problem, settings
+from pages.common.urlstate import mirror
+from pages.law_live_parts.controls import LawForm, controls, problem, settings
 from pages.law_live_parts.run import keep, law_job, show_progress
 from pages.law_live_parts.view import show, shown_result
 
-s, text = start("law_live")
-rejected_keys = restore(FORM.params())
-if rejected_keys:
-    st.warning(s("url_rejected", keys=", ".join(rejected_keys)))
+f = LawForm()
+s, text = start("law_live", params=f.params())
 
 text.show("intro")
-controls()
-mirror(FORM.params())
-trouble = problem(settings())
+controls(f)
+mirror(f.params())
+trouble = problem(settings(f))
 if trouble is not None:
     st.error(trouble, icon=":material/error:")
-ServiceRun("law", law_job, show_progress, keep).panel(s["run"], "law_run", ":material/play_arrow:")
+ServiceRun("law", lambda: law_job(f), show_progress, keep).panel(s["run"], "law_run", ":material/play_arrow:")
 
 kept = shown_result()
 if kept is not None:

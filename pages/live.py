@@ -12,22 +12,19 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages.common.live_form import live_form
+from pages.common.live_form import LiveForm
 from pages.common.page import start
 from pages.common.quiz import quiz
 from pages.common.service_run import ServiceRun
-from pages.common.urlstate import mirror, restore
+from pages.common.urlstate import mirror
 from pages.live_parts.controls import controls
 from pages.live_parts.run import TRACE_KEY, keep, live_job, playback_panel, show_progress
 from pages.live_parts.view import show
 from specdec_core.live.trace import TraceError, from_json
 from specdec_core.viz.escape import md
 
-s, text = start("live")
-f = live_form()
-rejected_keys = restore(f.params())
-if rejected_keys:
-    st.warning(s("url_rejected", keys=", ".join(rejected_keys)))
+f = LiveForm()
+s, text = start("live", params=f.params())
 job = ServiceRun("live", lambda: live_job(f), show_progress, keep)
 
 text.show("intro")

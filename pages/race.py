@@ -16,6 +16,7 @@ from pages.common import profile as shown
 from pages.common.i18n import strings
 from pages.common.model_form import (
     decoding_controls,
+    draft_label,
     follow_preset,
     layer_bound,
     set_prompt,
@@ -27,41 +28,34 @@ from pages.common.models import access, loaded_models_panel
 from pages.common.page import start
 from pages.common.quiz import quiz
 from pages.common.service_run import ServiceRun
-from pages.common.urlstate import mirror, restore
-from pages.race_parts.run import LAST_KEY, RESULTS_KEY, keep, race_form, race_job, show_progress
+from pages.common.urlstate import mirror
+from pages.race_parts.run import LAST_KEY, RESULTS_KEY, RaceForm, keep, race_job, show_progress
 from pages.race_parts.view import by_task, show
 from specdec_core.live.access import drafts
 from specdec_core.live.limits import MAX_PROMPT_CHARS, MAX_RACE_NEW_TOKENS
-from specdec_core.live.model_choices import drafts_for, plain_targets
 from specdec_core.live.profile_quotes import course_costs
-from specdec_core.live.race import RaceResult
+from specdec_core.live.race import RaceResult, race_choices
+from specdec_core.models import catalog
 
-# the race offers no custom draft on the toy pair
-TOY_CHOICES = tuple(k for k in drafts_for("toy") if k != "custom")
-
-s, text = start("race")
+f = RaceForm()
+s, text = start("race", params=f.params())
 ls = strings("live")  # labels shared with the live page
-f = race_form()
-rejected_keys = restore(f.params())
-if rejected_keys:
-    st.warning(s("url_rejected", keys=", ".join(rejected_keys)))
 
 
 def _choices() -> tuple[str, ...]:
-    if st.session_state["race_target"] == "toy":
-        return TOY_CHOICES
-    return drafts(access(), st.session_state["race_target"])  # per target; custom only if offered
+    target = form.value(f.target)
+    return race_choices(drafts(access(), target), target)  # per target; a typed one only if offered
 
 
 def _target_changed() -> None:
-    st.session_state["race_drafts"] = list(_choices()[:3])
-    set_prompt("race")
+    st.session_state[f.drafts.key] = list(_choices()[:3])
+    set_prompt(f)
 
 
-offered = target_choices("race")
-if "race_drafts" not in st.session_state or not set(st.session_state["race_drafts"]) <= set(_choices()):
-    st.session_state["race_drafts"] = list(_choices()[:3])
-follow_preset("race")
+offered = target_choices(f)
+if form.value(f.drafts) is None or not set(form.value(f.drafts)) <= set(_choices()):
+    st.session_state[f.drafts.key] = list(_choices()[:3])
+follow_preset(f)
 
 
 #: The drafts' costs the text quotes: this machine's profile, else the memory-bound reference.
@@ -79,20 +73,21 @@ with st.container(border=True):
         format_func=lambda k: target_label(k, ls),
         on_change=_target_changed,
     )
-    if target_kind == "custom":
+    if catalog.about(target_kind).needs_source:
         source_input(c1, f.target_src.key, s["source"], ls["source_help"])
-    chosen = c2.multiselect(
+    chosen = form.multi(
+        c2,
+        f.drafts,
         s["drafts_label"],
         _choices(),
-        format_func=lambda k: s[f"short.{k}"],
-        key="race_drafts",
+        format_func=lambda k: draft_label(k, s, "short"),
         help=s["drafts_help"],
     )
-    if "layerskip" in chosen:
-        layers = layer_bound("race")
+    if any(catalog.draft(k).depth for k in chosen):
+        layers = layer_bound(f)
         depths_help = s["depths_help"] + ("" if layers is None else " " + s("depths_bound", n=layers))
         form.text(c2, f.depths, s["depths"], help=depths_help)
-    if "custom" in chosen:
+    if any(catalog.draft(k).source for k in chosen):
         source_input(c2, f.draft_src.key, s["draft_source"], ls["source_help"])
     c3.radio(
         s["preset"],
@@ -100,10 +95,10 @@ with st.container(border=True):
         format_func=lambda k: ls[f"presets.{k}"],
         key=f.preset.key,
         on_change=set_prompt,
-        args=("race",),
+        args=(f,),
     )
-    form.toggle(c3, f.chat, ls["chat"], disabled=target_kind in plain_targets())
-    st.text_area(s["prompt"], key="race_prompt", height=110, help=ls("prompt_help", limit=MAX_PROMPT_CHARS))
+    form.toggle(c3, f.chat, ls["chat"], disabled=not catalog.about(target_kind).chat)
+    st.text_area(s["prompt"], key=f.prompt.key, height=110, help=ls("prompt_help", limit=MAX_PROMPT_CHARS))
     g1, g2, g3, g4 = st.columns(4)
     decoding_controls(g1, g2, f.decoding)
     form.number(g3, f.seed, ls["seed"], step=1)

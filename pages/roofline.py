@@ -29,8 +29,8 @@ profile = machine_profile.load()
 HARDWARE = {h.key: h for h in machine_profile.hardware_references()}
 if profile is not None:
     HARDWARE = {"this": profile.hardware(), **HARDWARE}
-if st.session_state.get(f.hardware.key) not in HARDWARE:
-    st.session_state[f.hardware.key] = "h100" if "h100" in HARDWARE else next(iter(HARDWARE))
+if st.session_state.get(f.hw.key) not in HARDWARE:
+    st.session_state[f.hw.key] = "h100" if "h100" in HARDWARE else next(iter(HARDWARE))
 
 text.show("intro")
 
@@ -41,7 +41,7 @@ def _lesson() -> None:
         c1, c2, c3, c4 = st.columns(4)
         form.select(
             c1,
-            f.hardware,
+            f.hw,
             s["hardware"],
             options=tuple(HARDWARE),
             format_func=lambda k: HARDWARE[k].label,
@@ -61,7 +61,7 @@ def _lesson() -> None:
     if profile is None:
         st.caption(s["no_profile"])
 
-    hw = HARDWARE[form.value(f.hardware)]
+    hw = HARDWARE[form.value(f.hw)]
     machine = course.Machine(hw.bandwidth_gbs, hw.compute_gflops)
     setup = course.Setup(
         machine=machine,

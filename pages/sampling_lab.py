@@ -14,7 +14,7 @@ from pages.common.i18n import LANGUAGES
 from pages.common.page import lesson_body, start, warn_rejected
 from pages.common.quiz import quiz
 from pages.common.urlstate import mirror, restore
-from pages.sampling_lab_parts.form import MAX_TOKENS, MIN_TOKENS, ORDERS, SOURCE, lab_form
+from pages.sampling_lab_parts.form import MAX_TOKENS, MIN_TOKENS, ORDERS, SOURCE, LabForm
 from specdec_core.course.sampling_lab import (
     MAX_LOGIT,
     Rows,
@@ -48,7 +48,7 @@ def example_logits(language: str = lang) -> Rows:
 
 
 rejected = restore(SOURCE.params())  # before the settings: their default logits are the example SOURCE names
-f = lab_form(example_logits())
+f = LabForm(logits=example_logits())
 LOGITS = f.settings.logits.key
 warn_rejected(s, rejected + restore(f.settings.params()))
 if any(st.session_state[LOGITS] == example_logits(other) for other in LANGUAGES):

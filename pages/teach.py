@@ -10,7 +10,7 @@ from pages.common import profile as shown
 from pages.common.i18n import strings
 from pages.common.nav import PAGES
 from pages.common.page import return_to_route, route_step_query, start
-from pages.cost_parts.form import cost_form
+from pages.cost_parts.form import CostForm
 from pages.teach_parts.check import check_view
 from pages.teach_parts.warm import warm_panel
 from specdec_core.course.handouts import HANDOUTS
@@ -25,7 +25,7 @@ nav = {p.key: p for p in PAGES}
 # page its link opens, on its slider's steps (read at each run: a model loaded since may have
 # measured it)
 costs = course_costs()
-points = talking_points(cost_form(costs.beta().value).beta.default)
+points = talking_points(CostForm(beta=costs.beta().value).beta.default)
 points["cost"]["source"] = shown.source(s, costs)
 handout_names = strings("handouts")["names"]
 

@@ -3,7 +3,6 @@ what naive speculation across them reads, and one real position through the inte
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from html import escape
 from typing import Any
 
@@ -15,23 +14,21 @@ from pages.common.models import access, shelf
 from pages.common.page import start
 from pages.common.quiz import quiz
 from pages.common.service_run import ServiceRun, show_status
-from pages.common.urlstate import Param, mirror, text_param
-from specdec_core.live.model_choices import DraftSpec, TargetSpec
+from pages.common.urlstate import mirror, text_param
 from specdec_core.live.tokenizer_view import NextTokenJob, Piece, misread, overlap, split
+from specdec_core.models import catalog
 from specdec_core.models.bundled import GEMMA, SMOLLM2, load_tokenizer
 from specdec_core.viz.escape import md
 
 
-@dataclass(frozen=True)
 class TokenizersForm(Form):
     """The page's one setting: the sentence both tokenizers split."""
 
-    text: Param
+    prefix = "tok"
+    text = text_param("Speculative decoding keeps the target's output distribution exactly.", 400)
 
 
-FORM = TokenizersForm(
-    text=text_param("tok_text", "Speculative decoding keeps the target's output distribution exactly.", 400)
-)
+FORM = TokenizersForm()
 
 
 @st.cache_resource(show_spinner=False)
@@ -75,7 +72,7 @@ text.show("intersection")
 
 measure = ServiceRun(
     "tok",
-    lambda: NextTokenJob(sentence, TargetSpec("gemma"), DraftSpec("smollm2"), shelf(), access()),
+    lambda: NextTokenJob(sentence, *catalog.cross_pair(), shelf(), access()),
     show_status,
     lambda result: st.session_state.__setitem__("_tok_next", result),
 )

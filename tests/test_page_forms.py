@@ -11,14 +11,16 @@ import pytest
 from pages.common import urlstate
 from support.apptest import open_page, rerun, shared_link
 
-#: The URL keys each page mirrored before its settings were described once: saved links use them.
+#: The URL keys each page mirrors: saved links use them (the prompts and the race's drafts joined
+#: their forms later; a saved link without them still opens).
 SAVED_LINK_KEYS = {
     "live": "live_target live_target_src live_draft live_k live_vocab live_draft_src live_preset live_chat "
-    "live_gamma live_adaptive live_shape live_t live_topk live_topp live_seed live_max live_compare "
+    "live_prompt live_gamma live_adaptive live_shape live_t live_topk live_topp live_seed live_max live_compare "
     "live_void live_shown",
-    "race": "race_target race_target_src race_depths race_draft_src race_preset race_chat race_gamma "
+    "race": "race_target race_target_src race_drafts race_depths race_draft_src race_preset race_chat race_prompt "
+    "race_gamma "
     "race_adaptive race_shape race_t race_seed race_max race_repeats",
-    "law_live": "law_target law_draft law_k law_preset law_chat law_t law_topk law_topp law_gamma law_n "
+    "law_live": "law_target law_draft law_k law_preset law_chat law_prompt law_t law_topk law_topp law_gamma law_n "
     "law_broken law_seed",
     "compare": "cmp_targets cmp_source cmp_drafts cmp_cats cmp_n cmp_qseed cmp_gamma cmp_adaptive cmp_temp "
     "cmp_max cmp_metric cmp_c",
@@ -35,24 +37,26 @@ SAVED_LINK_KEYS = {
 }
 
 
-#: The lesson pages whose form is a module of their own (``pages/<page>_parts/form.py``, ``FORM``).
+#: The lesson pages whose form is a module of their own (``pages/<page>_parts/form.py``, ``FORM``;
+#: the cost page builds its own, β's default from the profile).
 LESSON_FORMS = ("block", "cost", "exercises", "tree_drafts", "overlap", "tree")
 
 
 def _forms():
-    from pages.common.compare_form import compare_form
-    from pages.common.live_form import live_form
-    from pages.law_live_parts.controls import FORM
-    from pages.race_parts.run import race_form
-    from pages.sampling_lab_parts.form import lab_form
+    from pages.common.compare_form import CompareForm
+    from pages.common.live_form import LiveForm
+    from pages.law_live_parts.controls import LawForm
+    from pages.race_parts.run import RaceForm
+    from pages.sampling_lab_parts.form import LabForm
 
     return {
-        "live": live_form(),
-        "race": race_form(),
-        "law_live": FORM,
-        "compare": compare_form(),
-        **{page: import_module(f"pages.{page}_parts.form").FORM for page in LESSON_FORMS},
-        "sampling_lab": lab_form(()),  # its logits default to the example the link names
+        "live": LiveForm(),
+        "race": RaceForm(),
+        "law_live": LawForm(),
+        "compare": CompareForm(),
+        **{page: import_module(f"pages.{page}_parts.form").FORM for page in LESSON_FORMS if page != "cost"},
+        "cost": import_module("pages.cost_parts.form").CostForm(),  # β's default is the page's profile's
+        "sampling_lab": LabForm(),  # its logits default to the example the link names
     }
 
 
@@ -126,11 +130,12 @@ def test_restore_runs_once_per_script_run_a_start_press_included(monkeypatch):
         runs.append("restore")
         return real_restore(params)
 
-    def counted_start(name):
+    def counted_start(name, **kw):
         runs.append("run")
-        return real_start(name)
+        return real_start(name, **kw)
 
     monkeypatch.setattr(urlstate, "restore", counted_restore)
+    monkeypatch.setattr(page, "restore", counted_restore)  # the page's start restores its form
     monkeypatch.setattr(page, "start", counted_start)
     at = open_page("live", state={"live_target": "toy", "live_draft": "toy_draft", "live_max": 16})
     assert runs == ["run", "restore"]

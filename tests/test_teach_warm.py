@@ -7,10 +7,10 @@ import time
 
 import pytest
 
-from pages.common.compare_form import compare_form, grid_spec
+from pages.common.compare_form import CompareForm, grid_spec
 from pages.common.form import link_reader
 from pages.common.i18n import Strings
-from pages.common.live_form import live_form, settings
+from pages.common.live_form import LiveForm, settings
 from pages.teach_parts.warm import DONE_KEY, TICKETS_KEY, done_text, warm_jobs
 from specdec_core.course.teach import COMPARE, LIVE
 from specdec_core.live.classroom import request_key
@@ -23,12 +23,12 @@ def test_a_warmed_run_has_the_key_of_a_learners_press_on_the_routes_link(lang):
     assert not refused
     live, grid = jobs  # the routes link to one live run and one grid (the lecture repeats the class's)
     at = open_page("live", lang, query=LIVE.query)
-    f = live_form()
+    f = LiveForm()
     pressed = request_key(settings(f, lambda p: at.session_state[p.key]), at.session_state["live_prompt"])
     assert live.key == pressed
     assert settings(f, link_reader(LIVE.query)).target.kind == "bundled"
     page = open_page("compare", lang, query=COMPARE.query)
-    shown = grid_spec(compare_form(), lambda p: page.session_state[p.key])
+    shown = grid_spec(CompareForm(), lambda p: page.session_state[p.key])
     assert grid.key == ("grid", shown) and shown.drafts == ("ngram", "bf16", "head")
 
 

@@ -9,12 +9,10 @@ options); :func:`grid_spec` reads it back as a :class:`~specdec_core.live.compar
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import streamlit as st
 
-from pages.common import form
 from pages.common.form import Form
 from pages.common.i18n import strings
 from pages.common.models import access
@@ -29,12 +27,12 @@ from pages.common.urlstate import (
 )
 from specdec_core.live.compare import (
     CATEGORIES,
-    DEFAULT_DRAFTS,
-    DEFAULT_TARGETS,
-    DRAFT_KEYS,
     MAX_PER_CATEGORY,
     GridError,
     GridSpec,
+    default_drafts,
+    default_targets,
+    draft_keys,
     target_keys,
 )
 from specdec_core.live.limits import MAX_SOURCE_CHARS
@@ -46,40 +44,23 @@ from specdec_core.viz.compare import METRICS
 C_CHOICES = ("own", "0.01", "0.05", "0.1", "0.25")
 
 
-@dataclass(frozen=True)
 class CompareForm(Form):
-    """Every setting of the Compare page, named once."""
+    """Every setting of the Compare page, named once (the targets and drafts, and the default
+    grid's, are the catalog's when the form is built)."""
 
-    targets: Param
-    source: Param
-    drafts: Param
-    cats: Param
-    n: Param
-    qseed: Param
-    gamma: Param
-    adaptive: Param
-    temp: Param
-    max: Param
-    metric: Param
-    c: Param
-
-
-def compare_form() -> CompareForm:
-    """The page's settings, built per script run (the targets are the registry's now)."""
-    return CompareForm(
-        targets=keys_param("cmp_targets", DEFAULT_TARGETS, target_keys()),
-        source=text_param("cmp_source", "", MAX_SOURCE_CHARS),
-        drafts=keys_param("cmp_drafts", DEFAULT_DRAFTS, DRAFT_KEYS),
-        cats=keys_param("cmp_cats", CATEGORIES[:6], CATEGORIES),
-        n=int_param("cmp_n", 1, 1, MAX_PER_CATEGORY),
-        qseed=int_param("cmp_qseed", 0, 0, 1_000_000),
-        gamma=int_param("cmp_gamma", 4, 1, 16),
-        adaptive=bool_param("cmp_adaptive", False),
-        temp=float_param("cmp_temp", 0.0, 0.0, 2.0),
-        max=int_param("cmp_max", 32, 8, 128),
-        metric=choice_param("cmp_metric", "tau", METRICS),
-        c=choice_param("cmp_c", "own", C_CHOICES),
-    )
+    prefix = "cmp"
+    targets = keys_param(lambda: list(default_targets()), target_keys)
+    source = text_param("", MAX_SOURCE_CHARS)
+    drafts = keys_param(lambda: list(default_drafts()), draft_keys)
+    cats = keys_param(CATEGORIES[:6], CATEGORIES)
+    n = int_param(1, 1, MAX_PER_CATEGORY)
+    qseed = int_param(0, 0, 1_000_000)
+    gamma = int_param(4, 1, 16)
+    adaptive = bool_param(False)
+    temp = float_param(0.0, 0.0, 2.0)
+    max = int_param(32, 8, 128)
+    metric = choice_param("tau", METRICS)
+    c = choice_param("own", C_CHOICES)
 
 
 def offered_targets(f: CompareForm) -> tuple[str, ...]:
@@ -94,23 +75,23 @@ def offered_targets(f: CompareForm) -> tuple[str, ...]:
 
 
 def grid_spec(
-    f: CompareForm, read: Callable[[Param], Any] = form.value, picked: QuestionSample | None = None
+    f: CompareForm, read: Callable[[Param], Any] | None = None, picked: QuestionSample | None = None
 ) -> GridSpec:
     """The grid the controls describe (not checked; `read`: a control's value, by default the
     session's), running the Spec-Bench questions `picked` where given."""
-    v = read
+    v = f.read(read)
     return GridSpec(
-        targets=tuple(v(f.targets)),
-        drafts=tuple(v(f.drafts)),
-        categories=tuple(v(f.cats)),
-        per_category=int(v(f.n)),
+        targets=tuple(v.targets),
+        drafts=tuple(v.drafts),
+        categories=tuple(v.cats),
+        per_category=int(v.n),
         settings=DecodeSettings(
-            gamma=int(v(f.gamma)),
-            adaptive=bool(v(f.adaptive)),
-            temperature=float(v(f.temp)),
-            max_new_tokens=int(v(f.max)),
+            gamma=int(v.gamma),
+            adaptive=bool(v.adaptive),
+            temperature=float(v.temp),
+            max_new_tokens=int(v.max),
         ),
-        custom_source=v(f.source),
+        custom_source=v.source,
         own_prompts=picked.own_prompts if picked else (),
         questions=picked.questions if picked else (),
     )

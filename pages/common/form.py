@@ -1,37 +1,75 @@
-"""A page's settings named once: a form is a frozen dataclass whose fields are the page's
-:class:`~pages.common.urlstate.Param` s (or nested forms), built per script run.
+"""A page's settings, each written once: a form class declares one attribute per control (a
+:class:`~pages.common.urlstate.Param`, or a nested form class), and an instance built per script
+run holds its Params, keyed.
 
 The same description gives the URL keys (:meth:`Form.params`, for ``restore`` once at the top
 of the page and ``mirror`` after the widgets), the widgets (:func:`slider`, :func:`number`,
 :func:`select`, :func:`multi`, :func:`segmented`, :func:`radio`, :func:`select_slider`,
-:func:`toggle`, :func:`checkbox`, :func:`text`: key, bounds and options come from the Param,
-so a widget cannot offer what its link would refuse) and the run request (:func:`value`, which
-reads a control's value or its default, so a job built in a Start button's on_click needs no
-second ``restore``).
+:func:`toggle`, :func:`checkbox`, :func:`text`: key, bounds, step and options come from the
+Param, so a widget cannot offer what its link would refuse) and the values (:meth:`Form.read`,
+by default each control's value or its default, so a job built in a Start button's on_click
+needs no second ``restore``; or a link's, :func:`link_reader`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, fields
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import replace
+from types import SimpleNamespace
+from typing import Any, ClassVar
 
 import streamlit as st
 
 from pages.common.urlstate import Param
 
 
-@dataclass(frozen=True)
 class Form:
-    """A page's settings: subclass it with one field per control (a Param or a nested Form)."""
+    """A page's settings: subclass it with one attribute per control, a Param or a nested Form
+    class. A control's key (also its URL name) is the Param's own, else the form's `prefix`,
+    ``_`` and the attribute's name (the attribute's name alone without a prefix); a nested form
+    takes its parent's prefix. Building it (``MyForm()``, per script run) reads options and
+    defaults given as functions (e.g. the catalog's targets) and sets the `defaults` named
+    (e.g. ``beta=0.2``)."""
+
+    prefix: ClassVar[str] = ""
+
+    def __init__(self, prefix: str | None = None, **defaults: Any) -> None:
+        prefix = type(self).prefix if prefix is None else prefix
+        for name, item in self._declared():
+            if isinstance(item, type):
+                setattr(self, name, item(prefix, **defaults))
+                continue
+            key = item.key or (f"{prefix}_{name}" if prefix else name)
+            options, default = (x() if callable(x) else x for x in (item.options, item.default))
+            built = replace(item, key=key, options=tuple(options), default=default)
+            setattr(self, name, built.at(defaults[name]) if name in defaults else built)
+
+    @classmethod
+    def _declared(cls) -> Iterator[tuple[str, Any]]:
+        """The controls declared, base classes' first, in the order written."""
+        for klass in reversed(cls.__mro__):
+            for name, item in vars(klass).items():
+                if isinstance(item, Param) or (isinstance(item, type) and issubclass(item, Form)):
+                    yield name, item
 
     def params(self) -> list[Param]:
-        """Every control's Param, nested forms' included, in field order."""
+        """Every control's Param, nested forms' included, in declaration order."""
         out: list[Param] = []
-        for f in fields(self):
-            item = getattr(self, f.name)
+        for name, _ in self._declared():
+            item = getattr(self, name)
             out.extend(item.params() if isinstance(item, Form) else [item])
         return out
+
+    def read(self, read: Callable[[Param], Any] | None = None) -> Any:
+        """Each control's value by its attribute's name (a nested form's as a namespace of its
+        own); `read` gives a control's value, by default the session's (:func:`value`)."""
+        get = read or value
+        return SimpleNamespace(
+            **{
+                name: item.read(get) if isinstance(item, Form) else get(item)
+                for name, item in ((n, getattr(self, n)) for n, _ in self._declared())
+            }
+        )
 
 
 def value(p: Param) -> Any:
@@ -40,7 +78,9 @@ def value(p: Param) -> Any:
 
 
 def slider(where: Any, p: Param, label: str, **kw: Any) -> Any:
-    """A slider over the Param's bounds."""
+    """A slider over the Param's bounds (and on its step, where it has one)."""
+    if p.step is not None:
+        kw.setdefault("step", p.step)
     return where.slider(label, p.lo, p.hi, key=p.key, **kw)
 
 

@@ -9,86 +9,55 @@ options): the page restores and mirrors its params, its widgets take their bound
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
-from pages.common import form
 from pages.common.form import Form
-from pages.common.model_form import DecodingForm, chat_for, decoding_form, decoding_values, target_of
+from pages.common.model_form import DecodingForm, chat_for, decoding_values, target_of
 from pages.common.urlstate import Param, bool_param, choice_param, float_param, int_param, text_param
-from specdec_core.live.limits import MAX_NEW_TOKENS, MAX_SOURCE_CHARS
-from specdec_core.live.model_choices import (
-    DRAFTS,
-    HEAD_DRAFTS,
-    MAX_VOCAB,
-    DraftSpec,
-    targets,
-)
+from specdec_core.live.limits import MAX_NEW_TOKENS, MAX_PROMPT_CHARS, MAX_SOURCE_CHARS
+from specdec_core.live.model_choices import MAX_VOCAB, draft_kinds, targets
 from specdec_core.live.presets import PRESETS
 from specdec_core.live.settings import LiveSettings
+from specdec_core.models import catalog
+from specdec_core.models.catalog import draft_spec
 
 
-@dataclass(frozen=True)
 class LiveForm(Form):
-    """Every setting of the live page, named once."""
+    """Every setting of the live page, named once (the targets and drafts are the catalog's
+    when the form is built)."""
 
-    target: Param
-    target_src: Param
-    draft: Param
-    k: Param
-    vocab: Param
-    draft_src: Param
-    preset: Param
-    chat: Param
-    decoding: DecodingForm
-    topk: Param
-    topp: Param
-    seed: Param
-    max: Param
-    compare: Param
-    void: Param
-    shown: Param
-
-
-def live_form() -> LiveForm:
-    """The live page's settings, built per script run (the targets are the registry's now)."""
-    return LiveForm(
-        target=choice_param("live_target", "bundled", targets()),
-        target_src=text_param("live_target_src", "", MAX_SOURCE_CHARS),
-        draft=choice_param("live_draft", "ngram", DRAFTS),
-        k=int_param("live_k", 20, 1, 256),
-        vocab=int_param("live_vocab", 0, 0, MAX_VOCAB),
-        draft_src=text_param("live_draft_src", "", MAX_SOURCE_CHARS),
-        preset=choice_param("live_preset", "copy", PRESETS),
-        chat=bool_param("live_chat", True),
-        decoding=decoding_form("live"),
-        topk=int_param("live_topk", 0, 0, 1000),
-        topp=float_param("live_topp", 1.0, 0.05, 1.0),
-        seed=int_param("live_seed", 0, 0, 2**31 - 1),
-        max=int_param("live_max", 64, 4, MAX_NEW_TOKENS),
-        compare=bool_param("live_compare", True),
-        void=bool_param("live_void", False),
-        shown=int_param("live_shown", 8, 3, 20),
-    )
+    prefix = "live"
+    target = choice_param(catalog.default_target("live"), targets)
+    target_src = text_param("", MAX_SOURCE_CHARS)
+    draft = choice_param(catalog.default_drafts("live")[0], draft_kinds)
+    k = int_param(20, 1, 256)
+    vocab = int_param(0, 0, MAX_VOCAB)
+    draft_src = text_param("", MAX_SOURCE_CHARS)
+    preset = choice_param("copy", PRESETS)
+    chat = bool_param(True)
+    prompt = text_param(None, MAX_PROMPT_CHARS)
+    decoding = DecodingForm
+    topk = int_param(0, 0, 1000)
+    topp = float_param(1.0, 0.05, 1.0)
+    seed = int_param(0, 0, 2**31 - 1)
+    max = int_param(64, 4, MAX_NEW_TOKENS)
+    compare = bool_param(True)
+    void = bool_param(False)
+    shown = int_param(8, 3, 20)
 
 
-def settings(f: LiveForm, read: Callable[[Param], Any] = form.value) -> LiveSettings:
+def settings(f: LiveForm, read: Callable[[Param], Any] | None = None) -> LiveSettings:
     """The run the controls describe (`read`: a control's value; by default the session's, or
     e.g. a teaching route link's)."""
-    kind, draft = read(f.target), read(f.draft)
+    v = f.read(read)
     return LiveSettings(
-        target=target_of(kind, read(f.target_src)),
-        draft=DraftSpec(
-            draft,
-            int(read(f.k)) if draft == "layerskip" else 0,
-            read(f.draft_src).strip() if draft == "custom" else "",
-            int(read(f.vocab)) if draft in HEAD_DRAFTS else 0,
-        ),
-        chat=chat_for(kind, read(f.chat)),
+        target=target_of(v.target, v.target_src),
+        draft=draft_spec(v.draft, int(v.k), v.draft_src, int(v.vocab)),
+        chat=chat_for(v.target, v.chat),
         **decoding_values(f.decoding, read),
-        top_k=int(read(f.topk)),
-        top_p=float(read(f.topp)),
-        seed=int(read(f.seed)),
-        max_new_tokens=int(read(f.max)),
-        compare=bool(read(f.compare)),
+        top_k=int(v.topk),
+        top_p=float(v.topp),
+        seed=int(v.seed),
+        max_new_tokens=int(v.max),
+        compare=bool(v.compare),
     )

@@ -1,20 +1,19 @@
-"""Form parts the two live-model pages share, by their session key prefix (``live``, ``race``).
+"""Form parts the model pages share (live, race, law lab), each given the page's form
+(:class:`ModelForm`: its target, preset, prompt and chat switch).
 
 The prompt box starts from a preset, and an unedited preset prompt follows the language and
-the target (the toy pair has its own words); γ, adaptive γ and the temperature are the same
-widgets on both pages, described once (:class:`DecodingForm`: their URL parameters, widgets
-and values as settings fields); the
-target's spec and the chat switch are read back from the form. The targets offered, where a
-custom model comes from and the layer-skip depth's bound follow the server's rules and the
-chosen target (specdec_core.live.access, model_choices.target_layers). Labels come from
-lessons/<lang>/live.toml.
+the target (the toy pair has its own words); γ, adaptive γ, the tree's shape and the
+temperature are the same controls on the live page and the race (:class:`DecodingForm`, nested
+in their forms); the target's spec and the chat switch are read back from the form. The
+targets offered, where a custom model comes from and the layer-skip depth's bound follow the
+server's rules and the chosen target (specdec_core.live.access, model_choices.target_layers).
+Labels come from lessons/<lang>/live.toml.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
@@ -26,54 +25,55 @@ from pages.common.models import access, shelf
 from pages.common.urlstate import Param, bool_param, choice_param, float_param, int_param
 from specdec_core.live.access import source_allowed
 from specdec_core.live.limits import MAX_SOURCE_CHARS
-from specdec_core.live.model_choices import TargetSpec, plain_targets, target_key, target_layers
+from specdec_core.live.model_choices import TargetSpec, target_key, target_layers
 from specdec_core.live.presets import preset_prompt
 from specdec_core.live.settings import TREE_SHAPES, parse_shape, shape_nodes
-from specdec_core.models import families
+from specdec_core.models import catalog
+from specdec_core.models.catalog import chat_for
+from specdec_core.models.catalog import target_spec as target_of
 from specdec_core.viz.escape import md
 
 #: The layer-skip depth's bound when the target's layer count cannot be read.
 MAX_LAYERS = 256
 
 
-def preset_text(prefix: str) -> str:
-    """The chosen preset's prompt, in the session language or in the toy pair's words."""
-    ss = st.session_state
-    return preset_prompt(ss[f"{prefix}_preset"], current_lang(), ss[f"{prefix}_target"] == "toy")
+class ModelForm(Protocol):
+    """What a model page's form has (a custom target's source too, where it offers one); its
+    prompt defaults to None, a box the preset fills."""
+
+    target: Param
+    preset: Param
+    prompt: Param
+    chat: Param
 
 
-def set_prompt(prefix: str) -> None:
+def preset_text(f: ModelForm) -> str:
+    """The chosen preset's prompt, in the session language or in the target's own words."""
+    own_words = bool(catalog.about(form.value(f.target)).words)
+    return preset_prompt(form.value(f.preset), current_lang(), own_words)
+
+
+def set_prompt(f: ModelForm) -> None:
     """Fill the prompt box with the chosen preset (and remember it as unedited)."""
-    st.session_state[f"{prefix}_prompt"] = preset_text(prefix)
-    st.session_state[f"_{prefix}_prompt_origin"] = st.session_state[f"{prefix}_prompt"]
+    st.session_state[f.prompt.key] = st.session_state[f"_{f.prompt.key}_origin"] = preset_text(f)
 
 
-def follow_preset(prefix: str) -> None:
-    """Fill an empty prompt box, or refill an unedited preset whose language or target changed."""
-    ss = st.session_state
-    origin = ss.get(f"_{prefix}_prompt_origin")
-    if f"{prefix}_prompt" not in ss or (ss[f"{prefix}_prompt"] == origin and origin != preset_text(prefix)):
-        set_prompt(prefix)
+def follow_preset(f: ModelForm) -> None:
+    """Fill a prompt box not written yet, or refill an unedited preset whose language or target
+    changed."""
+    prompt, origin = form.value(f.prompt), st.session_state.get(f"_{f.prompt.key}_origin")
+    if prompt is None or (prompt == origin and origin != preset_text(f)):
+        set_prompt(f)
 
 
-@dataclass(frozen=True)
 class DecodingForm(Form):
     """γ, adaptive γ, the tree's shape and the temperature: the same controls on every page
     that decodes (keys ``<prefix>_gamma``, ``_adaptive``, ``_shape``, ``_t``)."""
 
-    gamma: Param
-    adaptive: Param
-    shape: Param
-    t: Param
-
-
-def decoding_form(prefix: str) -> DecodingForm:
-    return DecodingForm(
-        int_param(f"{prefix}_gamma", 4, 1, 16),
-        bool_param(f"{prefix}_adaptive", False),
-        choice_param(f"{prefix}_shape", "chain", TREE_SHAPES),
-        float_param(f"{prefix}_t", 0.0, 0.0, 2.0),
-    )
+    gamma = int_param(4, 1, 16)
+    adaptive = bool_param(False)
+    shape = choice_param("chain", TREE_SHAPES)
+    t = float_param(0.0, 0.0, 2.0)
 
 
 def decoding_controls(gamma_col: DeltaGenerator, temperature_col: DeltaGenerator, f: DecodingForm) -> None:
@@ -91,44 +91,34 @@ def decoding_controls(gamma_col: DeltaGenerator, temperature_col: DeltaGenerator
     form.slider(temperature_col, f.t, s["temperature"], step=0.05, help=s["temperature_help"])
 
 
-def decoding_values(f: DecodingForm, read: Callable[[Param], Any] = form.value) -> dict[str, Any]:
+def decoding_values(f: DecodingForm, read: Callable[[Param], Any] | None = None) -> dict[str, Any]:
     """The values of :func:`decoding_controls` (`read`: a control's value), as ``DecodeSettings``
     fields."""
+    v = f.read(read)
     return {
-        "gamma": int(read(f.gamma)),
-        "adaptive": bool(read(f.adaptive)),
-        "tree": parse_shape(read(f.shape)),
-        "temperature": float(read(f.t)),
+        "gamma": int(v.gamma),
+        "adaptive": bool(v.adaptive),
+        "tree": parse_shape(v.shape),
+        "temperature": float(v.t),
     }
 
 
-def target_of(kind: str, source: str) -> TargetSpec:
-    """The target of `kind` (its `source` counts only for a custom target)."""
-    return TargetSpec(kind, source.strip() if kind == "custom" else "")
+def target_spec(f: ModelForm) -> TargetSpec:
+    """The target `f` chooses."""
+    source = getattr(f, "target_src", None)
+    return target_of(form.value(f.target), "" if source is None else form.value(source))
 
 
-def chat_for(kind: str, chat: bool) -> bool:
-    """Whether to wrap the prompt in the chat template (never for a target without one)."""
-    return bool(chat) and kind not in plain_targets()
+def chat_on(f: ModelForm) -> bool:
+    """Whether the page of `f` wraps its prompt in the chat template."""
+    return chat_for(form.value(f.target), form.value(f.chat))
 
 
-def target_spec(prefix: str) -> TargetSpec:
-    """The chosen target of the page whose keys start with `prefix`."""
-    ss = st.session_state
-    return target_of(ss[f"{prefix}_target"], ss.get(f"{prefix}_target_src", ""))
-
-
-def chat_on(prefix: str) -> bool:
-    """Whether the page whose keys start with `prefix` wraps its prompt in the chat template."""
-    ss = st.session_state
-    return chat_for(ss[f"{prefix}_target"], ss[f"{prefix}_chat"])
-
-
-def target_choices(prefix: str) -> tuple[str, ...]:
+def target_choices(f: ModelForm) -> tuple[str, ...]:
     """The target kinds this server offers; a chosen kind it does not offer falls back to the first."""
     options = access().targets
-    if st.session_state.get(f"{prefix}_target") not in options:
-        st.session_state[f"{prefix}_target"] = options[0]
+    if form.value(f.target) not in options:
+        st.session_state[f.target.key] = options[0]
     return options
 
 
@@ -147,34 +137,34 @@ def source_input(col: DeltaGenerator, key: str, label: str, help_text: str) -> N
     col.selectbox(s["classroom_source"], sources, key=key, help=s["classroom_source_help"])
 
 
-def layer_bound(prefix: str) -> int | None:
+def layer_bound(f: ModelForm) -> int | None:
     """How many layers the chosen target has (the model's own count once loaded, else its
     config; nothing is loaded for this), None when unknown."""
-    spec = target_spec(prefix)
-    if spec.kind == "custom" and not source_allowed(access(), spec.source):
+    spec = target_spec(f)
+    if spec.source and not source_allowed(access(), spec.source):
         return None  # a path the server does not offer is never looked at
     return target_layers(spec, shelf().peek(target_key(spec)))
 
 
-def depth_input(col: DeltaGenerator, key: str, prefix: str) -> None:
-    """The layer-skip depth k, bounded by the target's layer count in the widget itself."""
+def depth_input(col: DeltaGenerator, f: Any) -> None:
+    """The layer-skip depth k (`f.k`), bounded by the target's layer count in the widget itself."""
     s = strings("live")
-    layers = layer_bound(prefix)
+    layers = layer_bound(f)
     top = layers or MAX_LAYERS
-    asked = int(st.session_state.get(key, 1))
+    asked = int(form.value(f.k))
     if asked > top:
-        st.session_state[key] = top
+        st.session_state[f.k.key] = top
         if layers is not None:
-            st.warning(s("k_lowered", asked=asked, n=layers, model=md(_target_label(prefix))))
+            st.warning(s("k_lowered", asked=asked, n=layers, model=md(_target_label(f))))
     help_text = s["k_help"]
     if layers is not None:
-        help_text += " " + s("k_bound", n=layers, model=md(_target_label(prefix)))
-    col.number_input(s["k"], min_value=1, max_value=top, step=1, key=key, help=help_text)
+        help_text += " " + s("k_bound", n=layers, model=md(_target_label(f)))
+    col.number_input(s["k"], min_value=1, max_value=top, step=1, key=f.k.key, help=help_text)
 
 
-def _target_label(prefix: str) -> str:
-    spec = target_spec(prefix)
-    return spec.source if spec.kind == "custom" else target_label(spec.kind)
+def _target_label(f: ModelForm) -> str:
+    spec = target_spec(f)
+    return spec.source or target_label(spec.kind)
 
 
 def target_label(kind: str, live: Strings | None = None) -> str:
@@ -183,4 +173,13 @@ def target_label(kind: str, live: Strings | None = None) -> str:
     try:
         return (live or strings("live"))[f"targets.{kind}"]
     except KeyError:
-        return families.family(kind).label
+        return catalog.about(kind).label
+
+
+def draft_label(kind: str, s: Strings, table: str = "drafts") -> str:
+    """A draft kind's name in `s` (its `table`: live.toml's ``drafts``, race.toml's ``short``);
+    a kind registered without strings shows its own English label."""
+    try:
+        return s[f"{table}.{kind}"]
+    except KeyError:
+        return catalog.draft(kind).label

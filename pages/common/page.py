@@ -143,10 +143,14 @@ def _share_control(s: Strings, lang: str) -> None:
 
 
 def warn_rejected(s: Strings, keys: Sequence[str]) -> None:
-    """Say, in the page's words (`s`'s ``url_rejected``, given the keys), that the link's values
-    for `keys` could not be read and were reset (the keys urlstate.restore returned)."""
+    """Say, in the page's words (`s`'s ``url_rejected``, given the keys; or the first key's own,
+    ``url_rejected_<key>``, where the page has one), that the link's values for `keys` could not
+    be read and were reset (the keys urlstate.restore returned)."""
     if keys:
-        st.warning(s("url_rejected", keys=", ".join(keys)))
+        try:
+            st.warning(s[f"url_rejected_{keys[0]}"])
+        except KeyError:
+            st.warning(s("url_rejected", keys=", ".join(keys)))
 
 
 @contextmanager

@@ -33,13 +33,12 @@ def _example_json(preset: str, seed: int, size: int) -> str:
     return pairs.to_json(pairs.preset_rows(preset, seed, size))
 
 
-@dataclass(frozen=True)
 class PairForm(Form):
-    """The pair's settings: the example, its seed and the table."""
+    """The pair's settings: the example, its seed and the table (keys start with the page's prefix)."""
 
-    preset: urlstate.Param
-    vocab_seed: urlstate.Param
-    table: urlstate.Param
+    preset = urlstate.choice_param("abc", pairs.preset_names)
+    vocab_seed = urlstate.int_param(0, 0, 9999)
+    table = urlstate.Param("", _table)
 
 
 @dataclass(frozen=True)
@@ -56,11 +55,7 @@ class PairInput:
     @property
     def form(self) -> PairForm:
         """The example, its seed and the table (restore them before :meth:`pickers`)."""
-        return PairForm(
-            preset=urlstate.choice_param(self.key("preset"), "abc", pairs.preset_names()),
-            vocab_seed=urlstate.int_param(self.key("vocab_seed"), 0, 0, 9999),
-            table=urlstate.Param(self.key("table"), "", _table),
-        )
+        return PairForm(self.prefix)
 
     @property
     def edited(self) -> bool:

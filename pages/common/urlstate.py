@@ -15,7 +15,7 @@ browser's Back would step through the page's settings instead of returning to th
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import streamlit as st
@@ -30,17 +30,26 @@ _PAGE = "_url_page"  # the page the session's last whole-page run showed
 
 @dataclass(frozen=True)
 class Param:
-    """One control: its session-state / widget key (also its URL name) and codec, with the
-    bounds (`lo`, `hi`) or `options` its widget offers (pages/common/form.py draws it): names
-    for a choice, or the steps of a select slider (numbers there)."""
+    """One control: its codec, default, and the bounds (`lo`, `hi`, a slider's `step`) or
+    `options` its widget offers (pages/common/form.py draws it): names for a choice, or the
+    steps of a select slider (numbers there); `options` may be a function giving them, called
+    when the form is built. Its `key` is the session-state / widget key (also its URL name):
+    given here, or by the :class:`~pages.common.form.Form` that declares it."""
 
-    key: str
     default: Any
     parse: Callable[[str], Any]
     dump: Callable[[Any], str] = str
     lo: Any = None
     hi: Any = None
-    options: tuple[Any, ...] = ()
+    options: Any = ()
+    step: Any = None
+    key: str = ""
+
+    def at(self, default: Any) -> Param:
+        """This control with the default `default`, kept within its bounds and on its step."""
+        if self.step is not None:
+            default = round(round(min(max(default, self.lo), self.hi) / self.step) * self.step, 9)
+        return replace(self, default=default)
 
 
 def _bounded(cast: Callable[[str], Any], lo: float, hi: float) -> Callable[[str], Any]:
@@ -53,33 +62,47 @@ def _bounded(cast: Callable[[str], Any], lo: float, hi: float) -> Callable[[str]
     return parse
 
 
-def float_param(key: str, default: float, lo: float, hi: float) -> Param:
-    return Param(key, default, _bounded(float, lo, hi), lambda v: f"{float(v):.6g}", lo, hi)
+def _among(choices: Any, cast: Callable[[str], Any] = str) -> Callable[[str], Any]:
+    """A parser for one of `choices` (or of what the function `choices` gives now)."""
+
+    def parse(raw: str) -> Any:
+        value = cast(raw)
+        if value not in (choices() if callable(choices) else choices):
+            raise ValueError(raw)
+        return value
+
+    return parse
 
 
-def int_param(key: str, default: int, lo: int, hi: int) -> Param:
-    return Param(key, default, _bounded(int, lo, hi), str, lo, hi)
+def float_param(default: float, lo: float, hi: float, step: float | None = None, key: str = "") -> Param:
+    """A number in [`lo`, `hi`]; with a `step`, its slider's step (a default given later snaps to it)."""
+    return Param(default, _bounded(float, lo, hi), lambda v: f"{float(v):.6g}", lo, hi, step=step, key=key)
 
 
-def bool_param(key: str, default: bool) -> Param:
+def int_param(default: int, lo: int, hi: int, key: str = "") -> Param:
+    return Param(default, _bounded(int, lo, hi), str, lo, hi, key=key)
+
+
+def bool_param(default: bool, key: str = "") -> Param:
     def parse(raw: str) -> bool:
         if raw not in ("0", "1"):
             raise ValueError(raw)
         return raw == "1"
 
-    return Param(key, default, parse, lambda v: "1" if v else "0")
+    return Param(default, parse, lambda v: "1" if v else "0", key=key)
 
 
-def choice_param(key: str, default: str, choices: Sequence[str]) -> Param:
-    def parse(raw: str) -> str:
-        if raw not in choices:
-            raise ValueError(raw)
-        return raw
-
-    return Param(key, default, parse, options=tuple(choices))
+def choice_param(default: str, choices: Sequence[str] | Callable[[], Sequence[str]], key: str = "") -> Param:
+    """One of `choices` (or of what the function `choices` gives when the form is built)."""
+    return Param(default, _among(choices), options=choices, key=key)
 
 
-def text_param(key: str, default: str, max_len: int) -> Param:
+def steps_param(default: int, steps: Sequence[int], key: str = "") -> Param:
+    """A select slider over the numbers `steps` (a link's value must be one of them)."""
+    return Param(default, _among(steps, int), options=tuple(steps), key=key)
+
+
+def text_param(default: str, max_len: int, key: str = "") -> Param:
     """A free-text control; a URL value longer than `max_len` characters is refused."""
 
     def parse(raw: str) -> str:
@@ -87,32 +110,40 @@ def text_param(key: str, default: str, max_len: int) -> Param:
             raise ValueError("too long")
         return raw
 
-    return Param(key, default, parse, hi=max_len)
+    return Param(default, parse, hi=max_len, key=key)
 
 
-def temperature_param(key: str, default: float, steps: Sequence[float]) -> Param:
+def temperature_param(default: float, steps: Sequence[float], key: str = "") -> Param:
     """A temperature slider over `steps`; a link's value is snapped to the nearest step (one
     between two steps is not refused)."""
     return Param(
-        key,
         default,
         lambda raw: snap_temperature(float(raw), steps),
         lambda v: f"{v:g}",
         options=tuple(steps),
+        key=key,
     )
 
 
-def keys_param(key: str, default: Sequence[str], allowed: Sequence[str]) -> Param:
-    """Several of `allowed` (a multiselect), comma-separated in the URL and kept in `allowed`'s
-    order; none, or one not allowed, is refused."""
+def keys_param(
+    default: Sequence[str] | Callable[[], Sequence[str]] | None,
+    allowed: Sequence[str] | Callable[[], Sequence[str]],
+    key: str = "",
+) -> Param:
+    """Several of `allowed` (a multiselect; or of what the function `allowed` gives when the
+    form is built), comma-separated in the URL and kept in `allowed`'s order; none, or one not
+    allowed, is refused. A `default` of None is a choice not made yet (the page makes it); a
+    function gives a list."""
 
     def parse(raw: str) -> list[str]:
+        names = allowed() if callable(allowed) else allowed
         chosen = [k for k in raw.split(",") if k]
-        if not chosen or any(k not in allowed for k in chosen):
+        if not chosen or any(k not in names for k in chosen):
             raise ValueError(raw)
-        return [k for k in allowed if k in chosen]
+        return [k for k in names if k in chosen]
 
-    return Param(key, list(default), parse, ",".join, options=tuple(allowed))
+    start = default if default is None or callable(default) else list(default)
+    return Param(start, parse, ",".join, options=allowed, key=key)
 
 
 def arrive(page: str) -> bool:

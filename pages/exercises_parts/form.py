@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from pages.common.form import Form
 from pages.common.urlstate import Param, bool_param, int_param
 from specdec_core.course.exercises import MAX_PER_TOPIC, MAX_SEED, TOPICS
@@ -18,19 +16,14 @@ def _topics(raw: str) -> list[str]:
     return [t for t in TOPICS if t in chosen]
 
 
-@dataclass(frozen=True)
 class SheetForm(Form):
     """The sheet's seed, its topics, problems per topic, and whether the key shows."""
 
-    seed: Param
-    topics: Param
-    n: Param
-    key: Param
+    prefix = "ex"
+    seed = int_param(1, 0, MAX_SEED)
+    topics = Param(list(TOPICS), _topics, ",".join, options=TOPICS)
+    n = int_param(1, 1, MAX_PER_TOPIC)
+    key = bool_param(False)
 
 
-FORM = SheetForm(
-    seed=int_param("ex_seed", 1, 0, MAX_SEED),
-    topics=Param("ex_topics", list(TOPICS), _topics, ",".join, options=TOPICS),
-    n=int_param("ex_n", 1, 1, MAX_PER_TOPIC),
-    key=bool_param("ex_key", False),
-)
+FORM = SheetForm()

@@ -9,116 +9,110 @@ names come from live.toml, the lab's own strings from law_live.toml.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import streamlit as st
 
 from pages.common import form
 from pages.common.form import Form
 from pages.common.i18n import strings
-from pages.common.model_form import chat_on, depth_input, follow_preset, set_prompt, target_spec
+from pages.common.model_form import (
+    chat_on,
+    depth_input,
+    draft_label,
+    follow_preset,
+    set_prompt,
+    target_label,
+    target_spec,
+)
 from pages.common.models import access, loaded_models_panel
-from pages.common.urlstate import Param, bool_param, choice_param, float_param, int_param
+from pages.common.urlstate import bool_param, choice_param, float_param, int_param, text_param
 from specdec_core.engine.rules import BROKEN_RULES
 from specdec_core.live.law import (
     DEFAULT_GAMMA,
     DEFAULT_SAMPLES,
     GAMMA_RANGE,
-    LAW_TARGETS,
     MAX_SAMPLES,
     LawError,
     LawSettings,
     check_settings,
     law_drafts,
+    law_targets,
 )
 from specdec_core.live.limits import MAX_PROMPT_CHARS
-from specdec_core.live.model_choices import DRAFTS, TOY_WORDS, DraftSpec, plain_targets
+from specdec_core.live.model_choices import draft_kinds
 from specdec_core.live.presets import PRESETS
+from specdec_core.models import catalog
 from specdec_core.viz.escape import md
 
 
-@dataclass(frozen=True)
 class LawForm(Form):
-    """Every setting of the lab, named once."""
+    """Every setting of the lab, named once (the targets and drafts are the catalog's when the
+    form is built)."""
 
-    target: Param
-    draft: Param
-    k: Param
-    preset: Param
-    chat: Param
-    t: Param
-    topk: Param
-    topp: Param
-    gamma: Param
-    n: Param
-    broken: Param
-    seed: Param
-
-
-FORM = LawForm(
-    target=choice_param("law_target", "bundled", LAW_TARGETS),
-    draft=choice_param("law_draft", "head", DRAFTS),
-    k=int_param("law_k", 8, 1, 256),
-    preset=choice_param("law_preset", "copy", PRESETS),
-    chat=bool_param("law_chat", True),
-    t=float_param("law_t", 1.0, 0.0, 2.0),
-    topk=int_param("law_topk", 0, 0, 1000),
-    topp=float_param("law_topp", 1.0, 0.05, 1.0),
-    gamma=int_param("law_gamma", DEFAULT_GAMMA, *GAMMA_RANGE),
-    n=int_param("law_n", DEFAULT_SAMPLES, 1, MAX_SAMPLES),
-    broken=choice_param("law_broken", "accept_all", BROKEN_RULES),
-    seed=int_param("law_seed", 0, 0, 2**31 - 1),
-)
+    prefix = "law"
+    target = choice_param(catalog.default_target("law"), law_targets)
+    draft = choice_param(catalog.default_drafts("law")[0], draft_kinds)
+    k = int_param(8, 1, 256)
+    preset = choice_param("copy", PRESETS)
+    chat = bool_param(True)
+    prompt = text_param(None, MAX_PROMPT_CHARS)
+    t = float_param(1.0, 0.0, 2.0)
+    topk = int_param(0, 0, 1000)
+    topp = float_param(1.0, 0.05, 1.0)
+    gamma = int_param(DEFAULT_GAMMA, *GAMMA_RANGE)
+    n = int_param(DEFAULT_SAMPLES, 1, MAX_SAMPLES)
+    broken = choice_param("accept_all", BROKEN_RULES)
+    seed = int_param(0, 0, 2**31 - 1)
 
 
-def fit_models() -> None:
+def fit_models(f: LawForm) -> None:
     """A target the lab offers and a draft that fits it; a link or state that asked for another
     gets a message naming what was chosen instead."""
     ss, s, live = st.session_state, strings("law_live"), strings("live")
-    offered = tuple(k for k in access().targets if k in LAW_TARGETS)
+    offered = tuple(k for k in access().targets if k in law_targets())
     if not offered:  # a classroom whose teacher offers only custom models
         st.error(s["problems.target"], icon=":material/error:")
         st.stop()
-    if ss["law_target"] not in offered:
-        st.warning(s("target_unfit", target=md(ss["law_target"])))
-        ss["law_target"] = offered[0]
-        set_prompt("law")
-    options = law_drafts(ss["law_target"])
-    if ss["law_draft"] not in options:
+    if ss[f.target.key] not in offered:
+        st.warning(s("target_unfit", target=md(ss[f.target.key])))
+        ss[f.target.key] = offered[0]
+        set_prompt(f)
+    options = law_drafts(ss[f.target.key])
+    if ss[f.draft.key] not in options:
         st.warning(
             s(
                 "draft_unfit",
-                draft=live[f"drafts.{ss['law_draft']}"],
-                target=live[f"targets.{ss['law_target']}"],
-                chosen=live[f"drafts.{options[0]}"],
+                draft=draft_label(ss[f.draft.key], live),
+                target=target_label(ss[f.target.key], live),
+                chosen=draft_label(options[0], live),
             )
         )
-        ss["law_draft"] = options[0]
+        ss[f.draft.key] = options[0]
 
 
-def _target_changed() -> None:
-    options = law_drafts(st.session_state["law_target"])
-    if st.session_state["law_draft"] not in options:
-        st.session_state["law_draft"] = options[0]
-    set_prompt("law")
+def _target_changed(f: LawForm) -> None:
+    options = law_drafts(form.value(f.target))
+    if form.value(f.draft) not in options:
+        st.session_state[f.draft.key] = options[0]
+    set_prompt(f)
 
 
-def controls() -> None:
+def controls(f: LawForm) -> None:
     """The control panel; Draw and Stop come after it (``ServiceRun.panel``)."""
-    s, live, f = strings("law_live"), strings("live"), FORM
-    fit_models()
-    follow_preset("law")
+    s, live = strings("law_live"), strings("live")
+    fit_models(f)
+    follow_preset(f)
     with st.container(border=True, key="noprint_law_controls"):
         st.markdown(f"**{s['controls']}**")
         c1, c2, c3 = st.columns([1.2, 1.2, 1])
-        offered = tuple(k for k in access().targets if k in LAW_TARGETS)
+        offered = tuple(k for k in access().targets if k in law_targets())
         target = form.select(
             c1,
             f.target,
             live["target"],
             offered,
-            format_func=lambda k: live[f"targets.{k}"],
+            format_func=lambda k: target_label(k, live),
             on_change=_target_changed,
+            args=(f,),
             help=s["target_help"],
         )
         draft = form.select(
@@ -126,26 +120,26 @@ def controls() -> None:
             f.draft,
             live["draft"],
             law_drafts(target),
-            format_func=lambda k: live[f"drafts.{k}"],
+            format_func=lambda k: draft_label(k, live),
             help=s["draft_help"],
         )
-        if draft == "layerskip":
-            depth_input(c2, f.k.key, "law")
+        if catalog.draft(draft).depth:
+            depth_input(c2, f)
         form.select(
             c3,
             f.preset,
             live["preset"],
             format_func=lambda k: live[f"presets.{k}"],
             on_change=set_prompt,
-            args=("law",),
+            args=(f,),
             help=live["preset_help"],
         )
-        form.toggle(c3, f.chat, live["chat"], disabled=target in plain_targets(), help=live["chat_help"])
+        form.toggle(c3, f.chat, live["chat"], disabled=not catalog.about(target).chat, help=live["chat_help"])
         st.text_area(
-            live["prompt"], key="law_prompt", height=110, help=live("prompt_help", limit=MAX_PROMPT_CHARS)
+            live["prompt"], key=f.prompt.key, height=110, help=live("prompt_help", limit=MAX_PROMPT_CHARS)
         )
-        if target == "toy":
-            st.caption(live("toy_words", words=" ".join(TOY_WORDS)))
+        if catalog.about(target).words:
+            st.caption(live("own_words", words=" ".join(catalog.about(target).words)))
         g = st.columns(4)
         form.slider(g[0], f.t, live["temperature"], step=0.05, help=s["temperature_help"])
         form.number(g[1], f.topk, live["top_k"], step=1, help=s["top_k_help"])
@@ -161,21 +155,20 @@ def controls() -> None:
         loaded_models_panel()
 
 
-def settings() -> LawSettings:
+def settings(f: LawForm) -> LawSettings:
     """The lab run the controls describe (not checked: :func:`problem`)."""
-    f, v = FORM, form.value
-    draft = v(f.draft)
+    v = f.read()
     return LawSettings(
-        target=target_spec("law"),
-        draft=DraftSpec(draft, int(v(f.k)) if draft == "layerskip" else 0),
-        chat=chat_on("law"),
-        temperature=float(v(f.t)),
-        top_k=int(v(f.topk)),
-        top_p=float(v(f.topp)),
-        gamma=int(v(f.gamma)),
-        samples=int(v(f.n)),
-        broken=v(f.broken),
-        seed=int(v(f.seed)),
+        target=target_spec(f),
+        draft=catalog.draft_spec(v.draft, int(v.k)),
+        chat=chat_on(f),
+        temperature=float(v.t),
+        top_k=int(v.topk),
+        top_p=float(v.topp),
+        gamma=int(v.gamma),
+        samples=int(v.n),
+        broken=v.broken,
+        seed=int(v.seed),
     )
 
 
@@ -188,8 +181,8 @@ def problem(spec: LawSettings) -> str | None:
         if exc.code == "draft":  # model kinds, shown by their names
             live = strings("live")
             params = {
-                "draft": live[f"drafts.{spec.draft.kind}"],
-                "target": live[f"targets.{spec.target.kind}"],
+                "draft": draft_label(spec.draft.kind, live),
+                "target": target_label(spec.target.kind, live),
             }
         return strings("law_live")(f"problems.{exc.code}", **params)
     return None

@@ -8,23 +8,24 @@ from typing import Any
 
 import streamlit as st
 
+from pages.common import form
 from pages.common.i18n import strings
 from pages.common.models import access, shelf
 from pages.common.service_run import Refused, show_status
-from pages.law_live_parts.controls import problem, settings
+from pages.law_live_parts.controls import LawForm, problem, settings
 from pages.law_live_parts.view import RESULT_KEY, show
 from specdec_core.live.law_job import LawJob, LawProgress, LawRequest
 from specdec_core.live.run_service import Snapshot
 from specdec_core.viz.escape import md
 
 
-def law_job() -> LawJob:
+def law_job(f: LawForm) -> LawJob:
     """The job Draw hands to the run service; settings out of bounds are refused."""
-    spec = settings()
+    spec = settings(f)
     trouble = problem(spec)
     if trouble is not None:
         raise Refused(trouble)
-    return LawJob(LawRequest(spec, st.session_state["law_prompt"]), shelf(), access())
+    return LawJob(LawRequest(spec, form.value(f.prompt)), shelf(), access())
 
 
 def show_progress(snap: Snapshot) -> None:

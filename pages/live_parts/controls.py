@@ -18,6 +18,7 @@ from pages.common.live_form import LiveForm
 from pages.common.model_form import (
     decoding_controls,
     depth_input,
+    draft_label,
     follow_preset,
     set_prompt,
     source_input,
@@ -28,24 +29,20 @@ from pages.common.models import access, loaded_models_panel
 from pages.common.urlstate import Param
 from specdec_core.live.access import drafts
 from specdec_core.live.limits import MAX_NEW_TOKENS, MAX_PROMPT_CHARS, MAX_UPLOAD_MB
-from specdec_core.live.model_choices import (
-    HEAD_DRAFTS,
-    TOY_WORDS,
-    plain_targets,
-)
 from specdec_core.live.presets import PRESETS
+from specdec_core.models import catalog
 
 
-def _fit_draft() -> None:
+def _fit_draft(f: LiveForm) -> None:
     """Keep a draft that goes with the chosen target."""
-    options = drafts(access(), st.session_state["live_target"])
-    if st.session_state["live_draft"] not in options:
-        st.session_state["live_draft"] = options[0]
+    options = drafts(access(), form.value(f.target))
+    if form.value(f.draft) not in options:
+        st.session_state[f.draft.key] = options[0]
 
 
-def _target_changed() -> None:
-    _fit_draft()
-    set_prompt("live")
+def _target_changed(f: LiveForm) -> None:
+    _fit_draft(f)
+    set_prompt(f)
 
 
 def _import() -> None:
@@ -65,12 +62,13 @@ def _choice(
     """A select box for `name` (target, draft, preset): its label, options and help from live.toml;
     `on_change(*args)` runs when it changes."""
     s = strings("live")
+    labels = {"target": lambda k: target_label(k, s), "draft": lambda k: draft_label(k, s)}
     return form.select(
         col,
         p,
         s[name],
         options,
-        format_func=(lambda k: target_label(k, s)) if name == "target" else lambda k: s[f"{name}s.{k}"],
+        format_func=labels.get(name, lambda k: s[f"{name}s.{k}"]),
         on_change=on_change,
         args=args,
         help=s[f"{name}_help"],
@@ -81,29 +79,31 @@ def controls(f: LiveForm) -> None:
     """The control panel (a draft that fits the target first, and a prompt that follows its
     preset); Generate and Stop come after it, with the run (``ServiceRun.panel``)."""
     s = strings("live")
-    offered = target_choices("live")
-    _fit_draft()
-    follow_preset("live")
+    offered = target_choices(f)
+    _fit_draft(f)
+    follow_preset(f)
     with st.container(border=True):
         st.markdown(f"**{s['controls']}**")
         c1, c2, c3 = st.columns([1.2, 1.2, 1])
-        target_kind = _choice(c1, "target", f.target, offered, _target_changed)
-        if target_kind == "custom":
+        target_kind = _choice(c1, "target", f.target, offered, _target_changed, (f,))
+        target = catalog.about(target_kind)
+        if target.needs_source:
             source_input(c1, f.target_src.key, s["source"], s["source_help"])
         draft_kind = _choice(c2, "draft", f.draft, drafts(access(), target_kind))
-        if draft_kind == "layerskip":
-            depth_input(c2, f.k.key, "live")
-        if draft_kind == "custom":
+        draft = catalog.draft(draft_kind)
+        if draft.depth:
+            depth_input(c2, f)
+        if draft.source:
             source_input(c2, f.draft_src.key, s["draft_source"], s["source_help"])
-        if draft_kind in HEAD_DRAFTS:
+        if draft.head:
             form.number(c2, f.vocab, s["vocab"], step=1024, help=s["vocab_help"])
-        _choice(c3, "preset", f.preset, PRESETS, set_prompt, ("live",))
-        form.toggle(c3, f.chat, s["chat"], disabled=target_kind in plain_targets(), help=s["chat_help"])
+        _choice(c3, "preset", f.preset, PRESETS, set_prompt, (f,))
+        form.toggle(c3, f.chat, s["chat"], disabled=not target.chat, help=s["chat_help"])
         st.text_area(
-            s["prompt"], key="live_prompt", height=130, help=s("prompt_help", limit=MAX_PROMPT_CHARS)
+            s["prompt"], key=f.prompt.key, height=130, help=s("prompt_help", limit=MAX_PROMPT_CHARS)
         )
-        if target_kind == "toy":
-            st.caption(s("toy_words", words=" ".join(TOY_WORDS)))
+        if target.words:
+            st.caption(s("own_words", words=" ".join(target.words)))
         g1, g2, g3, g4, g5, g6 = st.columns([1.3, 1.3, 1, 1, 1, 1.3])
         decoding_controls(g1, g2, f.decoding)
         form.number(g3, f.topk, s["top_k"], step=1, help=s["top_k_help"])

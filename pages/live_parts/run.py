@@ -12,6 +12,7 @@ from typing import Any
 
 import streamlit as st
 
+from pages.common import form
 from pages.common.class_answers import shared_classroom
 from pages.common.i18n import strings
 from pages.common.live_form import LiveForm, settings
@@ -41,7 +42,7 @@ def keep(trace: LiveTrace) -> None:
 def live_job(f: LiveForm) -> LiveJob:
     """The job Generate hands to the run service: the settings of `f` and the prompt (an empty
     or over-long prompt is refused here, before it waits in line)."""
-    prompt: str = st.session_state["live_prompt"]
+    prompt: str = form.value(f.prompt)
     return LiveJob(settings(f), prompt, shelf(), access(), shared_classroom())
 
 

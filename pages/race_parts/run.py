@@ -7,8 +7,6 @@ finished runs) are kept per task under ``RESULTS_KEY``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import streamlit as st
 
 from pages.common import form
@@ -17,64 +15,52 @@ from pages.common.i18n import Strings, strings
 from pages.common.model_form import (
     DecodingForm,
     chat_on,
-    decoding_form,
     decoding_values,
+    draft_label,
     layer_bound,
     preset_text,
     target_spec,
 )
 from pages.common.models import access, shelf
 from pages.common.service_run import show_status
-from pages.common.urlstate import Param, bool_param, choice_param, int_param, text_param
-from specdec_core.live.limits import MAX_RACE_NEW_TOKENS, MAX_SOURCE_CHARS
-from specdec_core.live.model_choices import DraftSpec, targets
+from pages.common.urlstate import bool_param, choice_param, int_param, keys_param, text_param
+from specdec_core.live.limits import MAX_PROMPT_CHARS, MAX_RACE_NEW_TOKENS, MAX_SOURCE_CHARS
+from specdec_core.live.model_choices import DraftSpec, draft_kinds, targets
 from specdec_core.live.presets import PRESETS
 from specdec_core.live.race import (
     BASELINE,
     TREE_SUFFIX,
     RaceResult,
     RaceSettings,
-    layerskip_depth,
+    key_depth,
     race_entries,
     race_task,
 )
 from specdec_core.live.race_job import RaceJob, RaceProgress, RaceRequest
 from specdec_core.live.run_service import Snapshot
+from specdec_core.models import catalog
 
 RESULTS_KEY = "race_results"
 LAST_KEY = "_race_last"
 
 
-@dataclass(frozen=True)
 class RaceForm(Form):
-    """Every URL-mirrored setting of the race, named once (the chosen drafts are not in the URL)."""
+    """Every setting of the race, named once (the targets and drafts are the catalog's when the
+    form is built; the drafts default to None, chosen by the page for the target)."""
 
-    target: Param
-    target_src: Param
-    depths: Param
-    draft_src: Param
-    preset: Param
-    chat: Param
-    decoding: DecodingForm
-    seed: Param
-    max: Param
-    repeats: Param
-
-
-def race_form() -> RaceForm:
-    """The race's settings, built per script run (the targets are the registry's now)."""
-    return RaceForm(
-        target=choice_param("race_target", "bundled", targets()),
-        target_src=text_param("race_target_src", "", MAX_SOURCE_CHARS),
-        depths=text_param("race_depths", "10, 20, 27", 100),
-        draft_src=text_param("race_draft_src", "", MAX_SOURCE_CHARS),
-        preset=choice_param("race_preset", "copy", PRESETS),
-        chat=bool_param("race_chat", True),
-        decoding=decoding_form("race"),
-        seed=int_param("race_seed", 0, 0, 2**31 - 1),
-        max=int_param("race_max", 40, 4, MAX_RACE_NEW_TOKENS),
-        repeats=int_param("race_repeats", 1, 1, 5),
-    )
+    prefix = "race"
+    target = choice_param(catalog.default_target("race"), targets)
+    target_src = text_param("", MAX_SOURCE_CHARS)
+    drafts = keys_param(None, draft_kinds)
+    depths = text_param("10, 20, 27", 100)
+    draft_src = text_param("", MAX_SOURCE_CHARS)
+    preset = choice_param("copy", PRESETS)
+    chat = bool_param(True)
+    prompt = text_param(None, MAX_PROMPT_CHARS)
+    decoding = DecodingForm
+    seed = int_param(0, 0, 2**31 - 1)
+    max = int_param(40, 4, MAX_RACE_NEW_TOKENS)
+    repeats = int_param(1, 1, 5)
 
 
 def entries(f: RaceForm) -> list[tuple[str, DraftSpec]]:
@@ -82,11 +68,11 @@ def entries(f: RaceForm) -> list[tuple[str, DraftSpec]]:
     target is refused (ValueError with the page's message) before any model loads."""
     s, v = strings("race"), form.value
     try:
-        chosen = race_entries(st.session_state.get("race_drafts", []), v(f.depths), v(f.draft_src))
+        chosen = race_entries(v(f.drafts) or [], v(f.depths), v(f.draft_src))
     except ValueError:  # only the depths can be wrong
         raise ValueError(s("bad_depths", raw=v(f.depths))) from None
-    layers = layer_bound("race")
-    deepest = max((d.k for _, d in chosen if d.kind == "layerskip"), default=0)
+    layers = layer_bound(f)
+    deepest = max((d.k for _, d in chosen), default=0)  # k is 0 for a draft without a depth
     if layers is not None and deepest > layers:
         raise ValueError(s("too_deep", k=deepest, n=layers))
     return chosen
@@ -99,14 +85,14 @@ def name(s: Strings, key: str, tree: tuple[int, ...] = ()) -> str:
     if key.endswith(TREE_SUFFIX):
         shape = "-".join(str(b) for b in tree)
         return s("tree_name", draft=name(s, key.removesuffix(TREE_SUFFIX)), shape=shape)
-    depth = layerskip_depth(key)
-    return s[f"short.{key}"] if depth is None else s("layerskip_name", k=depth)
+    depth = key_depth(key)
+    return draft_label(key, s, "short") if depth is None else s("layerskip_name", k=depth)
 
 
 def race_request(f: RaceForm) -> RaceRequest:
     """The race the controls describe, its runs named in the page's language; a bad depth list,
     a layer-skip deeper than the target or no draft is refused (ValueError, the page's message)."""
-    ss, s, v = st.session_state, strings("race"), form.value
+    s, v = strings("race"), form.value
     chosen = entries(f)
     if not chosen:
         raise ValueError(s["no_drafts"])
@@ -117,14 +103,14 @@ def race_request(f: RaceForm) -> RaceRequest:
         repeats=int(v(f.repeats)),
     )
     keys = [BASELINE, *(k for k, _ in chosen), *(k + TREE_SUFFIX for k, _ in chosen)]
-    prompt: str = ss["race_prompt"]
+    prompt: str = v(f.prompt)
     return RaceRequest(
-        target=target_spec("race"),
+        target=target_spec(f),
         entries=tuple(chosen),
         prompt=prompt,
-        chat=chat_on("race"),
+        chat=chat_on(f),
         settings=settings,
-        task=race_task(prompt, v(f.preset), preset_text("race")),
+        task=race_task(prompt, v(f.preset), preset_text(f)),
         names={k: name(s, k, settings.tree) for k in keys},
     )
 

@@ -1,11 +1,10 @@
 """The sampling lab's settings, named once: key (also the URL name), default, bounds, options or
 steps. The example (:data:`SOURCE`) is restored first: the logits' default is the example it
-names, so the rest (:func:`lab_form`) is built after it."""
+names, so the rest (:class:`LabForm`, given those logits) is built after it."""
 
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
 
 from pages.common.form import Form
 from pages.common.urlstate import Param, bool_param, choice_param, float_param, int_param, temperature_param
@@ -31,56 +30,34 @@ def parse_table(raw: str) -> Rows:
     return rows_from_url(raw, MIN_TOKENS, MAX_TOKENS)
 
 
-@dataclass(frozen=True)
 class SourceForm(Form):
     """The example: its name, and the random one's seed and size."""
 
-    preset: Param
-    seed: Param
-    size: Param
+    preset = choice_param("peaked", PRESETS)
+    seed = int_param(0, 0, 9999)
+    size = int_param(6, MIN_TOKENS, MAX_TOKENS)
 
 
-@dataclass(frozen=True)
 class SettingsForm(Form):
-    """The logits, and the sampling settings applied to them."""
+    """The logits (by default the example :data:`SOURCE` names: built with ``logits=``), and
+    the sampling settings applied to them."""
 
-    logits: Param
-    t0: Param
-    t: Param
-    k: Param
-    p: Param
-    min_keep: Param
-    order: Param
+    logits = Param((), parse_table, rows_to_url)
+    t0 = bool_param(False, key="T0")
+    t = temperature_param(1.0, TEMPERATURES, key="T")
+    k = int_param(0, 0, MAX_TOKENS)
+    p = float_param(1.0, 0.01, 1.0)
+    min_keep = int_param(1, 1, MAX_TOKENS)
+    order = choice_param("tkp", tuple(ORDERS))
 
     def sampling(self) -> list[Param]:
         """The sampling settings (all but the logits): what an experiment sets."""
         return [self.t0, self.t, self.k, self.p, self.min_keep, self.order]
 
 
-@dataclass(frozen=True)
 class LabForm(Form):
-    source: SourceForm
-    settings: SettingsForm
+    source = SourceForm
+    settings = SettingsForm
 
 
-SOURCE = SourceForm(
-    preset=choice_param("preset", "peaked", PRESETS),
-    seed=int_param("seed", 0, 0, 9999),
-    size=int_param("size", 6, MIN_TOKENS, MAX_TOKENS),
-)
-
-
-def lab_form(logits: Rows) -> LabForm:
-    """The lab's settings, the logits defaulting to `logits` (the example :data:`SOURCE` names)."""
-    return LabForm(
-        source=SOURCE,
-        settings=SettingsForm(
-            logits=Param("logits", logits, parse_table, rows_to_url),
-            t0=bool_param("T0", False),
-            t=temperature_param("T", 1.0, TEMPERATURES),
-            k=int_param("k", 0, 0, MAX_TOKENS),
-            p=float_param("p", 1.0, 0.01, 1.0),
-            min_keep=int_param("min_keep", 1, 1, MAX_TOKENS),
-            order=choice_param("order", "tkp", tuple(ORDERS)),
-        ),
-    )
+SOURCE = SourceForm()

@@ -12,7 +12,7 @@ from pages.common.quiz import ask, check_questions
 from pages.common.urlstate import choice_param, mirror
 from specdec_core.course.teach import CHECK_CHOICES, CHECK_KEY, CHECK_PAGES
 
-CHECK = choice_param(CHECK_KEY, "none", CHECK_CHOICES)
+CHECK = choice_param("none", CHECK_CHOICES, key=CHECK_KEY)
 
 
 def check_view(s: Strings) -> bool:

@@ -17,10 +17,10 @@ from collections.abc import Sequence
 import streamlit as st
 
 from pages.common.class_answers import shared_classroom
-from pages.common.compare_form import compare_form, grid_problem, grid_spec
+from pages.common.compare_form import CompareForm, grid_problem, grid_spec
 from pages.common.form import link_reader
 from pages.common.i18n import LANGUAGES, Strings
-from pages.common.live_form import live_form, settings
+from pages.common.live_form import LiveForm, settings
 from pages.common.models import access, run_service, shelf
 from pages.common.service_run import error_text
 from specdec_core.course.teach import CLASS, LECTURE, Step
@@ -29,6 +29,7 @@ from specdec_core.live.compare_run import GridJob
 from specdec_core.live.live_job import LiveJob
 from specdec_core.live.presets import preset_prompt
 from specdec_core.live.run_service import DONE, FAILED
+from specdec_core.models import catalog
 
 TICKETS_KEY = "_teach_warm"  # the warm-up's tickets while it goes
 DONE_KEY = "_teach_warmed"  # (runs, replayed already, failures' messages) when it ended
@@ -53,12 +54,12 @@ def warm_jobs(langs: Sequence[str] = tuple(LANGUAGES)) -> tuple[list[LiveJob | G
     for lang, step in ((lang, step) for lang in langs for step in _steps()):
         read = link_reader(step.query)
         if step.page == "live":
-            f = live_form()
+            f = LiveForm()
             spec = settings(f, read)
-            prompt = preset_prompt(read(f.preset), lang, spec.target.kind == "toy")
+            prompt = preset_prompt(read(f.preset), lang, bool(catalog.about(spec.target.kind).words))
             job: LiveJob | GridJob = LiveJob(spec, prompt, shelf(), access(), room)
         elif step.page == "compare":
-            grid = grid_spec(compare_form(), read)
+            grid = grid_spec(CompareForm(), read)
             problem = grid_problem(grid)
             if problem is not None:
                 if problem not in refused:

@@ -3,27 +3,21 @@ or options; the pair's come from :class:`~pages.common.pair_input.PairInput`."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from pages.common.form import Form
 from pages.common.pair_input import PairForm, PairInput
-from pages.common.urlstate import Param, int_param
+from pages.common.urlstate import int_param
 
 PAIR = PairInput("tree", random_size=30)
 MAX_TOP_N = 8  # beyond 8 shown tokens (+ other) the tree stops being readable
 
 
-@dataclass(frozen=True)
 class TreeForm(Form):
     """The pair, how many of its tokens the tree shows, and the sampling seed."""
 
-    pair: PairForm
-    top_n: Param
-    seed: Param
+    prefix = PAIR.prefix
+    pair = PairForm
+    top_n = int_param(6, 1, MAX_TOP_N)
+    seed = int_param(0, 0, 999_999)
 
 
-FORM = TreeForm(
-    pair=PAIR.form,
-    top_n=int_param("tree_top_n", 6, 1, MAX_TOP_N),
-    seed=int_param("tree_seed", 0, 0, 999_999),
-)
+FORM = TreeForm()
