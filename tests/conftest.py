@@ -150,6 +150,45 @@ def postgres(postgres_cluster: Cluster) -> Cluster:
     return postgres_cluster
 
 
+# -- classroom servers: the server's rules come from the environment, read on every run ------------
+#: The teacher's passcode of a :func:`classroom` server.
+PASSCODE = "owl-42"
+
+
+@pytest.fixture
+def fresh_shelf() -> Iterator[None]:
+    """The process's shelf of models and the preload's ticket (both st.cache_resource) emptied
+    before and after the test, so no test sees another's models."""
+    from pages.common.models import preload_ticket, shelf
+
+    shelf().release()
+    preload_ticket.clear()
+    yield
+    shelf().release()
+    preload_ticket.clear()
+
+
+@pytest.fixture
+def classroom(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """A classroom server: the toy pair preloaded, the teacher's passcode :data:`PASSCODE`, and
+    class answers recorded into a fresh SQLite file (returned)."""
+    db = tmp_path / "answers.sqlite"
+    monkeypatch.setenv("SPECDEC_ANSWERS_DB", str(db))
+    monkeypatch.setenv("SPECDEC_CLASSROOM", "1")
+    monkeypatch.setenv("SPECDEC_PRELOAD", "toy")
+    monkeypatch.setenv("SPECDEC_TEACHER_PASSCODE", PASSCODE)
+    return db
+
+
+@pytest.fixture
+def classroom_models(classroom: Path, monkeypatch: pytest.MonkeyPatch, tiny_hf_folders) -> str:
+    """A :func:`classroom` server whose teacher also preloads a tiny 4-layer transformer (its
+    folder returned)."""
+    folder = str(tiny_hf_folders["target"])
+    monkeypatch.setenv("SPECDEC_PRELOAD", f"toy,{folder}")
+    return folder
+
+
 # -- this machine's profile (specdec_core/live/machine_profile.py): every test reads a folder of
 #    its own, empty unless it asks for the pinned profile, so no test depends on the machine -----
 

@@ -23,8 +23,8 @@ from pages.common import class_answers
 from specdec_core.live import answers
 from support.apptest import ROOT, open_page, rerun
 from support.postgres import readme_secrets
+from tests.conftest import PASSCODE
 
-PASSCODE = "owl-42"
 COST = tomllib.loads((ROOT / "lessons" / "en" / "cost.toml").read_text("utf-8"))["quiz"]
 KEYS = [(len(q["options"]), q["answer"]) for q in COST]
 
@@ -34,14 +34,6 @@ def db_file(tmp_path, monkeypatch):
     path = tmp_path / "answers.sqlite"
     monkeypatch.setenv("SPECDEC_ANSWERS_DB", str(path))
     return path
-
-
-@pytest.fixture
-def classroom(monkeypatch, db_file):
-    monkeypatch.setenv("SPECDEC_CLASSROOM", "1")
-    monkeypatch.setenv("SPECDEC_PRELOAD", "toy")
-    monkeypatch.setenv("SPECDEC_TEACHER_PASSCODE", PASSCODE)
-    return db_file
 
 
 @dataclass(frozen=True)

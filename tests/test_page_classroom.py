@@ -2,8 +2,8 @@
 
 The server's rules come from the environment (specdec_core.live.access), read on every run,
 so each test sets them with monkeypatch before opening a fresh AppTest. The shelf of models
-and the preload's ticket are process-wide (st.cache_resource): a fixture empties both after each
-test, so no test sees another's models.
+and the preload's ticket are process-wide (st.cache_resource): `fresh_shelf` empties both around
+each test, so no test sees another's models.
 """
 
 from __future__ import annotations
@@ -17,24 +17,7 @@ from specdec_core.live.model_choices import TargetSpec, targets
 from specdec_core.viz.escape import md
 from support.apptest import open_page, rerun
 
-
-@pytest.fixture(autouse=True)
-def _fresh_shelf():
-    shelf().release()
-    preload_ticket.clear()
-    yield
-    shelf().release()
-    preload_ticket.clear()
-
-
-@pytest.fixture
-def classroom(monkeypatch, tiny_hf_folders):
-    """Classroom mode with the toy pair and a tiny 4-layer transformer as the teacher's models."""
-    folder = str(tiny_hf_folders["target"])
-    monkeypatch.setenv("SPECDEC_CLASSROOM", "1")
-    monkeypatch.setenv("SPECDEC_PRELOAD", f"toy,{folder}")
-    monkeypatch.setenv("SPECDEC_TEACHER_PASSCODE", "owl-42")
-    return folder
+pytestmark = pytest.mark.usefixtures("fresh_shelf")
 
 
 def _panel(at):
@@ -50,14 +33,14 @@ def _preloaded(at):
     return rerun(at)
 
 
-def test_a_learner_sees_only_the_teachers_models_and_types_no_path(classroom):
+def test_a_learner_sees_only_the_teachers_models_and_types_no_path(classroom_models):
     at = _preloaded(open_page("live"))
     target = at.selectbox(key="live_target")
     assert target.options == ["Toy Markov pair (instant, no download)", "Custom: HF id or local folder"]
     at.selectbox(key="live_target").set_value("custom")
     rerun(at)
     source = at.selectbox(key="live_target_src")
-    assert source.options == [classroom] and source.value == classroom
+    assert source.options == [classroom_models] and source.value == classroom_models
     assert not [t for t in at.text_input if t.key in ("live_target_src", "live_draft_src")]
     panel = _panel(at)
     assert panel.label == "Models in memory (2)"
@@ -66,7 +49,7 @@ def test_a_learner_sees_only_the_teachers_models_and_types_no_path(classroom):
     assert any("Classroom server" in c.value for c in panel.caption)
 
 
-def test_a_link_to_a_server_path_loads_the_teachers_model_and_names_no_path(classroom):
+def test_a_link_to_a_server_path_loads_the_teachers_model_and_names_no_path(classroom_models):
     at = _preloaded(
         open_page(
             "live",
@@ -78,13 +61,13 @@ def test_a_link_to_a_server_path_loads_the_teachers_model_and_names_no_path(clas
             },
         )
     )
-    assert at.session_state["live_target_src"] == classroom
+    assert at.session_state["live_target_src"] == classroom_models
     assert at.number_input(key="live_k").max == 4  # the tiny model's layers, from its config
     at.button(key="live_generate").click()
     rerun(at)
     assert not at.error, [e.value for e in at.error]
     trace = at.session_state["live_trace"]
-    assert trace.settings.target == TargetSpec("custom", classroom)
+    assert trace.settings.target == TargetSpec("custom", classroom_models)
     shown = " ".join(str(e.value) for e in [*at.markdown, *at.caption, *at.info, *at.warning])
     assert "/etc" not in shown
 
@@ -100,7 +83,7 @@ def test_a_custom_draft_is_offered_only_from_the_teachers_list(monkeypatch):
     assert race.selectbox(key="race_target").options == ["Toy Markov pair (instant, no download)"]
 
 
-def test_unloading_needs_the_teachers_passcode(classroom):
+def test_unloading_needs_the_teachers_passcode(classroom_models):
     at = _preloaded(open_page("live"))
     assert len(shelf().loaded()) == 2
     at.text_input(key="models_passcode").input("owl-41")
@@ -188,7 +171,7 @@ def test_the_bound_unloads_the_least_recently_used_pair(monkeypatch):
 
 
 @pytest.mark.parametrize("name", ["live", "race"])
-def test_classroom_mode_speaks_chinese_too(classroom, name):
+def test_classroom_mode_speaks_chinese_too(classroom_models, name):
     at = _preloaded(open_page(name, "zh"))
     panel = _panel(at)
     assert any("课堂服务器" in c.value for c in panel.caption)
@@ -196,7 +179,7 @@ def test_classroom_mode_speaks_chinese_too(classroom, name):
     assert " ".join(m.value for m in panel.markdown).count("（老师的）") == 2
 
 
-def test_loaded_models_are_out_of_the_collectors_view(classroom):
+def test_loaded_models_are_out_of_the_collectors_view(classroom_models):
     """The app's shelf settles Python's collector after each load (pages/common/gc_settle.py):
     a full collection would otherwise walk every object of the models at each of its pauses."""
     import gc

@@ -245,15 +245,6 @@ def _distinct_links() -> list[Step]:
     return out
 
 
-@pytest.fixture
-def classroom(monkeypatch, tmp_path):
-    """A classroom server with a teacher's passcode (the Class answers view opens)."""
-    monkeypatch.setenv("SPECDEC_ANSWERS_DB", str(tmp_path / "answers.sqlite"))
-    monkeypatch.setenv("SPECDEC_CLASSROOM", "1")
-    monkeypatch.setenv("SPECDEC_PRELOAD", "toy")
-    monkeypatch.setenv("SPECDEC_TEACHER_PASSCODE", "owl-42")
-
-
 @pytest.mark.parametrize("step", _distinct_links(), ids=lambda step: f"{step.key}")
 def test_every_link_opens_its_page_with_each_value_taken(step, request):
     """The page opened at the link's address reads each key, keeps the link's value and writes

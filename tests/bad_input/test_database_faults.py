@@ -19,16 +19,9 @@ from sqlalchemy.engine import make_url
 from specdec_core.live import answers
 from support.apptest import ROOT, open_page, rerun
 from tests.bad_input.test_catalogue import FORBIDDEN, fragments, shown_texts
+from tests.conftest import PASSCODE
 
-PASSCODE = "owl-42"
 COST = tomllib.loads((ROOT / "lessons" / "en" / "cost.toml").read_text("utf-8"))["quiz"]
-
-
-@pytest.fixture
-def classroom(monkeypatch):
-    monkeypatch.setenv("SPECDEC_CLASSROOM", "1")
-    monkeypatch.setenv("SPECDEC_PRELOAD", "toy")
-    monkeypatch.setenv("SPECDEC_TEACHER_PASSCODE", PASSCODE)
 
 
 def _secrets(cluster, name: str, **change) -> dict:
