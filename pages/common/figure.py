@@ -9,6 +9,7 @@ built only while the expander is open so a page's rerun pays for the sentence al
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import plotly.graph_objects as go
@@ -27,10 +28,21 @@ def show_figure(fig: go.Figure, key: str, where: DeltaGenerator | None = None, *
     place = where if where is not None else st
     words = strings("common")["figure"]
     shown = place.plotly_chart(fig, key=key, **chart)
-    place.html(f'<p class="sr-only">{html_text(alt_text.describe(fig, words))}</p>')
+    place.html(f'<p class="sr-only">{html_text(_described(fig, words))}</p>')
     box = place.container(key=f"noprint_{key}_data").expander(
         words["data"], key=f"{key}_data", on_change="rerun", icon=":material/table:"
     )
     if box.open:
         box.dataframe(alt_text.table(fig, words), hide_index=True)
     return shown
+
+
+def _described(fig: go.Figure, words: Mapping[str, str]) -> str:
+    """``alt_text.describe(fig, words)``, kept on the figure (per language): a cached builder
+    (``viz.memo``) hands out the same figure for equal inputs, so a page that opens again or
+    reruns with a control back where it was describes its figures once."""
+    said = fig.__dict__.setdefault("_sd_described", {})
+    key = tuple(words.items())
+    if key not in said:
+        said[key] = alt_text.describe(fig, words)
+    return said[key]

@@ -17,6 +17,7 @@ import plotly.graph_objects as go
 
 from specdec_core.live.compare import Cell
 from specdec_core.viz import palette
+from specdec_core.viz.memo import figure_cache
 from specdec_core.viz.strings import pick
 
 KEYS: dict[str, tuple[str, ...]] = {
@@ -39,6 +40,7 @@ def _finite(v: float | None) -> float | None:
     return v if v is not None and math.isfinite(v) else None
 
 
+@figure_cache
 def heatmap(
     cells: Sequence[HeatCell],
     drafts: Sequence[str],

@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 
 import plotly.graph_objects as go
 
+from specdec_core.viz.memo import figure_cache
 from specdec_core.viz.palette import ACCEPTED, BONUS, DRAFT, INK, REJECTED, STATE_SYMBOLS, TARGET, base_layout
 from specdec_core.viz.strings import pick
 
@@ -45,6 +46,7 @@ KEYS: dict[str, tuple[str, ...]] = {
 CALIBRATION_COLOURS = (ACCEPTED, BONUS, DRAFT)
 
 
+@figure_cache
 def early_exit_figure(
     depths: Sequence[int],
     greedy: Sequence[float],
@@ -83,6 +85,7 @@ def early_exit_figure(
     return fig
 
 
+@figure_cache
 def head_depth_figure(greedy: Sequence[float], alpha: Sequence[float], text: Mapping[str, str]) -> go.Figure:
     """The trained head's acceptance by drafting depth (1 = the token after the target's)."""
     t = pick(text, KEYS, "head_depth_figure")
@@ -113,6 +116,7 @@ def _bars_by_depth(
     return fig
 
 
+@figure_cache
 def calibration_figure(
     confidence_by_depth: Sequence[Sequence[float]],
     agreement_by_depth: Sequence[Sequence[float]],
@@ -154,6 +158,7 @@ def calibration_figure(
     return fig
 
 
+@figure_cache
 def medusa_figure(
     alone: Sequence[float],
     chained: Sequence[float],
@@ -173,6 +178,7 @@ def medusa_figure(
     return _bars_by_depth(series, t["ahead_axis"], t["alpha_axis"], 360)
 
 
+@figure_cache
 def drafts_figure(
     names: Sequence[str],
     alphas: Sequence[float],
