@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from specdec_core.live.text import SPAN_KINDS
-from specdec_core.viz import colour_checks as cc
 from specdec_core.viz import palette
+from tests import colour_maths as cc
 
 ROOT = Path(__file__).resolve().parents[1]
 STYLE = (ROOT / "assets/style.css").read_text(encoding="utf-8")

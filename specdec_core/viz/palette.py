@@ -18,7 +18,7 @@ REMOVED = NEUTRAL  # tokens a sampling filter cut
 KEPT = "#4C5FD5"
 #: The token states. Each reaches 3:1 against the white page as a mark (WCAG 1.4.11), and every
 #: two of them stay ΔE2000 ≥ 10 apart with normal vision and with simulated protanopia,
-#: deuteranopia and tritanopia (viz/colour_checks.py; tests/test_colour_checks.py also reads the
+#: deuteranopia and tritanopia (tests/test_colour_checks.py, which also reads the
 #: copies in assets/style.css). Colour is never their only cue: figures add STATE_SYMBOLS or
 #: STATE_PATTERNS, the token chips a line style.
 ACCEPTED = "#22A36C"

@@ -1,4 +1,4 @@
-"""The colour maths behind the accessibility checks of the state colours (float64, numpy only).
+"""The colour maths of tests/test_colour_checks.py, which checks the state colours (float64, numpy only).
 
 - sRGB ↔ linear RGB (IEC 61966-2-1), relative luminance and contrast ratio (WCAG 2.1);
 - colour-vision deficiency simulated by Machado, Oliveira & Fernandes (2009) at full severity,
