@@ -77,10 +77,14 @@ def tables(s, result: GridResult, c: float | None, names: dict[str, str]) -> Non
         st.code(markdown_table(table, s["md"], names), language="markdown")
     row = st.columns(3)
     row[0].download_button(
-        s["download_csv"], cells_csv(table, c), "compare.csv", "text/csv", icon=":material/download:"
+        s["download_csv"], partial(cells_csv, table, c), "compare.csv", "text/csv", icon=":material/download:"
     )
     row[1].download_button(
-        s["download_json"], grid_json(result), "compare.json", "application/json", icon=":material/download:"
+        s["download_json"],
+        partial(grid_json, result),
+        "compare.json",
+        "application/json",
+        icon=":material/download:",
     )
     files = answer_files(result.spec, result.runs)
     if files:
