@@ -41,6 +41,8 @@ def test_the_built_in_kinds_are_what_the_pages_offered():
     assert race_choices(drafts_for("toy"), "toy") == ("toy_draft", "ngram")  # no typed draft on its words
     assert race_choices(drafts_for("bundled"), "bundled") == drafts_for("bundled")
     assert default_targets() == ("bundled",) and default_drafts() == ("ngram", "bf16", "head")
+    assert [catalog.default_target(p) for p in ("live", "race", "law")] == ["bundled"] * 3
+    assert catalog.default_drafts("live") == ("ngram",) and catalog.default_drafts("law") == ("head",)
     assert target_layers(TargetSpec("toy")) is None
     with pytest.raises(KeyError, match="unknown target 'nope'"):
         catalog.target("nope")

@@ -60,12 +60,12 @@ def draft_keys() -> tuple[str, ...]:
 
 def default_targets() -> tuple[str, ...]:
     """The default grid's targets (one prompt per category, what a teacher most needs)."""
-    return tuple(t.key for t in catalog.targets() if t.grid_default)
+    return (catalog.default_target("compare"),)
 
 
 def default_drafts() -> tuple[str, ...]:
     """The default grid's drafts."""
-    return tuple(k for d in catalog.drafts() for k in d.grid_defaults)
+    return catalog.default_drafts("compare")
 
 
 #: Two figures closer than this share of the larger are a tie.

@@ -81,8 +81,8 @@ class TargetKind:
     #: live.toml keys: a caption under its timings, a note under its cache view ("" for none)
     timing_note: str = ""
     cache_note: str = ""
-    #: on the Compare page's default grid
-    grid_default: bool = False
+    #: the pages ("live", "race", "law", "compare") that start on it
+    defaults: frozenset[str] = frozenset()
     offered: bool = True
 
     @property
@@ -107,9 +107,10 @@ class DraftKind:
     #: drafts across two tokenizers (the Tokenizers lesson measures the first such pair)
     across: bool = False
     warm: bool = True
-    #: its keys on the Compare page's grid, and those on the default grid
+    #: its keys on the Compare page's grid
     grid: tuple[str, ...] = ()
-    grid_defaults: tuple[str, ...] = ()
+    #: the pages ("live", "law", "compare") that start on it
+    defaults: frozenset[str] = frozenset()
     offered: bool = True
 
     def fits(self, target: TargetKind) -> bool:
@@ -205,6 +206,16 @@ def cross_pair() -> tuple[TargetSpec, DraftSpec]:
         for t in targets()
         if d.fits(t) and not t.needs_source
     )
+
+
+def default_target(page: str) -> str:
+    """The target `page` starts on (else the first offered)."""
+    return next((t.key for t in targets() if page in t.defaults), targets()[0].key)
+
+
+def default_drafts(page: str) -> tuple[str, ...]:
+    """The drafts `page` starts on, in order."""
+    return tuple(d.key for d in drafts() if page in d.defaults)
 
 
 def draft_spec(kind: str, k: int = 0, source: str = "", vocab: int = 0) -> DraftSpec:
@@ -335,7 +346,7 @@ for _entry in (
         _bundled,
         lambda s: layer_count.bundled_layers(),
         _SMOL,
-        grid_default=True,
+        defaults=frozenset({"live", "race", "law", "compare"}),
     ),
     # the shipped heads read SmolLM2's features, so they do not fit Gemma; SmolLM2 drafts for
     # it across the two tokenizers instead
@@ -364,7 +375,12 @@ for _entry in (
     ),
     DraftKind("toy_draft", "Toy draft chain", _toy_draft, frozenset({TOY_CHAIN}), warm=False),
     DraftKind(
-        "ngram", "n-gram lookup", _ngram, warm=False, grid=("ngram", "ngram~tree"), grid_defaults=("ngram",)
+        "ngram",
+        "n-gram lookup",
+        _ngram,
+        warm=False,
+        grid=("ngram", "ngram~tree"),
+        defaults=frozenset({"live", "compare"}),
     ),
     DraftKind(
         "bf16",
@@ -373,7 +389,7 @@ for _entry in (
         frozenset({TRANSFORMER}),
         head=True,
         grid=("bf16", "bf16@16384", "bf16~tree"),
-        grid_defaults=("bf16",),
+        defaults=frozenset({"compare"}),
     ),
     DraftKind(
         "layerskip",
@@ -391,7 +407,7 @@ for _entry in (
         frozenset({SMOLLM2_FEATURES}),
         head=True,
         grid=("head",),
-        grid_defaults=("head",),
+        defaults=frozenset({"law", "compare"}),
     ),
     DraftKind(
         "medusa",
