@@ -16,8 +16,8 @@ from pages.common.figure import show_figure
 from pages.common.form import Form
 from pages.common.i18n import strings
 from pages.common.lesson import lesson
-from pages.common.page import ASSETS, start, warn_rejected
-from pages.common.urlstate import choice_param, mirror, restore
+from pages.common.page import ASSETS, start
+from pages.common.urlstate import choice_param, mirror
 from specdec_core.course.handouts import HANDOUTS, rule_sheet, speedup_sheet
 from specdec_core.live.profile_quotes import course_costs
 from specdec_core.viz import overlap as overlap_viz
@@ -38,9 +38,8 @@ FIGURE_HEIGHT = 300
 BARS_WIDTH, RESIDUAL_WIDTH = 430, 250
 STATIC = {"displayModeBar": False}
 
-s, text = start("handouts")
+s, text = start("handouts", params=FORM.params())
 st.html(f"<style>{(ASSETS / 'handouts.css').read_text(encoding='utf-8')}</style>")
-warn_rejected(s, restore(FORM.params()))
 
 with st.container(key="noprint_handout_controls"):
     st.markdown(s["intro"])

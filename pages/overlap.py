@@ -12,7 +12,7 @@ import streamlit as st
 
 from pages.common import form, urlstate
 from pages.common.figure import show_figure
-from pages.common.page import lesson_body, start, warn_rejected
+from pages.common.page import lesson_body, start
 from pages.common.quiz import quiz
 from pages.overlap_parts.form import FORM, LAWS, PAIR, TEMPERATURES
 from specdec_core.course import overlap as one_step
@@ -20,10 +20,9 @@ from specdec_core.verify import Decomposition
 from specdec_core.viz import memo, palette
 from specdec_core.viz import overlap as viz
 
-s, text = start("overlap")
-
-MC_KEY = "ov_mc_result"
 f = FORM
+s, text = start("overlap", params=f.params())
+MC_KEY = "ov_mc_result"
 # the pair's maths, asked for again on every change of a control below it
 breakdown = memo.result_cache(one_step.breakdown)
 alpha_by_temperature = memo.result_cache(one_step.alpha_by_temperature)
@@ -44,9 +43,6 @@ def _note(message: str, good: bool) -> None:
 def _f(value: float, digits: int = 3) -> str:
     return f"{value:.{digits}f}"
 
-
-# ---------------------------------------------------------------- controls and URL
-warn_rejected(s, urlstate.restore(f.params()))
 
 text.show("intro")
 

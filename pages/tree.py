@@ -11,7 +11,7 @@ import streamlit as st
 
 from pages.common import form, urlstate
 from pages.common.figure import show_figure
-from pages.common.page import lesson_body, start, warn_rejected
+from pages.common.page import lesson_body, start
 from pages.common.quiz import quiz
 from pages.tree_parts.form import FORM, PAIR
 from specdec_core.course.probability_tree import (
@@ -28,15 +28,14 @@ from specdec_core.viz import probability_tree as viz
 from specdec_core.viz.escape import md_strong
 from specdec_core.viz.probability_tree_sankey import sankey_figure
 
-s, text = start("tree")
-
+f = FORM
+s, text = start("tree", params=f.params())
 RUN_KEY = "tree_run"
 ANIMATE_KEY = "tree_animate"
 RUN_SIG_KEY = "tree_run_sig"
 STEP_SECONDS = 0.35
 MANY = 100
 FOUR_DECIMALS = ("direct", "via_reject", "total", "p")
-f = FORM
 
 
 def _sample(p: np.ndarray, q: np.ndarray, n: int) -> None:
@@ -57,8 +56,6 @@ def _chart(fig, key: str) -> None:
     show_figure(fig, key, theme=None, config={"displaylogo": False})
 
 
-# ---------------------------------------------------------------- controls and URL
-warn_rejected(s, urlstate.restore(f.params()))
 
 text.show("intro")
 

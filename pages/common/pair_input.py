@@ -63,7 +63,7 @@ class PairInput:
         return bool(form.value(self.form.table))
 
     def _set_table(self, table: str) -> None:
-        st.session_state[self.key("table")] = table
+        st.session_state[self.form.table.key] = table
 
     def _example(self) -> str:
         f = self.form
