@@ -17,7 +17,6 @@ Reading a profile loads no torch (a page may call :func:`load`); measuring does.
 from __future__ import annotations
 
 import functools
-import hashlib
 import itertools
 import json
 import os
@@ -27,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from specdec_core.models.user_cache import cache_root, cpu_model
+from specdec_core.models import user_cache
 
 HARDWARE_FILE = Path(__file__).resolve().parents[2] / "assets" / "hardware.json"
 #: Environment variable naming the folder of the profiles (unset: ``<cache>/profile``); tests
@@ -237,7 +236,7 @@ def machine_key() -> dict[str, Any]:
     settings that choose the engine's threads and their waiting."""
     env = ("SPECDEC_TORCH_THREADS", "OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "SPECDEC_FAST")
     return {
-        "cpu": cpu_model(),
+        "cpu": user_cache.cpu_model(),
         "cores": os.cpu_count() or 1,
         **{k.lower(): os.environ.get(k, "") for k in env},
     }
@@ -246,32 +245,16 @@ def machine_key() -> dict[str, Any]:
 def profile_file() -> Path:
     """This machine key's profile: ``$SPECDEC_PROFILE_DIR`` or ``<user cache>/profile``."""
     folder = os.environ.get(PROFILE_ENV)
-    root = Path(folder).expanduser() if folder else cache_root() / "profile"
-    digest = hashlib.sha1(json.dumps(machine_key(), sort_keys=True).encode()).hexdigest()[:16]
-    return root / f"{digest}.json"
+    return user_cache.machine_file(
+        Path(folder).expanduser() if folder else user_cache.cache_root() / "profile", machine_key()
+    )
 
 
 def _read() -> dict[str, Any]:
-    try:
-        data = json.loads(profile_file().read_text())
-    except (OSError, ValueError):
-        data = None
-    if not isinstance(data, dict) or data.get("machine") != machine_key():
-        data = {"machine": machine_key()}
+    data = user_cache.read_machine_file(profile_file(), machine_key())
     if not isinstance(data.get("models"), dict):
         data["models"] = {}
     return data
-
-
-def _write(data: dict[str, Any]) -> None:
-    path = profile_file()
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
-        tmp.write_text(json.dumps(data, indent=1, sort_keys=True))
-        os.replace(tmp, path)
-    except OSError:  # a read-only home: measured again at the next load
-        pass
 
 
 def _number(value: object) -> float | None:
@@ -344,7 +327,7 @@ def save(profile: MachineProfile, weight_bytes: Mapping[str, int] | None = None)
             "draft_c": dict(profile.draft_c.get(m, {})),
         }
     with _LOCK:
-        _write(data)
+        user_cache.write_machine_file(profile_file(), data)
 
 
 # -- measuring, at model load (the run service's worker) or from bench.profile --------------------
@@ -390,7 +373,7 @@ def record_target(kind: str, model: Any) -> MachineProfile | None:
             _measure_machine(data)
             old = data["models"].get(name) or {}
             data["models"][name] = {**entry, "draft_c": dict(old.get("draft_c") or {})}
-            _write(data)
+            user_cache.write_machine_file(profile_file(), data)
         return _profile(data)
 
 
@@ -417,5 +400,5 @@ def record_draft(kind: str, target: Any, draft_kind: str, draft: Any, k: int = 0
         if not isinstance(entry, dict):
             return c  # the target's own entry comes first (record_target)
         entry.setdefault("draft_c", {})[draft_name(draft_kind, k)] = c
-        _write(data)
+        user_cache.write_machine_file(profile_file(), data)
     return c

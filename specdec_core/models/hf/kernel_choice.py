@@ -20,8 +20,6 @@ tokens in steps) are kept there too: the engine prices a draft and a round with 
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import statistics
 import threading
@@ -32,8 +30,9 @@ from typing import Any
 
 import torch
 
+from specdec_core.models import user_cache
 from specdec_core.models.hf import kernels
-from specdec_core.models.user_cache import cache_root, cpu_model
+from specdec_core.models.user_cache import cpu_model
 
 #: Rows of the body's forward passes: a decode step (1), each verification block γ + 1 up to 9,
 #: and the live pages' tree forwards (nodes + 1 for the shapes of ``live.settings.TREE_SHAPES``).
@@ -65,31 +64,14 @@ def machine_key() -> dict[str, Any]:
 
 def cache_file() -> Path:
     """This machine key's file in the user cache folder (``user_cache.cache_root``)."""
-    digest = hashlib.sha1(json.dumps(machine_key(), sort_keys=True).encode()).hexdigest()[:16]
-    return cache_root() / "kernels" / f"{digest}.json"
+    return user_cache.machine_file(user_cache.cache_root() / "kernels", machine_key())
 
 
 def _load() -> dict[str, Any]:
-    try:
-        data = json.loads(cache_file().read_text())
-    except (OSError, ValueError):
-        data = None
-    if not isinstance(data, dict) or data.get("machine") != machine_key():
-        data = {"machine": machine_key()}
+    data = user_cache.read_machine_file(cache_file(), machine_key())
     data.setdefault("kernels", {})
     data.setdefault("steps", {})
     return data
-
-
-def _save(data: dict[str, Any]) -> None:
-    path = cache_file()
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
-        tmp.write_text(json.dumps(data, indent=1, sort_keys=True))
-        os.replace(tmp, path)
-    except OSError:  # a read-only home: the choice is measured again next time
-        pass
 
 
 def _weight_key(shape: Sequence[int], dtype: torch.dtype) -> str:
@@ -173,7 +155,7 @@ def calibrate(weights: Iterable[tuple[torch.Tensor, Sequence[int]]]) -> dict[str
             if missing:
                 saved.update(measure(ws, missing))
                 data["kernels"][key] = {str(r): name for r, name in sorted(saved.items())}
-                _save(data)
+                user_cache.write_machine_file(cache_file(), data)
             kernels.record(shape, dtype, saved)
             chosen[key] = {r: saved[r] for r in sorted(rows)}
     return chosen
@@ -196,7 +178,7 @@ def step_costs(key: str, time_costs: Callable[[], dict[str, Any]]) -> dict[str, 
             "step_s": costs["step_s"],
             "verify_steps": {str(g): v for g, v in costs["verify_steps"].items()},
         }
-        _save(data)
+        user_cache.write_machine_file(cache_file(), data)
     return costs
 
 
@@ -206,7 +188,7 @@ def forget_steps() -> None:
     with _LOCK:
         data = _load()
         data["steps"] = {}
-        _save(data)
+        user_cache.write_machine_file(cache_file(), data)
 
 
 def _valid_costs(saved: object) -> bool:
