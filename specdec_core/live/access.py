@@ -70,7 +70,7 @@ class Access:
     @property
     def sources(self) -> tuple[str, ...]:
         """The custom model sources the teacher offers (classroom mode), in their order."""
-        return tuple(t.source for t in self.preload if t.kind == "custom")
+        return tuple(t.source for t in self.preload if catalog.about(t.kind).needs_source)
 
     @property
     def targets(self) -> tuple[str, ...]:
@@ -166,19 +166,20 @@ _REFUSED = "In this classroom only the teacher's models are offered: pick one of
 
 def check_target(access: Access, spec: TargetSpec) -> None:
     """Raise ``ChoiceError("not_allowed")`` for a target this server does not offer."""
-    if spec.kind not in access.targets or (spec.kind == "custom" and not source_allowed(access, spec.source)):
+    sourced = catalog.about(spec.kind).needs_source
+    if spec.kind not in access.targets or (sourced and not source_allowed(access, spec.source)):
         raise ChoiceError(_REFUSED, "not_allowed")
 
 
 def check_draft(access: Access, spec: DraftSpec) -> None:
-    """Raise ``ChoiceError("not_allowed")`` for a custom draft the teacher did not list."""
-    if spec.kind == "custom" and not source_allowed(access, spec.source):
+    """Raise ``ChoiceError("not_allowed")`` for a typed draft the teacher did not list."""
+    if catalog.draft(spec.kind).source and not source_allowed(access, spec.source):
         raise ChoiceError(_REFUSED, "not_allowed")
 
 
 def drafts(access: Access, target_kind: str) -> tuple[str, ...]:
-    """The draft kinds offered with a target kind (a custom draft only from the teacher's list)."""
+    """The draft kinds offered with a target kind (a typed draft only from the teacher's list)."""
     options = drafts_for(target_kind)
     if access.classroom and not access.sources:
-        return tuple(k for k in options if k != "custom")
+        return tuple(k for k in options if not catalog.draft(k).source)
     return options
