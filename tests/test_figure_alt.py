@@ -101,6 +101,7 @@ def test_a_serialised_figure_reads_the_same_as_the_figure():
     assert "bdata" in again.data[0].y  # plotly encodes numpy arrays as {"dtype", "bdata"}
     assert table(again, WORDS["en"]) == table(fig, WORDS["en"])
     assert describe(again, WORDS["en"]) == describe(fig, WORDS["en"])
+    assert table(fig.to_dict(), WORDS["en"]) == table(fig, WORDS["en"])  # the JSON itself reads alike
 
 
 @pytest.mark.parametrize("lang", LANGS)

@@ -33,7 +33,7 @@ def _page(lang: str) -> None:
 def _run(lang: str, open_data: bool) -> AppTest:
     at = AppTest.from_function(_page, args=(lang,))
     if open_data:
-        at.session_state["fig_test_data"] = True
+        at.session_state["noprint_fig_test_data"] = True
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at

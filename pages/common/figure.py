@@ -4,7 +4,8 @@
 fails on a page that calls ``st.plotly_chart`` itself): the chart, a visually hidden paragraph
 that tells assistive technology what it shows (``viz.alt_text.describe``, class ``sr-only`` in
 assets/style.css), and an expander with the figure's numbers as a table (``viz.alt_text.table``),
-built only while the expander is open so a page's rerun pays for the sentence alone.
+built only while the expander is open so a page's rerun pays for the sentence alone. The
+expander's key starts ``noprint_``: a printed page leaves it out (assets/print.css).
 """
 
 from __future__ import annotations
@@ -29,9 +30,7 @@ def show_figure(fig: go.Figure, key: str, where: DeltaGenerator | None = None, *
     words = strings("common")["figure"]
     shown = place.plotly_chart(fig, key=key, **chart)
     place.html(f'<p class="sr-only">{html_text(_described(fig, words))}</p>')
-    box = place.container(key=f"noprint_{key}_data").expander(
-        words["data"], key=f"{key}_data", on_change="rerun", icon=":material/table:"
-    )
+    box = place.expander(words["data"], key=f"noprint_{key}_data", on_change="rerun", icon=":material/table:")
     if box.open:
         box.dataframe(alt_text.table(fig, words), hide_index=True)
     return shown

@@ -73,48 +73,77 @@ def _list(values: Any) -> list[Any]:
     return np.asarray(values, dtype=object).ravel().tolist() if np.ndim(values) else [values]
 
 
-def _drawing(trace: Any) -> bool:
+def _get(node: Any, *path: str) -> Any:
+    """`node[path[0]][path[1]]…`, or None where a key is missing."""
+    for key in path:
+        node = node.get(key) if isinstance(node, Mapping) else None
+    return node
+
+
+def _spec(fig: go.Figure | Mapping[str, Any]) -> dict[str, Any]:
+    """`fig` as plotly's JSON (a dict of plain traces and layout): read at once, where each
+    property of a ``go.Figure`` read goes through plotly's validators."""
+    spec = dict(fig.to_dict() if isinstance(fig, go.Figure) else fig)
+    spec["data"] = [{"type": "scatter", **t} for t in spec.get("data", ())]
+    spec.setdefault("layout", {})
+    return spec
+
+
+def _drawing(trace: Mapping[str, Any]) -> bool:
     """Whether `trace` only draws (no name, no hover): edges, in-chart labels."""
-    return trace.type in ("bar", "scatter") and not trace.name and trace.hoverinfo == "skip"
+    return trace["type"] in ("bar", "scatter") and not trace.get("name") and trace.get("hoverinfo") == "skip"
 
 
-def _ticks(fig: go.Figure, trace: Any) -> dict[str, dict[Any, str]]:
+def _ticks(spec: Mapping[str, Any], trace: Mapping[str, Any]) -> dict[str, dict[Any, str]]:
     """The tick labels `trace`'s x and y axes write for their values (a token under its bar)."""
     found = {}
     for axis in ("x", "y"):
-        ref = getattr(trace, f"{axis}axis", None) or axis
-        layout = fig.layout[f"{axis}axis{ref[1:]}"]
-        found[axis] = dict(zip(_list(layout.tickvals), map(plain, _list(layout.ticktext)), strict=False))
+        ref = trace.get(f"{axis}axis") or axis
+        layout = spec["layout"].get(f"{axis}axis{ref[1:]}") or {}
+        found[axis] = dict(
+            zip(_list(layout.get("tickvals")), map(plain, _list(layout.get("ticktext"))), strict=False)
+        )
     return found
 
 
 class _XY:
-    """A bar's or a scatter's points: x and y as drawn, and each point's token when the trace
-    names one (``customdata`` or a scatter's ``text``), else its tick label."""
+    """A bar's or a scatter's points: x and y as drawn, the indices of the points drawn (gaps
+    between line pieces left out), and each point's token when the trace names one
+    (``customdata`` or a scatter's ``text``), else its tick label."""
 
-    def __init__(self, fig: go.Figure, trace: Any) -> None:
-        self.y = _list(trace.y)
-        self.x = _list(trace.x) or list(range(len(self.y)))
-        self.ticks = _ticks(fig, trace)
-        custom = _list(trace.customdata) if np.ndim(_array(trace.customdata)) == 1 else []
-        text = _list(trace.text) if trace.type == "scatter" else []
-        self.names = [next((c for c in (custom[i : i + 1] + text[i : i + 1]) if isinstance(c, str) and c), "")
-                      for i in range(len(self.y))]  # fmt: skip
-        self.kept = [
-            i for i, (a, b) in enumerate(zip(self.x, self.y, strict=False)) if _present(a) and _present(b)
-        ]
+    def __init__(self, spec: Mapping[str, Any], trace: Mapping[str, Any]) -> None:
+        y = _array(trace.get("y"))
+        self.y = np.asarray([] if y is None else y, dtype=object if _numbers(y) is None else np.float64)
+        x = _array(trace.get("x"))
+        self.x = np.arange(len(self.y)) if x is None else np.asarray(x)
+        self.kept = np.flatnonzero(_drawn(self.x[: len(self.y)]) & _drawn(self.y[: len(self.x)]))
+        self.spec, self.trace, self._ticks = spec, trace, None
+        custom = _array(trace.get("customdata"))
+        self.names = [custom] if np.ndim(custom) == 1 else []
+        if trace["type"] == "scatter" and np.ndim(trace.get("text")) == 1:
+            self.names.append(trace["text"])
 
     def cell(self, axis: str, i: int) -> str:
         value = (self.x if axis == "x" else self.y)[i]
-        tick = self.ticks[axis].get(value) if isinstance(value, int | float | np.number) else None
+        if self._ticks is None:
+            self._ticks = _ticks(self.spec, self.trace)
+        tick = self._ticks[axis].get(value) if isinstance(value, int | float | np.number) else None
         return tick or _cell(value)
 
     def label(self, i: int) -> str:
-        return plain(self.names[i])
+        return next((plain(n[i]) for n in self.names if i < len(n) and isinstance(n[i], str) and n[i]), "")
 
     def at(self, i: int, axis: str = "x") -> str:
         """Where point `i` is, in words: its token, else its tick label or value on `axis`."""
         return self.label(i) or self.cell(axis, i)
+
+
+def _drawn(values: np.ndarray) -> np.ndarray:
+    """Which of `values` are drawn coordinates (None and NaN mark gaps between line pieces)."""
+    numbers = _numbers(values)
+    return (
+        np.isfinite(numbers) if numbers is not None else np.array([_present(v) for v in values], dtype=bool)
+    )
 
 
 def _present(value: Any) -> bool:
@@ -122,91 +151,99 @@ def _present(value: Any) -> bool:
     return value is not None and not (isinstance(value, float) and not math.isfinite(value))
 
 
-def _cells(trace: Any) -> Iterator[tuple[Any, Any, float]]:
-    """A heatmap's or a contour's (x, y, z) per finite cell."""
-    z = np.asarray(_array(trace.z), dtype=float)
+def _grid(trace: Mapping[str, Any]) -> tuple[np.ndarray, list[Any], list[Any]]:
+    """A heatmap's or a contour's z (float64) and its x and y labels."""
+    z = np.asarray(_array(trace.get("z")), dtype=np.float64)
     if z.ndim != 2:
-        return
-    xs, ys = _list(trace.x) or list(range(z.shape[1])), _list(trace.y) or list(range(z.shape[0]))
+        return np.zeros((0, 0)), [], []
+    xs, ys = (
+        _list(trace.get("x")) or list(range(z.shape[1])),
+        _list(trace.get("y")) or list(range(z.shape[0])),
+    )
+    return z, xs, ys
+
+
+def _cells(trace: Mapping[str, Any]) -> Iterator[tuple[Any, Any, float]]:
+    """A heatmap's or a contour's (x, y, z) per finite cell."""
+    z, xs, ys = _grid(trace)
     for r, c in zip(*np.nonzero(np.isfinite(z)), strict=True):
         yield xs[c], ys[r], float(z[r, c])
 
 
-def _parts(trace: Any) -> Iterator[tuple[str, str, float]]:
+def _parts(trace: Mapping[str, Any]) -> Iterator[tuple[str, str, float]]:
     """A sunburst's (or pie's) (label, parent label, value) per part with a value."""
-    labels, values = [plain(x) for x in _list(trace.labels)], _list(trace.values)
-    ids, parents = _list(trace.ids) or labels, _list(trace.parents)
+    labels, values = [plain(x) for x in _list(trace.get("labels"))], _list(trace.get("values"))
+    ids, parents = _list(trace.get("ids")) or labels, _list(trace.get("parents"))
     names = dict(zip(ids, labels, strict=False))
     for i, (label, value) in enumerate(zip(labels, values, strict=False)):
         if _is_number(value) and value > 0:
             yield label, names.get(parents[i], "") if i < len(parents) else "", float(value)
 
 
-def _flows(trace: Any) -> Iterator[tuple[str, str, float]]:
+def _flows(trace: Mapping[str, Any]) -> Iterator[tuple[str, str, float]]:
     """A sankey's (from, to, value) per flow."""
-    nodes = [plain(x) for x in _list(trace.node.label)]
-    link = trace.link
-    for s, t, v in zip(_list(link.source), _list(link.target), _list(link.value), strict=False):
+    nodes = [plain(x) for x in _list(_get(trace, "node", "label"))]
+    link = trace.get("link") or {}
+    for s, t, v in zip(*(_list(link.get(k)) for k in ("source", "target", "value")), strict=False):
         if _is_number(v):
             yield nodes[s], nodes[t], float(v)
 
 
-def _axis_title(fig: go.Figure, axis: str, fallback: str) -> str:
+def _axis_title(spec: Mapping[str, Any], axis: str, fallback: str) -> str:
     """The title of the figure's only `axis` ("x" or "y"), else `fallback` (several subplots)."""
-    if any(k.startswith(f"{axis}axis") and k != f"{axis}axis" for k in fig.layout.to_plotly_json()):
+    if f"{axis}axis2" in spec["layout"]:
         return fallback
-    return plain(fig.layout[f"{axis}axis"].title.text or "") or fallback
+    return plain(_get(spec["layout"], f"{axis}axis", "title", "text") or "") or fallback
 
 
-def _data(fig: go.Figure) -> list[Any]:
-    return [t for t in fig.data if not _drawing(t)]
+def _data(spec: Mapping[str, Any]) -> list[dict[str, Any]]:
+    return [t for t in spec["data"] if not _drawing(t)]
 
 
-def _name(trace: Any, words: Mapping[str, str]) -> str:
-    colorbar = getattr(trace, "colorbar", None)
-    named = trace.name or (colorbar.title.text if colorbar is not None else None)
+def _name(trace: Mapping[str, Any], words: Mapping[str, str]) -> str:
+    named = trace.get("name") or _get(trace, "colorbar", "title", "text")
     return plain(named or "") or words["unnamed"]
 
 
-def table(fig: go.Figure, words: Mapping[str, str]) -> list[dict[str, str]]:
-    """`fig`'s numbers, one row per point (or cell, part, flow), every cell text; the columns
-    are the ``col_*`` words (x and y named by the axes' titles when the figure has one pair)."""
+Figure = go.Figure | Mapping[str, Any]
+
+
+def _notes(spec: Mapping[str, Any]) -> list[str]:
+    return [plain(a["text"]) for a in spec["layout"].get("annotations", ()) if a.get("text")]
+
+
+def table(fig: Figure, words: Mapping[str, str]) -> list[dict[str, str]]:
+    """`fig`'s numbers (a figure or its JSON), one row per point (or cell, part, flow), every
+    cell text; the columns are the ``col_*`` words (x and y named by the axes' titles when the
+    figure has one pair of axes)."""
+    spec = _spec(fig)
     name, label, value = words["col_series"], words["col_label"], words["col_value"]
-    x, y = (_axis_title(fig, a, words[f"col_{a}"]) for a in ("x", "y"))
-    x, y = (
-        (words["col_x"] if x in (name, label, value) else x),
-        (words["col_y"] if y in (name, label, value, x) else y),
-    )
+    x, y = (_axis_title(spec, a, words[f"col_{a}"]) for a in ("x", "y"))
+    x = words["col_x"] if x in (name, label, value) else x
+    y = words["col_y"] if y in (name, label, value, x) else y
     rows: list[dict[str, str]] = []
-    for trace in _data(fig):
-        series = plain(trace.name or "")
-        if trace.type in ("bar", "scatter"):
-            xy = _XY(fig, trace)
+    for trace in _data(spec):
+        series, kind = plain(trace.get("name") or ""), trace["type"]
+        if kind in ("bar", "scatter"):
+            xy = _XY(spec, trace)
             for i in xy.kept:
-                at = xy.cell("x", i)
-                rows.append(
-                    {name: series, label: "" if xy.label(i) == at else xy.label(i), x: at, y: xy.cell("y", i)}
-                )
-        elif trace.type in ("heatmap", "contour"):
+                at, token = xy.cell("x", i), xy.label(i)
+                rows.append({name: series, label: "" if token == at else token, x: at, y: xy.cell("y", i)})
+        elif kind in ("heatmap", "contour"):
             rows += [{name: series, x: _cell(a), y: _cell(b), value: number(c)} for a, b, c in _cells(trace)]
-        elif trace.type in _PARTS:
-            rows += [
-                {name: series, label: t, words["col_parent"]: p, value: number(v)}
-                for t, p, v in _parts(trace)
-            ]
-        elif trace.type == "sankey":
-            rows += [
-                {name: series, words["col_from"]: a, words["col_to"]: b, value: number(v)}
-                for a, b, v in _flows(trace)
-            ]
-    if not rows:
-        rows = [{label: plain(a.text)} for a in fig.layout.annotations if a.text]
+        elif kind in _PARTS:
+            parent = words["col_parent"]
+            rows += [{name: series, label: t, parent: p, value: number(v)} for t, p, v in _parts(trace)]
+        elif kind == "sankey":
+            start, end = words["col_from"], words["col_to"]
+            rows += [{name: series, start: a, end: b, value: number(v)} for a, b, v in _flows(trace)]
+    rows = rows or [{label: note} for note in _notes(spec)]
     columns = list(dict.fromkeys(k for row in rows for k in row))
     drop = {k for k in columns if not any(row.get(k) for row in rows)}  # e.g. no trace names its tokens
     return [{k: row.get(k, "") for k in columns if k not in drop} for row in rows]
 
 
-def _numbers(values: list[Any]) -> np.ndarray | None:
+def _numbers(values: Any) -> np.ndarray | None:
     """`values` as float64 (None as NaN), or None when they are not numbers (categories)."""
     try:
         return np.array(values, dtype=np.float64)
@@ -214,18 +251,17 @@ def _numbers(values: list[Any]) -> np.ndarray | None:
         return None
 
 
-def _points_sentence(fig: go.Figure, trace: Any, words: Mapping[str, str]) -> str | None:
-    xy = _XY(fig, trace)
-    flip = trace.type == "bar" and trace.orientation == "h"  # the value runs along x
+def _points_sentence(
+    spec: Mapping[str, Any], trace: Mapping[str, Any], words: Mapping[str, str]
+) -> str | None:
+    xy = _XY(spec, trace)
+    flip = trace["type"] == "bar" and trace.get("orientation") == "h"  # the value runs along x
     values = _numbers(xy.x if flip else xy.y)
-    if values is None or not xy.kept:
-        return None
-    where = "y" if flip else "x"
-    kept = np.array(xy.kept)
-    kept = kept[np.isfinite(values[kept])]
+    kept = xy.kept[np.isfinite(values[xy.kept])] if values is not None else xy.kept[:0]
     if not kept.size:
         return None
-    if all(xy.label(i) for i in kept) and not trace.name and trace.type == "scatter":
+    where = "y" if flip else "x"
+    if trace["type"] == "scatter" and not trace.get("name") and all(xy.label(i) for i in kept):
         return words["notes"].format(
             notes="; ".join(xy.label(i) for i in kept[:MOST_NOTES])
         )  # labelled places
@@ -233,7 +269,7 @@ def _points_sentence(fig: go.Figure, trace: Any, words: Mapping[str, str]) -> st
     name, high, at = _name(trace, words), number(values[top]), xy.at(top, where)
     if kept.size == 1:
         return words["point"].format(name=name, y=high, at=at)
-    if trace.type == "bar":
+    if trace["type"] == "bar":
         return words["bars"].format(name=name, total=number(values[kept].sum()), top=high, at=at)
     first, last = int(kept[0]), int(kept[-1])
     return words["line"].format(
@@ -242,57 +278,58 @@ def _points_sentence(fig: go.Figure, trace: Any, words: Mapping[str, str]) -> st
     )  # fmt: skip
 
 
-def _sentence(fig: go.Figure, trace: Any, words: Mapping[str, str]) -> str | None:
+def _sentence(spec: Mapping[str, Any], trace: Mapping[str, Any], words: Mapping[str, str]) -> str | None:
     """One sentence on `trace`'s numbers, or None when it has none."""
-    if trace.type in ("bar", "scatter"):
-        return _points_sentence(fig, trace, words)
-    if trace.type in ("heatmap", "contour"):
-        z = np.asarray(_array(trace.z), dtype=np.float64)
-        if z.ndim != 2 or not np.isfinite(z).any():
+    kind = trace["type"]
+    if kind in ("bar", "scatter"):
+        return _points_sentence(spec, trace, words)
+    if kind in ("heatmap", "contour"):
+        z, xs, ys = _grid(trace)
+        finite = np.isfinite(z)
+        if not finite.any():
             return None
-        xs, ys = _list(trace.x) or list(range(z.shape[1])), _list(trace.y) or list(range(z.shape[0]))
-        low, high = (np.unravel_index(f(np.where(np.isfinite(z), z, s)), z.shape) for f, s in
-                     ((np.argmin, np.inf), (np.argmax, -np.inf)))  # fmt: skip
+        low = np.unravel_index(np.argmin(np.where(finite, z, np.inf)), z.shape)
+        high = np.unravel_index(np.argmax(np.where(finite, z, -np.inf)), z.shape)
         return words["grid"].format(
             name=_name(trace, words), rows=z.shape[0], cols=z.shape[1],
             low=number(z[low]), low_at=f"{_cell(xs[low[1]])}, {_cell(ys[low[0]])}",
             high=number(z[high]), high_at=f"{_cell(xs[high[1]])}, {_cell(ys[high[0]])}",
         )  # fmt: skip
-    found = (
-        list(_parts(trace)) if trace.type in _PARTS else list(_flows(trace)) if trace.type == "sankey" else []
-    )
+    found = list(_parts(trace)) if kind in _PARTS else list(_flows(trace)) if kind == "sankey" else []
     if not found:
         return None
     a, b, v = max(found, key=lambda f: f[2])
-    key = "parts" if trace.type in _PARTS else "flows"
+    key = "parts" if kind in _PARTS else "flows"
     return words[key].format(n=len(found), label=a, source=a, target=b, value=number(v))
 
 
-def describe(fig: go.Figure, words: Mapping[str, str]) -> str:
-    """A few sentences on what `fig` shows, from its numbers: its title and axes, then per named
-    series (once per name) its total or range and highest point; a figure without named series
-    is told by its annotations as well."""
+def describe(fig: Figure, words: Mapping[str, str]) -> str:
+    """A few sentences on what `fig` (a figure or its JSON) shows, from its numbers: its title
+    and axes, then per named series (once per name) its total or range and highest point; a
+    figure without named series is told by its annotations as well."""
+    spec = _spec(fig)
     said: list[str] = []
-    title = plain(fig.layout.title.text or "")
+    title = plain(_get(spec["layout"], "title", "text") or "")
     if title:
         said.append(f"{title}.")
-    x, y = _axis_title(fig, "x", ""), _axis_title(fig, "y", "")
+    x, y = _axis_title(spec, "x", ""), _axis_title(spec, "y", "")
     if x and y:
         said.append(words["axes"].format(x=x, y=y))
     seen: set[str] = set()
     sentences = []
-    for trace in _data(fig):
-        if trace.name and trace.name in seen:
+    for trace in _data(spec):
+        name = trace.get("name") or ""
+        if name and name in seen:
             continue
-        seen.add(trace.name or "")
-        sentence = _sentence(fig, trace, words)
+        seen.add(name)
+        sentence = _sentence(spec, trace, words)
         if sentence:
             sentences.append(sentence)
     said += sentences[:MOST_SERIES]
     if len(sentences) > MOST_SERIES:
         said.append(words["more"].format(n=len(sentences) - MOST_SERIES))
-    if not any(t.name for t in _data(fig)):
-        notes = [plain(a.text) for a in fig.layout.annotations if a.text]
+    if not any(t.get("name") for t in _data(spec)):
+        notes = _notes(spec)
         if notes:
             said.append(words["notes"].format(notes="; ".join(notes[:MOST_NOTES])))
     return " ".join(said) or words["empty"]
