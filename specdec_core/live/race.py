@@ -276,7 +276,7 @@ def key_depth(key: str) -> int | None:
 def race_choices(options: Sequence[str], target_kind: str) -> tuple[str, ...]:
     """The drafts a race offers among `options`: none that loads from a typed source on a
     target that knows only its own words (its runs are instant; a loaded model is not)."""
-    words = target_kind in {t.key for t in catalog.targets() if t.words}
+    words = bool(catalog.about(target_kind).words)
     return tuple(k for k in options if not (words and catalog.draft(k).source))
 
 
