@@ -92,15 +92,10 @@ class SpeedupSheet:
     example: dict[str, float]
 
 
-def speedup_sheet(
-    beta: float,
-    alphas: tuple[float, ...] = ALPHAS,
-    gammas: tuple[int, ...] = GAMMAS,
-    c: float = COST_RATIO,
-) -> SpeedupSheet:
+def speedup_sheet(beta: float) -> SpeedupSheet:
     """The speedup handout's tables and its worked example (α = 0.8, γ = 4, c = 0.05), the
     second table and the example's linear price with verification 1 + `beta`·γ."""
-    verify = linear_verify_cost(beta)
+    verify, alphas, gammas, c = linear_verify_cost(beta), ALPHAS, GAMMAS, COST_RATIO
     tokens = np.array([[expected_tokens(a, g) for g in gammas] for a in alphas], dtype=np.float64)
     ideal = np.array([[speedup(a, g, c) for g in gammas] for a in alphas], dtype=np.float64)
     linear = np.array([[speedup(a, g, c, verify) for g in gammas] for a in alphas], dtype=np.float64)

@@ -29,24 +29,16 @@ class NGramDraft:
             raise ValueError(f"vocab_size must be at least 1, got {vocab_size}.")
         if not 1 <= min_ngram <= max_ngram:
             raise ValueError(f"need 1 ≤ min_ngram ≤ max_ngram, got {min_ngram} and {max_ngram}.")
-        self._vocab = int(vocab_size)
+        self.vocab_size = int(vocab_size)
         self.max_ngram = int(max_ngram)
         self.min_ngram = int(min_ngram)
-        self._eos = eos_token_id
+        self.eos_token_id = eos_token_id
         self.name = f"n-gram prompt lookup (n = {min_ngram}…{max_ngram})"
 
     @classmethod
     def for_model(cls, target: object, max_ngram: int = 3, min_ngram: int = 2) -> NGramDraft:
         """A drafter over the vocabulary of `target` (any model with ``vocab_size``)."""
         return cls(target.vocab_size, max_ngram, min_ngram, getattr(target, "eos_token_id", None))  # type: ignore[attr-defined]
-
-    @property
-    def vocab_size(self) -> int:
-        return self._vocab
-
-    @property
-    def eos_token_id(self) -> int | None:
-        return self._eos
 
     def propose(self, context: Sequence[int], max_tokens: int) -> list[int]:
         """Up to `max_tokens` tokens that followed the latest earlier match of the context's tail."""
