@@ -19,6 +19,14 @@ def _pair(chain: str, quality: str) -> tuple[MarkovChainLM, MarkovChainLM]:
     return target, bd.draft_chain(target, quality)
 
 
+def replay(target, draft, prompt, k, seed, rounds, sampling=None) -> bd.BlockDemo:
+    """A fresh demo stepped `rounds` rounds."""
+    demo = bd.BlockDemo(target, draft, prompt, k, seed, sampling)
+    for _ in range(rounds):
+        demo.step()
+    return demo
+
+
 def _processed(model: MarkovChainLM, token: int, config: SamplingConfig) -> np.ndarray:
     return apply(model.next_logits(token), config).probs
 
@@ -34,7 +42,7 @@ def _processed(model: MarkovChainLM, token: int, config: SamplingConfig) -> np.n
 def test_every_round_follows_the_block_rules(chain, quality, k, seed, temperature):
     target, draft = _pair(chain, quality)
     config = SamplingConfig(temperature=temperature)
-    demo = bd.replay(target, draft, [THE], k, seed, rounds=12, sampling=config)
+    demo = replay(target, draft, [THE], k, seed, rounds=12, sampling=config)
     length = 1
     for rnd in demo.rounds:
         n = len(rnd.committed)
@@ -71,7 +79,7 @@ def test_every_round_follows_the_block_rules(chain, quality, k, seed, temperatur
 
 def test_the_rollback_drops_exactly_the_void_entries():
     target, draft = _pair("story", "poor")
-    demo = bd.replay(target, draft, [THE], 4, seed=3, rounds=40)
+    demo = replay(target, draft, [THE], 4, seed=3, rounds=40)
     rejected = [r for r in demo.rounds if r.rejected is not None]
     assert rejected, "a poor draft must see rejections in 40 rounds"
     for rnd in rejected:
@@ -83,23 +91,23 @@ def test_the_rollback_drops_exactly_the_void_entries():
 @pytest.mark.parametrize("temperature", [0.0, 1.0])
 def test_an_identical_draft_commits_k_plus_one_every_round(chain, temperature):
     target, draft = _pair(chain, "identical")
-    demo = bd.replay(target, draft, [THE], 5, seed=11, rounds=30, sampling=SamplingConfig(temperature))
+    demo = replay(target, draft, [THE], 5, seed=11, rounds=30, sampling=SamplingConfig(temperature))
     assert all(len(r.committed) == 6 and r.kinds[-1] == "bonus" for r in demo.rounds)
     assert bd.measured_alpha(demo.rounds) == 1.0
     np.testing.assert_allclose(bd.acceptance_by_context(target, draft, SamplingConfig(temperature)), 1.0)
 
 
-def test_replay_is_deterministic_and_step_by_step():
+def test_a_demo_is_deterministic_and_step_by_step():
     target, draft = _pair("story", "good")
-    long = bd.replay(target, draft, [THE], 3, seed=5, rounds=10)
-    short = bd.replay(target, draft, [THE], 3, seed=5, rounds=4)
+    long = replay(target, draft, [THE], 3, seed=5, rounds=10)
+    short = replay(target, draft, [THE], 3, seed=5, rounds=4)
     stepped = bd.BlockDemo(target, draft, [THE], 3, seed=5)
     for _ in range(4):
         stepped.step()
     for a, b, c in zip(long.rounds, short.rounds, stepped.rounds, strict=False):
         assert a.drafts == b.drafts == c.drafts and a.committed == b.committed == c.committed
     assert short.committed == stepped.committed == long.committed[: short.rounds[-1].length_after]
-    other = bd.replay(target, draft, [THE], 3, seed=6, rounds=10)
+    other = replay(target, draft, [THE], 3, seed=6, rounds=10)
     assert other.committed != long.committed
 
 
@@ -129,7 +137,7 @@ def test_the_committed_text_follows_the_target_chain(chain, quality, temperature
     """
     target, draft = _pair(chain, quality)
     config = SamplingConfig(temperature=temperature)
-    demo = bd.replay(target, draft, [THE], 3, seed=2024, rounds=600, sampling=config)
+    demo = replay(target, draft, [THE], 3, seed=2024, rounds=600, sampling=config)
     size = target.vocab_size
     target_law = np.array([_processed(target, s, config) for s in range(size)])
     draft_law = np.array([_processed(draft, s, config) for s in range(size)])
@@ -155,7 +163,7 @@ def test_tokens_per_round_law_at_the_ends():
 def test_summary_counts_rounds_and_measures_alpha():
     target, draft = _pair("story", "good")
     assert bd.summarize([], 4) is None and bd.measured_alpha([]) is None
-    demo = bd.replay(target, draft, [THE], 4, seed=9, rounds=300)
+    demo = replay(target, draft, [THE], 4, seed=9, rounds=300)
     summary = bd.summarize(demo.rounds, 4)
     lengths = [len(r.committed) for r in demo.rounds]
     assert summary.counts.sum() == 300
@@ -185,7 +193,7 @@ def test_bad_setups_raise_readable_errors():
     with pytest.raises(ValueError, match="alpha"):
         bd.tokens_per_round_law(1.5, 3)
     with pytest.raises(ValueError, match="K = 3"):
-        bd.tokens_per_round_counts(bd.replay(target, target, [THE], 3, 0, 1).rounds, 4)
+        bd.tokens_per_round_counts(replay(target, target, [THE], 3, 0, rounds=1).rounds, 4)
 
 
 def test_a_long_replay_processes_each_chain_row_once(monkeypatch):
@@ -198,6 +206,6 @@ def test_a_long_replay_processes_each_chain_row_once(monkeypatch):
         return real_apply(logits, config)
 
     monkeypatch.setattr(bd, "apply", counting)
-    demo = bd.replay(target, draft, [THE], 4, seed=3, rounds=40, sampling=SamplingConfig(temperature=0.8))
+    demo = replay(target, draft, [THE], 4, seed=3, rounds=40, sampling=SamplingConfig(temperature=0.8))
     assert len(demo.rounds) == 40
     assert len(calls) <= target.vocab_size + draft.vocab_size  # one per distinct row, not ~9 a round

@@ -16,6 +16,7 @@ from specdec_core.viz import rounds as rounds_viz
 from specdec_core.viz import self_spec as self_spec_viz
 from specdec_core.viz import tree_drafts as tree_viz
 from tests.figure_strings import figure_text, string
+from tests.test_block_demo import replay
 
 BLOCK = figure_text("block")
 LIVE = figure_text("live")
@@ -25,7 +26,7 @@ STATES = ("accepted", "rejected", "corrected", "bonus", "target", "void")
 @pytest.fixture(scope="module")
 def demo() -> bd.BlockDemo:
     target = bd.target_chain("story")
-    return bd.replay(target, bd.draft_chain(target, "good"), [0], 4, seed=4, rounds=60)
+    return replay(target, bd.draft_chain(target, "good"), [0], 4, seed=4, rounds=60)
 
 
 def _round(demo: bd.BlockDemo, rejected: bool) -> tuple[bd.BlockRound, list[int]]:

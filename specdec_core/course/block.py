@@ -251,24 +251,6 @@ class BlockDemo:
         return record
 
 
-def replay(
-    target: MarkovChainLM,
-    draft: MarkovChainLM,
-    prompt: Sequence[int],
-    k: int,
-    seed: int,
-    rounds: int,
-    sampling: SamplingConfig | None = None,
-) -> BlockDemo:
-    """A fresh run advanced by `rounds` rounds: the same inputs always give the same rounds."""
-    if rounds < 0:
-        raise ValueError(f"the number of rounds must be 0 or more, got {rounds}.")
-    demo = BlockDemo(target, draft, prompt, k, seed, sampling)
-    for _ in range(rounds):
-        demo.step()
-    return demo
-
-
 def earlier_text(demo: BlockDemo) -> tuple[list[int], list[str]]:
     """The committed text before the latest round (all of it before round 1) and the kind of
     each of its tokens: ``"prompt"`` for the prompt, then each earlier round's kinds."""
