@@ -10,18 +10,37 @@ starts a fresh AppTest with its language, URL and state given *before* the first
 nothing relies on state carried over from ``app.py``. The entry script is covered by
 tests/test_app_shell.py (first runs without ``switch_page``) and by the browser tests,
 which also open pages by their own URL.
+
+Each new AppTest builds its own component registry, and Streamlit fills it by reading the
+metadata of every installed distribution (hundreds in this environment) for component
+manifests: most of a page's first run. Importing this module makes that scan run once per
+process (:func:`scan_components_once`); the installed packages do not change while tests run.
 """
 
 from __future__ import annotations
 
+import functools
 import time
 from pathlib import Path
 from typing import Any
 
+from streamlit.components.v2 import manifest_scanner
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
+
+
+def scan_components_once() -> None:
+    """Keep the first scan for installed v2 components (``manifest_scanner``'s, which every new
+    AppTest's registry calls) for the rest of the process; tests/test_apptest_scan.py fails if
+    AppTest stops calling it."""
+    scan = manifest_scanner.scan_component_manifests
+    if not hasattr(scan, "cache_info"):
+        manifest_scanner.scan_component_manifests = functools.cache(scan)
+
+
+scan_components_once()
 
 
 def open_page(
@@ -60,17 +79,31 @@ def _tickets(at: AppTest) -> list[str]:
     return [k for k in at.session_state if k.startswith("_") and k.endswith("_ticket")]
 
 
-def until_runs_end(at: AppTest, timeout: float = 300.0, poll: float = 0.2) -> AppTest:
+def until_runs_end(at: AppTest, timeout: float = 300.0, poll: float = 0.01) -> AppTest:
     """Rerun `at` until no job of its page is left in the run service (session keys
-    ``_<prefix>_ticket``); AppTest does not run the watching fragment on its timer."""
+    ``_<prefix>_ticket``). AppTest does not run the watching fragment on its timer: this reads
+    the service's snapshots of the page's tickets and reruns the page once each has ended (a
+    page rerun per poll would cost far more than the toy runs it waits for)."""
+    from pages.common.models import run_service  # the process's service, as the page's runs use it
+
     deadline = time.monotonic() + timeout
-    while _tickets(at):
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"{', '.join(_tickets(at))} did not end within {timeout:.0f} s")
-        time.sleep(poll)
+    service = run_service()
+    while tickets := _tickets(at):
+        while not all(_ended(service, at.session_state[t]) for t in tickets):
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{', '.join(tickets)} did not end within {timeout:.0f} s")
+            time.sleep(poll)
         at.run()
         assert not at.exception, [e.value for e in at.exception]
     return at
+
+
+def _ended(service: Any, ticket: str) -> bool:
+    """Whether `ticket`'s run has ended (or the service no longer knows it: the page forgets it)."""
+    try:
+        return service.snapshot(ticket).ended_already
+    except KeyError:
+        return True
 
 
 def shared_link(at: AppTest) -> dict[str, str]:
