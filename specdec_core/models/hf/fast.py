@@ -20,24 +20,14 @@ import torch
 from specdec_core.models import memory
 from specdec_core.models.hf import kernel_choice
 from specdec_core.models.hf.kernels import RowLinear, row_kernel
-from specdec_core.models.hf.lean import LeanBody, LeanCache, fused_bytes, lean_eligible
+from specdec_core.models.hf.lean import LEAN_CLASSES, LeanBody, LeanCache, fused_bytes, lean_eligible
 from specdec_core.models.hf.lean_gemma import GemmaLeanBody, fused_bytes_gemma, gemma_lean_eligible
 from specdec_core.models.hf.library_internals import hooked
 
 # -- the fast head ---------------------------------------------------------------------------------
-#: transformers causal-LM classes whose logits are exactly ``lm_head(model(...).last_hidden_state)``.
-PLAIN_HEAD_CLASSES = frozenset(
-    {
-        "LlamaForCausalLM",
-        "MistralForCausalLM",
-        "Qwen2ForCausalLM",
-        "Qwen3ForCausalLM",
-        "Phi3ForCausalLM",
-        "Olmo2ForCausalLM",
-        "SmolLM3ForCausalLM",
-        "Gemma3ForCausalLM",
-    }
-)
+#: The causal-LM classes a lean body serves, whose logits are exactly
+#: ``lm_head(model(...).last_hidden_state)``.
+PLAIN_HEAD_CLASSES = frozenset({*LEAN_CLASSES, "Gemma3ForCausalLM"})
 #: Config fields that scale or cap the logits in some families (Gemma, Cohere, Granite, …):
 #: present on a model's config → its own forward is used.
 LOGIT_CONFIG_FIELDS = (
