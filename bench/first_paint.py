@@ -5,10 +5,13 @@
 first visited once through the sidebar and left to settle: that visit is not counted (the
 server compiles the page and fills its caches then). Each following pass clicks every page's
 link again, in the course's order, and times inside the browser from the pointer press to the
-page's first figure drawn (a ``.js-plotly-plot`` holding its SVG, not stale, under the new
-page's title) or, on a page without a figure, its first paragraph. A page's figure is its
-median over the passes. Prints one line per page and, last, one JSON line with ``median_s``
-and ``worst_s`` over the pages (goals: median ≤ 1.0 s, worst ≤ 2.0 s).
+page's first figure drawn (a new ``.js-plotly-plot`` holding its SVG, not stale) or, on a page
+without a figure, its first paragraph; and to its first text (``text_s``: a new paragraph or
+heading, the page's first lines run by the server and drawn); the server (bench.lessons'
+``--serve``) notes its script runs' seconds for each visit (``server_s``), so the rest is the
+browser's and the wire's. A page's figures are medians over the passes. Prints one line per
+page and, last, one JSON line with ``median_s`` and ``worst_s`` over the pages (goals:
+median ≤ 1.0 s, worst ≤ 2.0 s).
 
     .venv/bin/python -m bench.first_paint [--passes 3] [--quick]    # from the repository root
 """
@@ -19,42 +22,49 @@ import argparse
 import json
 import statistics
 import sys
+import tempfile
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
-from bench.live_browser import ROOT, Server, errors_shown, settled
+from bench.lessons import _runs
+from bench.live_browser import ROOT, errors_shown, settled
 from pages.common.nav import PAGES
-from support.browser import ARGS, CHROMIUM, VIEWPORT
+from support.browser import ARGS, CHROMIUM, VIEWPORT, free_port, serve
 
 #: Goals of issue 63: a lesson opens in a second at the median, two at worst.
 GOAL_MEDIAN_S, GOAL_WORST_S = 1.0, 2.0
 
-#: Armed before a click with ``[title, figure]``: the pointer press starts the clock; every
-#: animation frame then looks for the new page (its title in a heading, not stale) and its first
-#: figure with its SVG (or, `figure` false, a paragraph of text), and stops the clock there.
-_ARM = """([title, figure]) => {
-  const clock = window.__sdPaint = {start: null, end: null};
+#: Armed before a click with `figure` (whether the page has one): notes what the page holds
+#: (each paragraph's text, each figure's data); the pointer press starts the clock; every
+#: animation frame then looks for a paragraph or heading of the new page (one not held before,
+#: or changed, and not stale: the server's first lines run and drawn), then a new figure with its
+#: SVG (or, `figure` false, a new paragraph), and stops the clock there.
+_ARM = """figure => {
+  const m = document.querySelector('[data-testid="stMain"]');
+  const TEXT = '[data-testid="stMarkdownContainer"] p, [data-testid="stHeading"]';
+  const FIGURE = '.js-plotly-plot';
+  const sign = el => el.matches(FIGURE) ? el.data : el.textContent;
+  const held = new Map(Array.from(m.querySelectorAll(TEXT + ',' + FIGURE)).map(el => [el, sign(el)]));
+  const fresh = el => !el.closest('[data-stale="true"]') && (!held.has(el) || held.get(el) !== sign(el));
+  const clock = window.__sdPaint = {start: null, text: null, end: null};
   document.addEventListener('pointerdown', () => { clock.start = performance.now(); },
                             {capture: true, once: true});
-  const fresh = el => !el.closest('[data-stale="true"]');
-  const main = () => document.querySelector('[data-testid="stMain"]');
-  const drawn = () => {
-    const m = main();
-    const heads = m ? Array.from(m.querySelectorAll('h1')) : [];
-    if (!heads.some(h => fresh(h) && h.textContent.trim() === title)) return false;
-    if (figure) return Array.from(m.querySelectorAll('.js-plotly-plot .main-svg')).some(fresh);
-    return Array.from(m.querySelectorAll('[data-testid="stMarkdownContainer"] p'))
-      .some(p => fresh(p) && p.textContent.trim() && !p.closest('h1'));
-  };
+  const any = sel => Array.from(m.querySelectorAll(sel)).some(el => fresh(el) && el.textContent.trim());
   const tick = () => {
-    if (clock.start !== null && drawn()) { clock.end = performance.now(); return; }
+    if (clock.start !== null) {
+      if (clock.text === null && any(TEXT)) clock.text = performance.now();
+      const done = figure
+        ? Array.from(m.querySelectorAll(FIGURE)).some(g => fresh(g) && g.querySelector('.main-svg'))
+        : any('[data-testid="stMarkdownContainer"] p');
+      if (done) { clock.end = performance.now(); return; }
+    }
     requestAnimationFrame(tick);
   };
   requestAnimationFrame(tick);
 }"""
-_CLOCK = "() => window.__sdPaint.end !== null && (window.__sdPaint.end - window.__sdPaint.start) / 1000"
-_TITLE = """() => { const h = document.querySelector('[data-testid="stMain"] h1');
-  return h ? h.textContent.trim() : null; }"""
+_CLOCK = """() => { const c = window.__sdPaint;
+  return c.end !== null && [(c.end - c.start) / 1000, ((c.text ?? c.end) - c.start) / 1000]; }"""
 _HAS_FIGURE = "() => !!document.querySelector('[data-testid=\"stMain\"] .js-plotly-plot .main-svg')"
 
 
@@ -86,22 +96,28 @@ def _link(page: Any, key: str) -> Any:
     return page.get_by_test_id("stSidebarNav").locator(f'a[href$="/{path}"]').first
 
 
-def _visit(page: Any, key: str, title: str | None = None, figure: bool = True) -> float | None:
-    """Click `key`'s sidebar link and wait for the page to settle; the seconds to its first
-    figure (or paragraph) when `title` is given."""
-    if title is not None:
-        page.evaluate(_ARM, [title, figure])
+def _visit(page: Any, key: str, log: Path, figure: bool | None = None) -> list[float] | None:
+    """Click `key`'s sidebar link and wait for the page to settle; timed when `figure` (whether
+    the page draws one) is given: the seconds to its first figure (or paragraph), to its first
+    text, and of the server's script runs for the visit (`log`, written by the server)."""
+    if figure is not None:
+        page.evaluate(_ARM, figure)
+    seen = len(_runs(log))
     _link(page, key).click()
     seconds = None
-    if title is not None:
-        seconds = float(page.wait_for_function(_CLOCK, polling=50, timeout=120_000).json_value())
+    if figure is not None:
+        seconds = page.wait_for_function(_CLOCK, polling=50, timeout=120_000).json_value()
     settled(page)
+    if seconds is not None:
+        seconds.append(sum(run["s"] for run in _runs(log)[seen:]))
     return seconds
 
 
-def measure(url: str, pages: list[str], passes: int) -> tuple[dict[str, list[float]], list[str]]:
-    """Seconds from click to first figure (or paragraph), `passes` visits per page after one
-    visit each that is not counted; and the pages left out because they show an error."""
+def measure(
+    url: str, log: Path, pages: list[str], passes: int
+) -> tuple[dict[str, list[list[float]]], list[str]]:
+    """Per page, `passes` visits after one that is not counted, each [seconds to the first figure
+    (or paragraph), to the first text, of the server's runs]; and the pages left out for an error."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
@@ -110,18 +126,18 @@ def measure(url: str, pages: list[str], passes: int) -> tuple[dict[str, list[flo
         page.goto(url)
         _link(page, pages[0]).wait_for(timeout=120_000)
         settled(page)
-        looks: dict[str, tuple[str, bool]] = {}
+        looks: dict[str, bool] = {}
         failed = []
         for key in pages:  # first visits: not counted
-            _visit(page, key)
+            _visit(page, key, log)
             if errors_shown(page):
                 failed.append(key)
             else:
-                looks[key] = (page.evaluate(_TITLE), page.evaluate(_HAS_FIGURE))
-        seconds: dict[str, list[float]] = {key: [] for key in looks}
+                looks[key] = page.evaluate(_HAS_FIGURE)
+        seconds: dict[str, list[list[float]]] = {key: [] for key in looks}
         for _ in range(passes):
             for key in looks:
-                seconds[key].append(_visit(page, key, *looks[key]))
+                seconds[key].append(_visit(page, key, log, looks[key]))
         browser.close()
     return seconds, failed
 
@@ -131,15 +147,20 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--passes", type=int, default=3, help="timed visits per page")
     ap.add_argument("--quick", action="store_true", help="one timed visit per page")
     args = ap.parse_args(argv)
-    pages = lesson_pages()
-    server = Server(ROOT / "artifacts" / "first-paint-streamlit.log")
-    try:
-        seconds, failed = measure(server.url, pages, 1 if args.quick else args.passes)
-    finally:
-        server.close()
-    out = {**summary(seconds), "error_pages": failed}
-    for key in seconds:
-        print(f"{key:<14} {out['pages'][key]:6.3f} s   visits: {', '.join(f'{x:.3f}' for x in seconds[key])}")
+    pages, port = lesson_pages(), free_port()
+    with tempfile.TemporaryDirectory() as tmp:
+        log = Path(tmp) / "runs.jsonl"  # bench.lessons' server notes each script run's seconds
+        cmd = [sys.executable, "-m", "bench.lessons", "--serve", str(port), str(log)]
+        with serve(cmd, port, Path(tmp) / "server.log") as url:
+            visits, failed = measure(url, log, pages, 1 if args.quick else args.passes)
+    out = summary({key: [v[0] for v in vs] for key, vs in visits.items()})
+    for name, i in (("text_s", 1), ("server_s", 2)):
+        out[name] = {key: round(statistics.median(v[i] for v in vs), 3) for key, vs in visits.items()}
+    out["error_pages"] = failed
+    print(f"{'page':<14} {'figure':>7} {'text':>7} {'server':>7}   visits (figure)")
+    for key, vs in visits.items():
+        row = " ".join(f"{x[key]:6.3f}s" for x in (out["pages"], out["text_s"], out["server_s"]))
+        print(f"{key:<14} {row}   {', '.join(f'{v[0]:.3f}' for v in vs)}")
     print(f"median {out['median_s']:.3f} s (goal ≤ {GOAL_MEDIAN_S}), worst {out['worst_s']:.3f} s "
           f"on {out['worst_page']} (goal ≤ {GOAL_WORST_S})")  # fmt: skip
     if failed:

@@ -1,12 +1,12 @@
 """The 90-minute route with the keyboard only: once a page has opened, every step below is a key
 press (Tab to reach a control, arrows, Enter or Space to use it), never a mouse click.
 
-A lesson (the cost page, on the route): Tab to γ's slider, move it with an arrow key, and the
-figures redraw; Tab to the first question of its quiz, pick an option with Space, and the
-feedback shows. The live page: Tab to Generate and press Enter, Tab to Stop and press Space,
-Tab to a token of a later round (a focusable button with a visible focus outline) and press
-Enter, and its position opens in the inspector, which takes the focus; Tab to the JSON trace's
-download and press Enter, and the file downloads.
+The teaching route: Tab to its cost step's link and press Enter. That lesson: Tab to γ's
+slider, move it with an arrow key, and the figures redraw; Tab to the first question of its
+quiz, pick an option with Space, and the feedback shows. The live page: Tab to Generate and
+press Enter, Tab to Stop and press Space, Tab to a token of a later round (a focusable button
+with a visible focus outline) and press Enter, and its position opens in the inspector, which
+takes the focus; Tab to the JSON trace's download and press Enter, and the file downloads.
 """
 
 from __future__ import annotations
@@ -46,8 +46,12 @@ _REDRAWN = f"before => {_DATA} !== before && !document.querySelector('[data-stal
 
 @pytest.mark.browser
 def test_a_lesson_and_its_quiz_with_the_keyboard(page: Page, app_url: str):
-    page.goto(f"{app_url}/cost")
+    page.goto(f"{app_url}/teach")  # the route: its cost step's link, followed with Enter
+    expect(page.get_by_test_id("stMain").locator("a[href^='cost?']").first).to_be_visible(timeout=TIMEOUT)
+    tab_to(page, "[data-testid=stMain] a[href^='cost?']")
+    page.keyboard.press("Enter")
     expect(page.get_by_test_id("stMain").locator(".js-plotly-plot").first).to_be_visible(timeout=TIMEOUT)
+    expect(page).to_have_url(re.compile(r"/cost\?"))
     slider = page.locator(".st-key-cost_gamma input[type=range]")
     before, drawn = slider.input_value(), page.evaluate(f"() => {_DATA}")
     tab_to(page, ".st-key-cost_gamma input[type=range]")
@@ -70,7 +74,7 @@ def test_the_live_page_with_the_keyboard(page: Page, app_url: str):
     page.goto(f"{app_url}/live?live_preset=chat&live_max=400&live_compare=0&live_t=0.8")
     generate = page.get_by_role("button", name="Generate")
     expect(generate).to_be_enabled(timeout=TIMEOUT)
-    tab_to(page, "button", "a.innerText.trim() === 'Generate'")
+    tab_to(page, ".st-key-live_generate button")
     page.keyboard.press("Enter")
     expect(page.get_by_text(re.compile(r"speculative: round \d+"))).to_be_visible(timeout=RUN_TIMEOUT)
     tab_to(page, ".st-key-live_stop button")
@@ -94,7 +98,7 @@ def test_the_live_page_with_the_keyboard(page: Page, app_url: str):
     expect(checked).to_have_value(str(slot), timeout=TIMEOUT)
     page.wait_for_function(f"() => !!({_ACTIVE})().closest('.st-key-live_inspector')", timeout=TIMEOUT)
     # the trace's download, reached and pressed from the inspector with keys alone
-    tab_to(page, "[data-testid=stDownloadButton] button", "a.innerText.includes('JSON trace')")
+    tab_to(page, ".st-key-live_download button")
     with page.expect_download(timeout=TIMEOUT) as info:
         page.keyboard.press("Enter")
     trace = json.loads(Path(info.value.path()).read_text(encoding="utf-8"))
