@@ -13,8 +13,8 @@ tokens; ``*_prefill_s``, the prompt's prefill alone) and the wall time of each r
 plain process measures the same through the same :class:`~specdec_core.live.runs.Timed`.
 Ratios are plain / page, per run (speculative and target-only) from the medians over the
 pairs; the reported ratio is the worse of the two.
-``page_browser_cpu_s``: the CPU seconds Chromium used from Generate to the finished view (the
-median over the pairs), the share of the two cores the page took from the model.
+``page_browser_cpu_s``: the CPU seconds the bench's Chromium used from Generate to the finished
+view (the median over the pairs), the share of the two cores the page took from the model.
 
 Classroom (:mod:`bench.classroom`, against :mod:`specdec_core.live.classroom`): N sessions
 press Generate on the default settings at once (one runs, the rest are answered from the
@@ -111,20 +111,28 @@ class Plain:
 
 # -- speed ---------------------------------------------------------------------------------------
 def browser_cpu_s() -> float:
-    """CPU seconds used so far by every Chromium process on this machine (Linux /proc): what
-    the browser takes from the cores the model runs on."""
+    """CPU seconds used so far by this bench's Chromium (the processes under this one whose name
+    says so; Linux /proc): what the browser takes from the cores the model runs on. Another
+    program's browser on the same machine is not counted."""
     tick = os.sysconf("SC_CLK_TCK")
-    total = 0
+    stats: dict[int, tuple[str, list[str]]] = {}
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
-            with open(f"/proc/{pid}/comm") as f:
-                if "chrom" not in f.read().lower():
-                    continue
             with open(f"/proc/{pid}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            total += int(fields[11]) + int(fields[12])  # utime + stime
+                head, tail = f.read().rsplit(")", 1)
         except OSError:  # a process that ended meanwhile
             continue
+        stats[int(pid)] = (head.partition("(")[2].lower(), tail.split())
+    children: dict[int, list[int]] = {}
+    for pid, (_, fields) in stats.items():
+        children.setdefault(int(fields[1]), []).append(pid)  # fields[1]: the parent's pid
+    total, todo = 0, list(children.get(os.getpid(), []))
+    while todo:
+        pid = todo.pop()
+        todo += children.get(pid, [])
+        name, fields = stats[pid]
+        if "chrom" in name:
+            total += int(fields[11]) + int(fields[12])  # utime + stime
     return total / tick
 
 
