@@ -9,6 +9,7 @@ from specdec_core.course import sampling_lab as lab
 from specdec_core.live import race
 from specdec_core.live.model_choices import DraftSpec
 from specdec_core.theory import best_gamma, expected_tokens, linear_verify_cost, speedup
+from tests.test_block_demo import replay
 
 
 @pytest.mark.parametrize(
@@ -147,10 +148,10 @@ def test_an_edited_table_is_used_only_when_complete_and_within_the_limits():
 def test_earlier_text_is_the_text_before_the_latest_round_with_each_tokens_kind():
     target = block.target_chain("story")
     draft = block.draft_chain(target, "poor")
-    fresh = block.replay(target, draft, [0, 3], 3, seed=5, rounds=0)
+    fresh = replay(target, draft, [0, 3], 3, seed=5, rounds=0)
     assert block.earlier_text(fresh) == ([0, 3], ["prompt", "prompt"])
     for n in (1, 2, 12):
-        demo = block.replay(target, draft, [0, 3], 3, seed=5, rounds=n)
+        demo = replay(target, draft, [0, 3], 3, seed=5, rounds=n)
         tokens, kinds = block.earlier_text(demo)
         last = demo.rounds[-1]
         assert tokens + last.committed == demo.committed

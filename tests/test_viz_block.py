@@ -10,6 +10,7 @@ from specdec_core.viz import block as viz
 from specdec_core.viz import rounds
 from specdec_core.viz.palette import BONUS, CORRECTED, REJECTED
 from tests.figure_strings import LANGS, figure_text
+from tests.test_block_demo import replay
 
 LABELS = ["<script>", *bd.WORDS[1:]]  # a label that must never reach plotly as a tag
 K = 4
@@ -20,7 +21,7 @@ TEXT = figure_text("block")
 def demo() -> bd.BlockDemo:
     target = bd.target_chain("story")
     target = MarkovChainLM(target.transitions, labels=LABELS)
-    return bd.replay(target, bd.draft_chain(target, "good"), [0], K, seed=4, rounds=60)
+    return replay(target, bd.draft_chain(target, "good"), [0], K, seed=4, rounds=60)
 
 
 def _first(demo: bd.BlockDemo, predicate) -> tuple[bd.BlockRound, list[int]]:
