@@ -17,7 +17,15 @@ from support.apptest import open_page, rerun
 
 pytestmark = pytest.mark.slow
 
-LIVE = {"live_target": "bundled", "live_draft": "layerskip", "live_k": 20, "live_max": 24, "live_seed": 7}
+#: No target-only baseline (live_compare off): the round page reads the speculative run's events alone.
+LIVE = {
+    "live_target": "bundled",
+    "live_draft": "layerskip",
+    "live_k": 20,
+    "live_max": 24,
+    "live_seed": 7,
+    "live_compare": False,
+}
 
 
 def test_seeded_runs_record_the_same_inside_of_every_round(bundled_model):
