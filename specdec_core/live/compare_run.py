@@ -218,14 +218,15 @@ def loaded_tokenizers(spec: GridSpec, shelf: ModelShelf) -> dict[str, Any]:
 
 def missing_models(spec: GridSpec, shelf: ModelShelf) -> list[str]:
     """The grid's targets and drafts (by key) that are not on `shelf` yet and must load first."""
-    out = []
+    out: list[str] = []
+    warmed = {d.key for d in catalog.drafts() if d.warm}
     for t in spec.targets:
         which = target_spec(t, spec.custom_source)
         if not shelf.cached(target_key(which)):
             out.append(t)
         for d in spec.drafts:
             ds = parse_draft_key(d)[0]
-            if catalog.draft(ds.kind).warm and not shelf.cached(draft_key(which, ds)):  # a cold one: at once
+            if ds.kind in warmed and not shelf.cached(draft_key(which, ds)):  # the others build at once
                 out.append(d)
     return list(dict.fromkeys(out))
 
