@@ -133,7 +133,7 @@ def test_a_draft_token_outside_q_is_refused():
 def test_speculative_step_follows_p():
     rng = np.random.default_rng(12345)
     counts = np.zeros(3)
-    n = 60_000
+    n = 20_000  # residual → p or accept-all reach p-values of 0 here; exact reads 0.95
     for _ in range(n):
         counts[speculative_step(P_ABC, Q_ABC, rng).token] += 1
     assert chisquare(counts, np.array(P_ABC)).p_value > ALPHA
@@ -172,7 +172,7 @@ def test_verify_block_commits_tokens_that_follow_the_target_rows():
     p_rows = np.array([[0.2, 0.4, 0.4], [0.7, 0.2, 0.1], [0.1, 0.1, 0.8]])
     q_rows = np.array([[0.1, 0.1, 0.8], [0.3, 0.3, 0.4]])
     first, second, third = np.zeros(3), np.zeros(3), np.zeros(3)
-    for _ in range(40_000):
+    for _ in range(20_000):  # residual → p or accept-all fail the first token at p ≈ 0; exact passes
         drafts = [sample(q, rng) for q in q_rows]
         toks = verify_block(p_rows, q_rows, drafts, rng).tokens
         first[toks[0]] += 1
