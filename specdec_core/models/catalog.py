@@ -12,6 +12,7 @@ server's rules and the benches read :func:`targets` / :func:`drafts`; a new kind
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -23,12 +24,8 @@ from specdec_core.models.toy_words import TOY_WORDS, ToyWordLM, toy_draft, toy_t
 TREE_SUFFIX = "~tree"
 #: Traits of a target that drafts ask for: a transformer's weights and layers, the features the
 #: shipped heads were trained on, a tokenizer SmolLM2-135M drafts across, the toy chain's words.
-TRANSFORMER, SMOLLM2_FEATURES, SMOLLM2_PAIR, TOY_CHAIN = (
-    "transformer",
-    "smollm2_features",
-    "smollm2_pair",
-    "toy",
-)
+TRANSFORMER, SMOLLM2_FEATURES = "transformer", "smollm2_features"
+SMOLLM2_PAIR, TOY_CHAIN = "smollm2_pair", "toy"
 
 
 class ChoiceError(ValueError):
@@ -81,8 +78,8 @@ class TargetKind:
     #: live.toml keys: a caption under its timings, a note under its cache view ("" for none)
     timing_note: str = ""
     cache_note: str = ""
-    #: the pages ("live", "race", "law", "compare") that start on it
-    defaults: frozenset[str] = frozenset()
+    #: the pages that start on it ("live race law compare")
+    defaults: str = ""
     offered: bool = True
 
     @property
@@ -109,8 +106,8 @@ class DraftKind:
     warm: bool = True
     #: its keys on the Compare page's grid
     grid: tuple[str, ...] = ()
-    #: the pages ("live", "law", "compare") that start on it
-    defaults: frozenset[str] = frozenset()
+    #: the pages that start on it ("live law compare")
+    defaults: str = ""
     offered: bool = True
 
     def fits(self, target: TargetKind) -> bool:
@@ -179,7 +176,7 @@ def drafts_for(target_key: str) -> tuple[str, ...]:
 
 def target_spec(key: str, source: str = "") -> TargetSpec:
     """The one rule for a chosen target: its `source` (trimmed) counts only for a sourced kind."""
-    return TargetSpec(key, source.strip() if key in _TARGETS and _TARGETS[key].needs_source else "")
+    return TargetSpec(key, source.strip() if about(key).needs_source else "")
 
 
 def parse_target(item: str) -> TargetSpec:
@@ -210,12 +207,12 @@ def cross_pair() -> tuple[TargetSpec, DraftSpec]:
 
 def default_target(page: str) -> str:
     """The target `page` starts on (else the first offered)."""
-    return next((t.key for t in targets() if page in t.defaults), targets()[0].key)
+    return next((t.key for t in targets() if page in t.defaults.split()), targets()[0].key)
 
 
 def default_drafts(page: str) -> tuple[str, ...]:
     """The drafts `page` starts on, in order."""
-    return tuple(d.key for d in drafts() if page in d.defaults)
+    return tuple(d.key for d in drafts() if page in d.defaults.split())
 
 
 def draft_spec(kind: str, k: int = 0, source: str = "", vocab: int = 0) -> DraftSpec:
@@ -246,20 +243,9 @@ def parse_draft_key(key: str, source: str = "") -> tuple[DraftSpec, bool]:
 
 
 # -- the built-in kinds ---------------------------------------------------------------------------
-def _bundled(source: str) -> Any:
-    from specdec_core.models.bundled import load_bundled
-
-    return load_bundled()
-
-
-def _gemma(source: str) -> Any:
-    from specdec_core.models.bundled import load_gemma
-
-    return load_gemma()
-
-
-def _toy(source: str) -> Any:
-    return toy_target()
+def _shipped(name: str) -> Callable[[str], Any]:
+    """A loader of a model shipped with the app (``models.bundled.<name>``), imported when run."""
+    return lambda source: getattr(importlib.import_module("specdec_core.models.bundled"), name)()
 
 
 def _custom(source: str) -> Any:
@@ -343,17 +329,17 @@ for _entry in (
     TargetKind(
         "bundled",
         "SmolLM2-135M-Instruct (bundled)",
-        _bundled,
+        _shipped("load_bundled"),
         lambda s: layer_count.bundled_layers(),
         _SMOL,
-        defaults=frozenset({"live", "race", "law", "compare"}),
+        defaults="live race law compare",
     ),
     # the shipped heads read SmolLM2's features, so they do not fit Gemma; SmolLM2 drafts for
     # it across the two tokenizers instead
     TargetKind(
         "gemma",
         "Gemma-3-270M (base)",
-        _gemma,
+        _shipped("load_gemma"),
         lambda s: layer_count.gemma_layers(),
         frozenset({TRANSFORMER, SMOLLM2_PAIR}),
         chat=False,
@@ -361,7 +347,7 @@ for _entry in (
     TargetKind(
         "toy",
         "Toy Markov pair",
-        _toy,
+        lambda s: toy_target(),
         lambda s: None,
         frozenset({TOY_CHAIN}),
         chat=False,
@@ -380,7 +366,7 @@ for _entry in (
         _ngram,
         warm=False,
         grid=("ngram", "ngram~tree"),
-        defaults=frozenset({"live", "compare"}),
+        defaults="live compare",
     ),
     DraftKind(
         "bf16",
@@ -389,7 +375,7 @@ for _entry in (
         frozenset({TRANSFORMER}),
         head=True,
         grid=("bf16", "bf16@16384", "bf16~tree"),
-        defaults=frozenset({"compare"}),
+        defaults="compare",
     ),
     DraftKind(
         "layerskip",
@@ -407,7 +393,7 @@ for _entry in (
         frozenset({SMOLLM2_FEATURES}),
         head=True,
         grid=("head",),
-        defaults=frozenset({"law", "compare"}),
+        defaults="law compare",
     ),
     DraftKind(
         "medusa",
