@@ -32,7 +32,7 @@ HARDWARE_FILE = Path(__file__).resolve().parents[2] / "assets" / "hardware.json"
 #: Environment variable naming the folder of the profiles (unset: ``<cache>/profile``); tests
 #: point it at a folder of their own, so no test reads this machine's profile.
 PROFILE_ENV = "SPECDEC_PROFILE_DIR"
-#: Target kinds (``models.families``) whose costs the course quotes, by their profile name.
+#: Target kinds (``models.catalog``) whose costs the course quotes, by their profile name.
 MODELS: dict[str, str] = {"bundled": "smollm2", "gemma": "gemma"}
 #: Rows of the verification forwards timed at load (γ + 1 for ``kernel_choice.VERIFY_GAMMAS``).
 VERIFY_ROWS: tuple[int, ...] = (2, 3, 5, 9, 17)
