@@ -111,29 +111,23 @@ class Plain:
 
 # -- speed ---------------------------------------------------------------------------------------
 def browser_cpu_s() -> float:
-    """CPU seconds used so far by this bench's Chromium (the processes under this one whose name
-    says so; Linux /proc): what the browser takes from the cores the model runs on. Another
-    program's browser on the same machine is not counted."""
-    tick = os.sysconf("SC_CLK_TCK")
-    stats: dict[int, tuple[str, list[str]]] = {}
+    """CPU seconds used so far by this bench's Chromium (the processes under this one; Linux
+    /proc): what the browser takes from the cores the model runs on. Other programs' browsers
+    on the machine are left out."""
+    procs = {}  # pid -> (name, parent's pid, utime + stime)
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
             with open(f"/proc/{pid}/stat") as f:
                 head, tail = f.read().rsplit(")", 1)
         except OSError:  # a process that ended meanwhile
             continue
-        stats[int(pid)] = (head.partition("(")[2].lower(), tail.split())
-    children: dict[int, list[int]] = {}
-    for pid, (_, fields) in stats.items():
-        children.setdefault(int(fields[1]), []).append(pid)  # fields[1]: the parent's pid
-    total, todo = 0, list(children.get(os.getpid(), []))
-    while todo:
-        pid = todo.pop()
-        todo += children.get(pid, [])
-        name, fields = stats[pid]
-        if "chrom" in name:
-            total += int(fields[11]) + int(fields[12])  # utime + stime
-    return total / tick
+        fields = tail.split()
+        procs[int(pid)] = (head.partition("(")[2].lower(), int(fields[1]), int(fields[11]) + int(fields[12]))
+    ours = {os.getpid()}
+    while below := {pid for pid, (_, parent, _) in procs.items() if parent in ours} - ours:
+        ours |= below
+    ticks = sum(cpu for pid, (name, _, cpu) in procs.items() if pid in ours and "chrom" in name)
+    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 def speed(url: str, browser: Any, plain: Plain, pairs: int) -> dict[str, Any]:

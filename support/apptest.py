@@ -9,12 +9,8 @@ sets itself up — language, style, URL state — through ``start``, and each sc
 starts a fresh AppTest with its language, URL and state given *before* the first run, so
 nothing relies on state carried over from ``app.py``. The entry script is covered by
 tests/test_app_shell.py (first runs without ``switch_page``) and by the browser tests,
-which also open pages by their own URL.
-
-Each new AppTest builds its own component registry, and Streamlit fills it by reading the
-metadata of every installed distribution (hundreds in this environment) for component
-manifests: most of a page's first run. Importing this module makes that scan run once per
-process (:func:`scan_components_once`); the installed packages do not change while tests run.
+which also open pages by their own URL. Importing this module makes AppTest scan the installed
+packages for components once per process (:func:`scan_components_once`).
 """
 
 from __future__ import annotations
@@ -32,9 +28,10 @@ APP = str(ROOT / "app.py")
 
 
 def scan_components_once() -> None:
-    """Keep the first scan for installed v2 components (``manifest_scanner``'s, which every new
-    AppTest's registry calls) for the rest of the process; tests/test_apptest_scan.py fails if
-    AppTest stops calling it."""
+    """Keep the first scan for installed v2 components for the rest of the process: each new
+    AppTest's registry reads the metadata of every installed distribution (hundreds here), most
+    of a page's first run, and they do not change while tests run (tests/test_apptest_scan.py
+    fails if AppTest stops calling ``manifest_scanner``'s scan)."""
     scan = manifest_scanner.scan_component_manifests
     if not hasattr(scan, "cache_info"):
         manifest_scanner.scan_component_manifests = functools.cache(scan)
