@@ -29,9 +29,9 @@ APP = str(ROOT / "app.py")
 
 def scan_components_once() -> None:
     """Keep the first scan for installed v2 components for the rest of the process: each new
-    AppTest's registry reads the metadata of every installed distribution (hundreds here), most
-    of a page's first run, and they do not change while tests run (tests/test_apptest_scan.py
-    fails if AppTest stops calling ``manifest_scanner``'s scan)."""
+    AppTest's registry reads the metadata of every installed distribution (hundreds here),
+    about a third of a page's first run in CPU time, and they do not change while tests run
+    (tests/test_apptest_scan.py fails if AppTest stops calling ``manifest_scanner``'s scan)."""
     scan = manifest_scanner.scan_component_manifests
     if not hasattr(scan, "cache_info"):
         manifest_scanner.scan_component_manifests = functools.cache(scan)
