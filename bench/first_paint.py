@@ -23,6 +23,7 @@ import json
 import statistics
 import sys
 import tempfile
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -107,6 +108,11 @@ def _visit(page: Any, key: str, log: Path, figure: bool | None = None) -> list[f
     seconds = None
     if figure is not None:
         seconds = page.wait_for_function(_CLOCK, polling=50, timeout=120_000).json_value()
+    deadline = time.perf_counter() + 120
+    while len(_runs(log)) == seen:  # a loaded server may start the run after `settled`'s quiet
+        if time.perf_counter() > deadline:
+            raise TimeoutError(f"the server never ran {key}")
+        time.sleep(0.05)
     settled(page)
     if seconds is not None:
         seconds.append(sum(run["s"] for run in _runs(log)[seen:]))
