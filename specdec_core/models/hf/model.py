@@ -5,15 +5,10 @@ committed tokens stays in it. Two forwards, one cache each, and why each is kept
 
 * the lean bodies (:mod:`.lean`, :mod:`.lean_gemma`, run by :mod:`.fast`) with a ``LeanCache``:
   Llama, Qwen2, Mistral and Gemma 3 on CPU, every model the app ships; a tree compacts this
-  cache in place. SmolLM2-135M's decode step takes 0.91× and 0.84× of its own forward's, a
-  5-token verification 0.90× and 0.79× (float32, medians of 40, two runs at load 1–10).
+  cache in place. Kept for speed: ``bench.kernels`` times its step against the own forward's.
 * the model's own forward with a ``DynamicCache``: every other model (other families, off CPU,
   logits not ``lm_head(hidden)``, too little memory for the fused weights) and
   ``SPECDEC_FAST=0``; the reference the lean bodies are tested against.
-
-No third forward: transformers' body on ``RowLinear`` layers served no model the app ships, and
-SmolLM2 forced onto it took 1.05× and 0.93× of its own forward's decode step (0.86× and 0.83× of
-its verification), too little to keep a third forward for models outside the catalog.
 
 A ``DynamicCache`` is only cropped (``crop``): it has no public way to keep positions that
 are not a prefix, so a tree on it is cropped to its prefix and its path fed again.
