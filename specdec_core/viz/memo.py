@@ -29,7 +29,6 @@ MAX_FIGURES = 256
 F = TypeVar("F", bound=Callable[..., Any])
 _cache: OrderedDict[Hashable, Any] = OrderedDict()
 _lock = threading.Lock()
-_stats = {"hits": 0, "misses": 0}
 
 
 class _Unkeyable(Exception):
@@ -69,11 +68,9 @@ def figure_cache(builder: F) -> F:
         with _lock:
             if key in _cache:
                 _cache.move_to_end(key)
-                _stats["hits"] += 1
                 return _cache[key]
         fig = builder(*args, **kwargs)
         with _lock:
-            _stats["misses"] += 1
             _cache[key] = fig
             while len(_cache) > MAX_FIGURES:
                 _cache.popitem(last=False)
@@ -90,14 +87,7 @@ def result_cache(compute: F) -> F:
     return figure_cache(compute)
 
 
-def cache_info() -> dict[str, int]:
-    """Hits, misses and figures held (for benches and tests)."""
-    with _lock:
-        return {**_stats, "size": len(_cache)}
-
-
 def clear() -> None:
     """Drop every cached figure."""
     with _lock:
         _cache.clear()
-        _stats.update(hits=0, misses=0)
