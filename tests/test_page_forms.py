@@ -15,13 +15,12 @@ from support.apptest import open_page, rerun, shared_link
 #: their forms later; a saved link without them still opens).
 SAVED_LINK_KEYS = {
     "live": "live_target live_target_src live_draft live_k live_vocab live_draft_src live_preset live_chat "
-    "live_prompt live_gamma live_adaptive live_shape live_t live_topk live_topp live_seed live_max live_compare "
-    "live_void live_shown",
-    "race": "race_target race_target_src race_drafts race_depths race_draft_src race_preset race_chat race_prompt "
-    "race_gamma "
-    "race_adaptive race_shape race_t race_seed race_max race_repeats",
-    "law_live": "law_target law_draft law_k law_preset law_chat law_prompt law_t law_topk law_topp law_gamma law_n "
-    "law_broken law_seed",
+    "live_prompt live_gamma live_adaptive live_shape live_t live_topk live_topp live_seed live_max "
+    "live_compare live_void live_shown",
+    "race": "race_target race_target_src race_drafts race_depths race_draft_src race_preset race_chat "
+    "race_prompt race_gamma race_adaptive race_shape race_t race_seed race_max race_repeats",
+    "law_live": "law_target law_draft law_k law_preset law_chat law_prompt law_t law_topk law_topp law_gamma "
+    "law_n law_broken law_seed",
     "compare": "cmp_targets cmp_source cmp_drafts cmp_cats cmp_n cmp_qseed cmp_gamma cmp_adaptive cmp_temp "
     "cmp_max cmp_metric cmp_c",
     "block": "block_chain block_draft block_k block_seed block_t block_round",
@@ -144,3 +143,43 @@ def test_restore_runs_once_per_script_run_a_start_press_included(monkeypatch):
     rerun(at)  # the press's on_click builds the job from the form; the page runs (again when it ends)
     assert runs and runs == ["run", "restore"] * (len(runs) // 2), runs
     assert at.session_state["live_trace"].settings.max_new_tokens == 16
+
+
+def test_a_setting_is_declared_once_and_its_form_gives_key_options_default_and_value():
+    from pages.common.form import Form, link_reader
+    from pages.common.urlstate import choice_param, float_param, int_param
+
+    offered = ["a", "b"]
+
+    class Inner(Form):
+        gamma = int_param(4, 1, 16)
+
+    class Page(Form):
+        prefix = "pg"
+        kind = choice_param("a", lambda: tuple(offered))  # read when the form is built
+        beta = float_param(0.0, 0.0, 0.5, step=0.005)
+        inner = Inner
+        odd = int_param(0, 0, 9, key="pg_odd_one")
+
+    first = Page(beta=0.0123)
+    assert [p.key for p in first.params()] == ["pg_kind", "pg_beta", "pg_gamma", "pg_odd_one"]
+    assert first.kind.options == ("a", "b") and first.beta.default == 0.01  # on the slider's step
+    assert Page(beta=0.9).beta.default == 0.5 and Page().beta.default == 0.0
+    offered.append("c")
+    assert Page().kind.options == ("a", "b", "c") and first.kind.options == ("a", "b")
+    v = Page().read(link_reader({"pg_kind": "c", "pg_gamma": "7"}))
+    assert (v.kind, v.beta, v.inner.gamma, v.odd) == ("c", 0.0, 7, 0)
+    with pytest.raises(ValueError):
+        Page().read(link_reader({"pg_gamma": "17"}))
+
+
+def test_the_race_link_carries_its_prompt_and_drafts_and_a_link_without_them_gets_the_preset():
+    at = open_page("race", query={"race_target": "toy", "race_prompt": "the cat", "race_drafts": "ngram"})
+    assert not at.warning, [w.value for w in at.warning]
+    assert at.text_area(key="race_prompt").value == "the cat"
+    assert at.multiselect(key="race_drafts").value == ["ngram"]
+    link = shared_link(at)
+    assert (link["race_prompt"], link["race_drafts"]) == ("the cat", "ngram")
+    plain = open_page("race", query={"race_target": "toy"})
+    assert plain.text_area(key="race_prompt").value  # the preset's words, not an empty box
+    assert plain.multiselect(key="race_drafts").value == ["toy_draft", "ngram"]
