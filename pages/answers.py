@@ -9,7 +9,6 @@ questions' histograms. When the database fails, it says what is wrong and how ma
 process. Storage and tallies: pages/common/class_answers.py, specdec_core.live.answers.
 """
 
-
 import streamlit as st
 
 from pages.common import form

@@ -56,7 +56,6 @@ def _chart(fig, key: str) -> None:
     show_figure(fig, key, theme=None, config={"displaylogo": False})
 
 
-
 text.show("intro")
 
 

@@ -99,9 +99,7 @@ def controls(f: LiveForm) -> None:
             form.number(c2, f.vocab, s["vocab"], step=1024, help=s["vocab_help"])
         _choice(c3, "preset", f.preset, PRESETS, set_prompt, (f,))
         form.toggle(c3, f.chat, s["chat"], disabled=not target.chat, help=s["chat_help"])
-        st.text_area(
-            s["prompt"], key=f.prompt.key, height=130, help=s("prompt_help", limit=MAX_PROMPT_CHARS)
-        )
+        st.text_area(s["prompt"], key=f.prompt.key, height=130, help=s("prompt_help", limit=MAX_PROMPT_CHARS))
         if target.words:
             st.caption(s("own_words", words=" ".join(target.words)))
         g1, g2, g3, g4, g5, g6 = st.columns([1.3, 1.3, 1, 1, 1, 1.3])
