@@ -47,7 +47,11 @@ def _move_a_slider(page: Page) -> None:
     _settled(page)
 
 
-def test_back_from_four_route_pages_lands_on_the_route_at_its_step(page: Page, app_url: str):
+def test_back_from_four_route_pages_lands_on_the_route_at_its_step_and_copy_link_writes_once(
+    page: Page, app_url: str
+):
+    """One tab for both walks (one route page load, not two): Back from four route pages, then
+    "Copy link to this setup" on the cost page and its back link."""
     page.goto(f"{app_url}/teach?lang=en")
     expect(_title(page)).to_have_text(TEACH_TITLE, timeout=TIMEOUT)
     _settled(page)
@@ -70,12 +74,10 @@ def test_back_from_four_route_pages_lands_on_the_route_at_its_step(page: Page, a
         expect(_title(page)).to_have_text(TEACH_TITLE, timeout=TIMEOUT)
         _settled(page)
         expect(container).to_be_in_viewport(timeout=TIMEOUT)
+    _copy_link_writes_the_setup_once_and_the_back_link_returns_to_the_step(page)
 
 
-def test_copy_link_writes_the_setup_once_and_the_back_link_returns_to_the_step(page: Page, app_url: str):
-    page.goto(f"{app_url}/teach?lang=en")
-    expect(_title(page)).to_have_text(TEACH_TITLE, timeout=TIMEOUT)
-    _settled(page)
+def _copy_link_writes_the_setup_once_and_the_back_link_returns_to_the_step(page: Page) -> None:
     link = page.locator('.st-key-teach_class_cost [data-testid="stPageLink"] a[href^="cost?"]').first
     link.scroll_into_view_if_needed()
     page.wait_for_timeout(300)
