@@ -52,23 +52,19 @@ class Form:
                 if isinstance(item, Param) or (isinstance(item, type) and issubclass(item, Form)):
                     yield name, item
 
+    def _built(self) -> Iterator[tuple[str, Any]]:
+        return ((name, getattr(self, name)) for name, _ in self._declared())
+
     def params(self) -> list[Param]:
         """Every control's Param, nested forms' included, in declaration order."""
-        out: list[Param] = []
-        for name, _ in self._declared():
-            item = getattr(self, name)
-            out.extend(item.params() if isinstance(item, Form) else [item])
-        return out
+        return [p for _, item in self._built() for p in (item.params() if isinstance(item, Form) else [item])]
 
     def read(self, read: Callable[[Param], Any] | None = None) -> Any:
         """Each control's value by its attribute's name (a nested form's as a namespace of its
         own); `read` gives a control's value, by default the session's (:func:`value`)."""
         get = read or value
         return SimpleNamespace(
-            **{
-                name: item.read(get) if isinstance(item, Form) else get(item)
-                for name, item in ((n, getattr(self, n)) for n, _ in self._declared())
-            }
+            **{n: i.read(get) if isinstance(i, Form) else get(i) for n, i in self._built()}
         )
 
 
