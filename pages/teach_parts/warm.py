@@ -56,7 +56,8 @@ def warm_jobs(langs: Sequence[str] = tuple(LANGUAGES)) -> tuple[list[LiveJob | G
         if step.page == "live":
             f = LiveForm()
             spec = settings(f, read)
-            prompt = preset_prompt(read(f.preset), lang, bool(catalog.about(spec.target.kind).words))
+            words = bool(catalog.about(spec.target.kind).words)  # the link's prompt, else its preset's
+            prompt = read(f.prompt) or preset_prompt(read(f.preset), lang, words)
             job: LiveJob | GridJob = LiveJob(spec, prompt, shelf(), access(), room)
         elif step.page == "compare":
             grid = grid_spec(CompareForm(), read)
