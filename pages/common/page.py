@@ -19,6 +19,7 @@ from pages.common.i18n import Strings, current_lang, strings
 from pages.common.lesson import Lesson, lesson
 from pages.common.nav import PAGES
 from pages.common.urlstate import Param, arrive, restore, share, shared
+from specdec_core.live.limits import MAX_UPLOAD_MB
 
 ASSETS = Path(__file__).resolve().parents[2] / "assets"
 
@@ -29,11 +30,23 @@ def _asset(name: str) -> str:
 
 
 def style() -> None:
-    """Inject the stylesheet and the print sheet, plus the projector sheet when projector mode is on."""
-    css = _asset("style.css") + _asset("print.css")
+    """Inject the stylesheet, the print sheet and Streamlit's own strings in the page's language,
+    plus the projector sheet when projector mode is on."""
+    css = _asset("style.css") + _asset("print.css") + _streamlit_strings(current_lang())
     if st.session_state.get("projector"):
         css += _asset("projector.css")
     st.html(f"<style>{css}</style>")
+
+
+@cache
+def _streamlit_strings(lang: str) -> str:
+    """Streamlit's own visible strings (the uploader's button and note, the inputs' Enter hints)
+    in `lang`: common.toml's ``[streamlit]`` as the custom properties that
+    assets/streamlit_strings.css draws in their place."""
+    table = {**Strings("common", lang).get("streamlit")}
+    table["upload_note"] = table["upload_note"].format(mb=MAX_UPLOAD_MB)
+    props = " ".join(f"--sd-st-{k}: {json.dumps(v, ensure_ascii=False)};" for k, v in table.items())
+    return f":root {{ {props} }}\n" + _asset("streamlit_strings.css")
 
 
 #: Whether app.py's navigation has been declared in this server process (see :func:`navigation`).

@@ -1,7 +1,9 @@
 """axe-core over every page of the served app, in English and in 中文: no violation of impact
 serious or critical under the WCAG 2.0/2.1 A and AA rules, in each page's opening state and,
 on four pages, after their main action (a live run shown, the Compare grid's Markdown table
-opened, a quiz answered, a new exercise sheet with its key).
+opened, a quiz answered, a new exercise sheet with its key). On the way it checks that
+Streamlit's own strings (the uploaders' button and note, an edited input's Enter hint) show
+common.toml's ``[streamlit]`` in the page's language (assets/streamlit_strings.css).
 
 axe is the copy pinned in requirements-dev.txt (``axe-playwright-python``, which ships
 ``axe.min.js``). One browser tab per language walks the sidebar, so the sweep opens one server
@@ -17,14 +19,17 @@ when Streamlit fixes them (drop the exception then) as when anything else breaks
 
 from __future__ import annotations
 
+import json
+import re
 import tomllib
 from typing import Any
 
 from axe_playwright_python.base import AXE_SCRIPT
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Locator, Page, expect
 
 from pages.common.i18n import LESSONS
 from pages.common.nav import PAGES
+from specdec_core.live.limits import MAX_UPLOAD_MB
 from support.browser import wait_for_page, wait_not_stale
 
 TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
@@ -75,6 +80,32 @@ def _audit(page: Page, where: str, problems: list[str], exceptions: list[tuple[s
                 )
 
 
+def _drawn(element: Locator, pseudo: str) -> str:
+    """The content of `element`'s `pseudo` element, as the browser computes it."""
+    expect(element).to_be_visible(timeout=TIMEOUT)
+    return element.evaluate("(e, p) => getComputedStyle(e, p).content", pseudo)
+
+
+def _css(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)
+
+
+def _uploaders_speak(page: Page, lang: str) -> None:
+    """Every uploader of the page shows common.toml's button and note in `lang`, Streamlit's own
+    note taken out; its button keeps Streamlit's name, out of sight, for assistive technology
+    (axe reads no generated content), and draws ours with an empty alternative text."""
+    words = _strings(lang, "common")["streamlit"]
+    zones = page.get_by_test_id("stFileUploaderDropzone")
+    assert zones.count()
+    for zone in zones.all():
+        assert (
+            _drawn(zone.locator("button [data-has-shortcut]"), "::after") == f'{_css(words["upload"])} / ""'
+        )
+        note = zone.get_by_test_id("stFileUploaderDropzoneInstructions").locator("> div")
+        assert _drawn(note, "::after") == _css(words["upload_note"].format(mb=MAX_UPLOAD_MB))
+        assert not re.search(r"Drag|per file", note.inner_text())
+
+
 def _settle(page: Page) -> None:
     wait_for_page(page)
     wait_not_stale(page)
@@ -97,6 +128,14 @@ def _act(page: Page, url: str, lang: str, key: str) -> bool:
         page.locator(".st-key-quiz_overlap_0 [role=radiogroup] label").first.click()
         expect(main.get_by_test_id("stAlert").last).to_be_visible(timeout=TIMEOUT)
     elif key == "exercises":
+        seed = main.get_by_test_id("stNumberInput").first
+        seed.locator("input").press("End")
+        seed.locator("input").press("1")
+        hint = seed.get_by_test_id("InputInstructions")
+        assert _drawn(hint, "::before") == _css(_strings(lang, "common")["streamlit"]["enter"])
+        assert "Press" not in hint.inner_text()
+        seed.locator("input").press("Enter")
+        _settle(page)
         s = _strings(lang, "exercises")
         page.get_by_role("button", name=s["new_seed"]).click()
         _settle(page)
@@ -120,6 +159,8 @@ def _sweep(page: Page, url: str, lang: str) -> tuple[list[str], list[tuple[str, 
         _settle(page)
         _audit(page, f"{lang} {info.key}", problems, exceptions)
         audits += 1
+        if info.key == "compare":
+            _uploaders_speak(page, lang)
         if _act(page, url, lang, info.key):
             _audit(page, f"{lang} {info.key} after its action", problems, exceptions)
             audits += 1
