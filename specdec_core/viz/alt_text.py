@@ -263,7 +263,7 @@ def _points_sentence(
     where = "y" if flip else "x"
     if trace["type"] == "scatter" and not trace.get("name") and all(xy.label(i) for i in kept):
         return words["notes"].format(
-            notes="; ".join(xy.label(i) for i in kept[:MOST_NOTES])
+            notes=words["list_sep"].join(xy.label(i) for i in kept[:MOST_NOTES])
         )  # labelled places
     top = int(kept[np.argmax(values[kept])])
     name, high, at = _name(trace, words), number(values[top]), xy.at(top, where)
@@ -331,5 +331,5 @@ def describe(fig: Figure, words: Mapping[str, str]) -> str:
     if not any(t.get("name") for t in _data(spec)):
         notes = _notes(spec)
         if notes:
-            said.append(words["notes"].format(notes="; ".join(notes[:MOST_NOTES])))
-    return " ".join(said) or words["empty"]
+            said.append(words["notes"].format(notes=words["list_sep"].join(notes[:MOST_NOTES])))
+    return words["sentence_sep"].join(said) or words["empty"]
