@@ -67,7 +67,8 @@ def _audit(page: Page, where: str, problems: list[str], exceptions: list[tuple[s
     """Run axe on the page as it stands: serious or critical findings go to `problems`, the
     sidebar navigation's list markup to `exceptions` as (rule, tag) pairs."""
     assert not page.get_by_test_id("stException").count(), f"{where}: the page raised"
-    page.evaluate(AXE_SCRIPT)
+    if not page.evaluate("() => typeof axe !== 'undefined'"):  # once per tab: pages change in place
+        page.evaluate(AXE_SCRIPT)
     for v in page.evaluate(RUN_AXE, TAGS):
         if v["impact"] not in SERIOUS:
             continue
