@@ -9,8 +9,8 @@ import pytest
 
 from specdec_core.engine import RoundEvent, RunOptions, TopTokens, autoregressive, generate
 from specdec_core.live.inspector import position_view, slot_kind
-from specdec_core.models.toy_words import toy_draft, toy_target
 from specdec_core.models import NGramDraft
+from specdec_core.models.toy_words import toy_draft, toy_target
 from specdec_core.sampling import SamplingConfig, apply
 
 TARGET, DRAFT = toy_target(), toy_draft()

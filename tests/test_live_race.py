@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 
 from specdec_core.engine import summarize
-from specdec_core.models.toy_words import toy_draft, toy_target
 from specdec_core.live.race import (
     BASELINE,
     Race,
@@ -18,6 +17,7 @@ from specdec_core.live.race import (
     result_json,
 )
 from specdec_core.models import NGramDraft
+from specdec_core.models.toy_words import toy_draft, toy_target
 from specdec_core.theory import speedup
 
 TARGET = toy_target()

@@ -83,6 +83,7 @@ def test_stopping_a_timed_run_closes_it():
     timed.close()  # twice is safe
     assert closed == [True]
 
+
 def test_pacer_repaints_at_most_every_interval_and_always_at_the_end():
     pacer = Pacer(0.2)
     assert pacer.due(), "the first event paints"

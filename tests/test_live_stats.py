@@ -4,11 +4,11 @@ import numpy as np
 import pytest
 
 from specdec_core.engine import autoregressive, generate
-from specdec_core.models.toy_words import toy_draft, toy_target
 from specdec_core.live.stats import compare, live_stats, progress_curve, round_law, timeline
 from specdec_core.live.text import counts, spans
 from specdec_core.live.trace import RunRecord
 from specdec_core.models import NGramDraft
+from specdec_core.models.toy_words import toy_draft, toy_target
 from specdec_core.sampling import SamplingConfig
 from specdec_core.theory import expected_tokens, tokens_per_round_law
 

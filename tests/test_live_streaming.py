@@ -3,9 +3,9 @@
 import pytest
 
 from specdec_core.engine import autoregressive, generate, summarize
-from specdec_core.models.toy_words import toy_draft, toy_target
 from specdec_core.live.streaming import TextFeed, played
 from specdec_core.live.text import readable, spans
+from specdec_core.models.toy_words import toy_draft, toy_target
 from specdec_core.sampling import SamplingConfig
 
 # Token texts with characters split over tokens, as byte-level tokenizers show them:

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from specdec_core.engine import generate
-from specdec_core.models.toy_words import toy_draft, toy_target
 from specdec_core.live.stats import timeline
 from specdec_core.live.text import TokenSpan, readable, spans, token_bytes
+from specdec_core.models.toy_words import toy_draft, toy_target
 from specdec_core.sampling import SamplingConfig
 from specdec_core.viz import live as viz
 from specdec_core.viz import race as race_viz
