@@ -8,7 +8,7 @@ distributions the accept/reject decision used) and the remaining mass as ``other
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 import numpy as np
@@ -141,16 +141,7 @@ class RoundEvent:
 
     def to_dict(self, timings: bool = True) -> dict[str, Any]:
         """Plain JSON-serialisable data; ``timings=False`` drops the (run-dependent) seconds."""
-        out: dict[str, Any] = {}
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if f.name in _ROW_FIELDS:
-                value = [row.to_dict() for row in value]
-            elif isinstance(value, list):
-                value = list(value)
-            elif isinstance(value, dict):
-                value = {k: list(v) if isinstance(v, list) else v for k, v in value.items()}
-            out[f.name] = value
+        out = asdict(self)
         if not timings:
             for key in (*_TIMING_FIELDS, "draft_step_s"):
                 out.pop(key)

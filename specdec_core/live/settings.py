@@ -9,7 +9,7 @@ a trace file.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 from specdec_core.live.model_choices import DraftSpec, TargetSpec
@@ -49,12 +49,9 @@ class LiveSettings(DecodeSettings):
     chat: bool = True
     compare: bool = True
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> LiveSettings:
-        """Settings from :meth:`to_dict` output; ValueError / TypeError for anything malformed."""
+        """Settings from their ``dataclasses.asdict``; ValueError / TypeError for anything malformed."""
         values = dict(data)
         values["target"] = TargetSpec(**values["target"])
         values["draft"] = DraftSpec(**values["draft"])

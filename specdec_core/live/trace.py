@@ -14,7 +14,7 @@ import json
 import math
 import platform
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from importlib import metadata
 from typing import Any
@@ -131,28 +131,18 @@ def build(
     )
 
 
-def _record_dict(record: RunRecord | None) -> dict[str, Any] | None:
-    if record is None:
-        return None
-    return {
-        "wall_s": record.wall_s,
-        "stopped": record.stopped,
-        "events": [e.to_dict() for e in record.events],
-    }
-
-
 def to_json(trace: LiveTrace) -> str:
     """The trace as JSON text (one object; floats written so they read back exactly)."""
     data = {
         "format": FORMAT,
         "version": VERSION,
         "meta": trace.meta,
-        "settings": trace.settings.to_dict(),
+        "settings": asdict(trace.settings),
         "prompt": {"text": trace.prompt, "ids": trace.prompt_ids},
         "models": {"target": trace.target_name, "draft": trace.draft_name, "vocab_size": trace.vocab_size},
         "token_texts": {str(k): v for k, v in sorted(trace.texts.items())},
-        "speculative": _record_dict(trace.speculative),
-        "baseline": _record_dict(trace.baseline),
+        "speculative": asdict(trace.speculative),
+        "baseline": None if trace.baseline is None else asdict(trace.baseline),
     }
     return json.dumps(data, ensure_ascii=False, allow_nan=False)
 
