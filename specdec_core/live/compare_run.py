@@ -50,22 +50,16 @@ class ModelSource(Protocol):
     def draft(self, target_key_: str, key: str, target: Any) -> Any: ...
 
 
+@dataclass(eq=False)
 class GridModels:
     """Builds a grid's targets and drafts once, on a shared :class:`ModelShelf`; with `rules`,
     only the models the server offers (``ChoiceError("not_allowed")`` otherwise), its
     preloaded targets pinned; each load is published on the job's `ctx` (none outside a job)."""
 
-    def __init__(
-        self,
-        shelf: ModelShelf,
-        custom_source: str = "",
-        rules: Access | None = None,
-        ctx: Context | None = None,
-    ) -> None:
-        self.shelf = shelf
-        self.custom_source = custom_source
-        self.rules = rules
-        self.ctx = ctx
+    shelf: ModelShelf
+    custom_source: str = ""
+    rules: Access | None = None
+    ctx: Context | None = None
 
     def target(self, key: str) -> Any:
         return job_models.target(self.shelf, self.rules, target_spec(key, self.custom_source), self.ctx)
@@ -115,7 +109,6 @@ class GridRun:
         spec: GridSpec,
         models: ModelSource,
         cache: RunCache | None = None,
-        tree: tuple[int, ...] = (2, 2),
         cancelled: Callable[[], bool] = lambda: False,
     ) -> None:
         spec.check()
@@ -123,13 +116,12 @@ class GridRun:
         self.spec = spec
         self.models = models
         self.cache = cache
-        self.tree = tree
         self.measured: list[Measured] = []
         self.skipped: dict[tuple[str, str], str] = {}
 
     def _settings(self, draft: str) -> DecodeSettings:
         as_tree = draft != BASELINE and parse_draft_key(draft)[1]
-        return replace(self.spec.settings, tree=self.tree if as_tree else ())
+        return replace(self.spec.settings, tree=(2, 2) if as_tree else ())  # a tree draft: b_1 = b_2 = 2
 
     def __iter__(self) -> Iterator[Step]:
         done, total = 0, self.spec.runs
