@@ -18,8 +18,8 @@ import plotly.graph_objects as go
 
 from specdec_core.live.answers import Tally, option_letter
 from specdec_core.viz.escape import html_text
-from specdec_core.viz.palette import ACCEPTED, GRID, NEUTRAL, TARGET_ONLY, base_layout
-from specdec_core.viz.spec import bar, figure
+from specdec_core.viz.palette import ACCEPTED, NEUTRAL, TARGET_ONLY, base_layout
+from specdec_core.viz.spec import axis, bar, figure
 from specdec_core.viz.strings import pick
 
 KEYS: dict[str, tuple[str, ...]] = {
@@ -97,11 +97,7 @@ def answer_histogram(tally: Tally, options: Sequence[str], text: Mapping[str, st
         showlegend=False,
         margin={"l": 20, "r": 20, "t": 50, "b": 40},
     )
-    layout["xaxis"] = {
-        "title": {"text": t["learners_axis"]},
-        "rangemode": "tozero",
-        "gridcolor": GRID,
-    }
+    layout["xaxis"] = axis(t["learners_axis"], rangemode="tozero")
     if max(tally.counts, default=0) <= 10:
         layout["xaxis"]["dtick"] = 1  # whole learners while the counts are small
     layout["yaxis"] = {"autorange": "reversed", "automargin": True}
@@ -143,10 +139,5 @@ def check_comparison(
         margin={"l": 50, "r": 20, "t": 60, "b": 80},
         legend={"orientation": "h", "y": 1.02, "x": 1, "xanchor": "right", "yanchor": "bottom"},
     )
-    layout["yaxis"] = {
-        "title": {"text": t["check_axis"]},
-        "range": [0, 112],
-        "gridcolor": GRID,
-        "ticksuffix": "%",
-    }
+    layout["yaxis"] = axis(t["check_axis"], range=[0, 112], ticksuffix="%")
     return figure(data, layout)

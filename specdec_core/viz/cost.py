@@ -35,13 +35,12 @@ from specdec_core.viz.palette import (
     BONUS,
     CORRECTED,
     DRAFT,
-    GRID,
     REJECTED,
     TARGET,
     TARGET_ONLY,
     base_layout,
 )
-from specdec_core.viz.spec import figure, hline, scatter
+from specdec_core.viz.spec import axis, figure, hline, scatter
 from specdec_core.viz.strings import pick
 
 #: Figure strings each builder reads (``[fig]`` of lessons/<lang>/cost.toml).
@@ -150,12 +149,8 @@ def verify_cost_figure(
             )
         )
     layout = base_layout(height=360, margin={"l": 64, "r": 24, "t": 74, "b": 60})
-    layout["xaxis"] = {"title": {"text": t["tokens_in_forward"]}, "dtick": 1, "gridcolor": GRID}
-    layout["yaxis"] = {
-        "title": {"text": t["cost_in_steps"]},
-        "range": [0, min(max_gamma + 2, 6)],
-        "gridcolor": GRID,
-    }
+    layout["xaxis"] = axis(t["tokens_in_forward"], dtick=1)
+    layout["yaxis"] = axis(t["cost_in_steps"], range=[0, min(max_gamma + 2, 6)])
     return figure(data, layout)
 
 
@@ -229,17 +224,13 @@ def expected_tokens_figure(
         )
     )
     layout = base_layout(height=430, margin={"l": 64, "r": 24, "t": 96, "b": 60})
-    layout["xaxis"] = {
-        "title": {"text": t["gamma_axis"]},
-        "dtick": 1 if max_gamma <= 16 else 2,
-        "gridcolor": GRID,
-    }
+    layout["xaxis"] = axis(t["gamma_axis"], dtick=1 if max_gamma <= 16 else 2)
     top = max(
         float(expected_tokens(max(alphas), max_gamma)),
         float(expected_tokens(alpha, gamma)),
         *(c.claimed for c in claims),
     )
-    layout["yaxis"] = {"title": {"text": t["tokens_axis"]}, "gridcolor": GRID, "range": [0, top * 1.15]}
+    layout["yaxis"] = axis(t["tokens_axis"], range=[0, top * 1.15])
     return figure(data, layout)
 
 
@@ -302,13 +293,8 @@ def speedup_gamma_figure(
     layout = base_layout(
         height=400, margin={"l": 64, "r": 24, "t": 94, "b": 60}, shapes=[line], annotations=[label]
     )
-    layout["xaxis"] = {
-        "title": {"text": t["gamma_axis"]},
-        "dtick": 1 if max_gamma <= 16 else 2,
-        "gridcolor": GRID,
-        "range": [0.5, max_gamma + 0.5],
-    }
-    layout["yaxis"] = {"title": {"text": t["speedup_axis"]}, "gridcolor": GRID, "rangemode": "tozero"}
+    layout["xaxis"] = axis(t["gamma_axis"], dtick=1 if max_gamma <= 16 else 2, range=[0.5, max_gamma + 0.5])
+    layout["yaxis"] = axis(t["speedup_axis"], rangemode="tozero")
     return figure(data, layout)
 
 
@@ -353,8 +339,8 @@ def speedup_alpha_figure(
     layout = base_layout(
         height=400, margin={"l": 64, "r": 24, "t": 94, "b": 60}, shapes=[line], annotations=[label]
     )
-    layout["xaxis"] = {"title": {"text": t["alpha_axis"]}, "range": [0, 1], "gridcolor": GRID}
+    layout["xaxis"] = axis(t["alpha_axis"], range=[0, 1])
     # the envelope can climb far above your curve near α = 1; keep your curve readable
     top = 1.3 * max(float(yours.max()), 1.0)
-    layout["yaxis"] = {"title": {"text": t["speedup_axis"]}, "gridcolor": GRID, "range": [0, top]}
+    layout["yaxis"] = axis(t["speedup_axis"], range=[0, top])
     return figure(data, layout)

@@ -18,7 +18,7 @@ import plotly.graph_objects as go
 from specdec_core.viz import palette
 from specdec_core.viz.labels import short_label
 from specdec_core.viz.memo import figure_cache
-from specdec_core.viz.spec import bar, figure, scatter
+from specdec_core.viz.spec import axis, bar, figure, scatter
 from specdec_core.viz.strings import pick
 
 #: Figure strings each builder reads (``[fig]`` of law_live.toml; the page fills "broken" with
@@ -86,7 +86,7 @@ def share_bars(
         "ticktext": shown,
         "range": [-0.6, n - 0.4],
     }
-    layout["yaxis"] = {"title": {"text": t["yaxis"]}, "rangemode": "tozero", "gridcolor": palette.GRID}
+    layout["yaxis"] = axis(t["yaxis"], rangemode="tozero")
     return figure(data, layout)
 
 
@@ -120,6 +120,6 @@ def tv_bars(
         ),
     ]
     layout = palette.base_layout(height=height, bargap=0.45)
-    layout["yaxis"] = {"title": {"text": t["tv_yaxis"]}, "rangemode": "tozero", "gridcolor": palette.GRID}
+    layout["yaxis"] = axis(t["tv_yaxis"], rangemode="tozero")
     layout["xaxis"] = {"type": "category"}
     return figure(data, layout)

@@ -16,7 +16,7 @@ import plotly.graph_objects as go
 
 from specdec_core.viz import palette
 from specdec_core.viz.memo import figure_cache
-from specdec_core.viz.spec import bar, figure, hline, scatter
+from specdec_core.viz.spec import axis, bar, figure, hline, scatter
 from specdec_core.viz.strings import pick
 
 _HALF = 0.21  # offset of the two bars of a pair from the token's position
@@ -110,7 +110,7 @@ def _figure(
         uniformtext={"minsize": 11, "mode": "hide"},
     )
     layout["xaxis"] = _ticks(labels, xaxis)
-    layout["yaxis"] = {"title": {"text": yaxis}, "rangemode": "tozero", "gridcolor": palette.GRID}
+    layout["yaxis"] = axis(yaxis, rangemode="tozero")
     return figure(data, layout)
 
 
@@ -218,7 +218,7 @@ def conservation_bar(
         uniformtext={"minsize": 11, "mode": "hide"},
         annotations=notes,
     )
-    layout["xaxis"] = {"title": {"text": t["xaxis"]}, "rangemode": "tozero", "gridcolor": palette.GRID}
+    layout["xaxis"] = axis(t["xaxis"], rangemode="tozero")
     layout["yaxis"] = {"autorange": "reversed", "automargin": True}
     return figure(data, layout)
 
@@ -342,11 +342,6 @@ def alpha_temperature(
     layout = palette.base_layout(
         height=height, margin={"l": 74, "r": 26, "t": 50, "b": 72}, shapes=[line], annotations=[label]
     )
-    layout["xaxis"] = {
-        "type": "log",
-        "title": {"text": t["xaxis"]},
-        "gridcolor": palette.GRID,
-        "exponentformat": "power",
-    }
-    layout["yaxis"] = {"title": {"text": t["yaxis"]}, "range": [0, 1.02], "gridcolor": palette.GRID}
+    layout["xaxis"] = axis(t["xaxis"], type="log", exponentformat="power")
+    layout["yaxis"] = axis(t["yaxis"], range=[0, 1.02])
     return figure(data, layout)

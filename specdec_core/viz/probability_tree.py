@@ -18,7 +18,7 @@ from specdec_core.verify import TreeNode
 from specdec_core.viz import palette
 from specdec_core.viz.labels import display_label
 from specdec_core.viz.memo import figure_cache
-from specdec_core.viz.spec import bar, figure, scatter
+from specdec_core.viz.spec import axis, bar, figure, scatter
 from specdec_core.viz.strings import pick
 
 _SETS = ("set_deficit", "set_surplus", "set_equal", "set_mixed")
@@ -403,7 +403,7 @@ def leaf_sum_figure(view: TreeView, text: Mapping[str, str]) -> go.Figure:
     top = float(max(view.tree.p.max(), split.total.max()))
     layout = palette.base_layout(barmode="stack", height=360, bargap=0.35)
     layout["legend"] = {**layout["legend"], "traceorder": "normal"}
-    layout["yaxis"] = {"title": {"text": t["leaf_axis"]}, "range": [0, top * 1.25], "gridcolor": palette.GRID}
+    layout["yaxis"] = axis(t["leaf_axis"], range=[0, top * 1.25])
     layout["xaxis"] = {"type": "category"}
     return figure(data, layout)
 
@@ -439,10 +439,6 @@ def tally_figure(view: TreeView, tally: Tally, text: Mapping[str, str]) -> go.Fi
     ]
     top = float(max(tally.p.max(), tally.share.max(), (tally.p + tally.band).max()))
     layout = palette.base_layout(height=320, bargap=0.35)
-    layout["yaxis"] = {
-        "title": {"text": t["tally_axis"]},
-        "range": [0, min(1.05, top * 1.15)],
-        "gridcolor": palette.GRID,
-    }
+    layout["yaxis"] = axis(t["tally_axis"], range=[0, min(1.05, top * 1.15)])
     layout["xaxis"] = {"type": "category"}
     return figure(data, layout)

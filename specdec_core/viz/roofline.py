@@ -17,7 +17,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from specdec_core.viz import palette
-from specdec_core.viz.spec import figure, hline, scatter
+from specdec_core.viz.spec import axis, figure, hline, scatter
 from specdec_core.viz.strings import pick
 
 KEYS: dict[str, tuple[str, ...]] = {
@@ -93,8 +93,8 @@ def roofline_figure(
             )
         )
     layout = palette.base_layout(height=420, margin={"l": 70, "r": 24, "t": 70, "b": 60})
-    layout["xaxis"] = {"title": {"text": t["intensity_axis"]}, "type": "log", "gridcolor": palette.GRID}
-    layout["yaxis"] = {"title": {"text": t["time_axis"]}, "type": "log", "gridcolor": palette.GRID}
+    layout["xaxis"] = axis(t["intensity_axis"], type="log")
+    layout["yaxis"] = axis(t["time_axis"], type="log")
     layout["shapes"] = [
         {
             "type": "line",
@@ -163,8 +163,8 @@ def batch_figure(
         1.0, {"color": palette.INK, "dash": "dot", "width": 1}, t["break_even"], "bottom right"
     )
     layout = palette.base_layout(height=400, margin={"l": 70, "r": 24, "t": 90, "b": 60})
-    layout["xaxis"] = {"title": {"text": t["batch_axis"]}, "type": "log", "gridcolor": palette.GRID}
-    layout["yaxis"] = {"title": {"text": t["speedup_axis"]}, "rangemode": "tozero", "gridcolor": palette.GRID}
+    layout["xaxis"] = axis(t["batch_axis"], type="log")
+    layout["yaxis"] = axis(t["speedup_axis"], rangemode="tozero")
     layout["shapes"] = [shape]
     layout["annotations"] = [label]
     if break_even is not None:

@@ -19,7 +19,7 @@ import plotly.graph_objects as go
 from specdec_core.live.round_view import CacheView, RoundView, Step
 from specdec_core.viz import palette
 from specdec_core.viz.labels import display_label
-from specdec_core.viz.spec import bar, figure, scatter
+from specdec_core.viz.spec import axis, bar, figure, scatter
 from specdec_core.viz.strings import pick
 
 KEYS: dict[str, tuple[str, ...]] = {
@@ -96,7 +96,7 @@ def timeline_figure(steps: list[Step], text: Mapping[str, str]) -> go.Figure:
         for s in steps
     ]
     layout = palette.base_layout(height=220, barmode="overlay", margin={"l": 110, "r": 24, "t": 20, "b": 50})
-    layout["xaxis"] = {"title": {"text": t["ms_axis"]}, "rangemode": "tozero", "gridcolor": palette.GRID}
+    layout["xaxis"] = axis(t["ms_axis"], rangemode="tozero")
     layout["yaxis"] = {
         "categoryorder": "array",
         "categoryarray": [t["lane_rest"], t["lane_target"], t["lane_draft"]],
@@ -207,7 +207,7 @@ def accept_figure(view: RoundView, texts: Mapping[int, str], text: Mapping[str, 
         ),
     ]
     layout = palette.base_layout(height=110 + 34 * len(names), margin={"l": 150, "r": 110, "t": 40, "b": 50})
-    layout["xaxis"] = {"title": {"text": t["accept_axis"]}, "range": [0, 1.0], "gridcolor": palette.GRID}
+    layout["xaxis"] = axis(t["accept_axis"], range=[0, 1.0])
     layout["yaxis"] = {"autorange": "reversed"}
     return figure(data, layout)
 

@@ -17,14 +17,13 @@ import plotly.graph_objects as go
 from specdec_core.course.block import BlockRound
 from specdec_core.viz.memo import figure_cache
 from specdec_core.viz.palette import (
-    GRID,
     NEUTRAL,
     TARGET,
     TARGET_ONLY,
     base_layout,
     state_bar,
 )
-from specdec_core.viz.spec import bar, figure, hline
+from specdec_core.viz.spec import axis, bar, figure, hline
 from specdec_core.viz.strings import pick
 
 #: Figure strings each builder reads (``[fig]`` of lessons/<lang>/block.toml; the live page
@@ -62,12 +61,7 @@ def rounds_figure(rounds: Sequence[BlockRound], text: Mapping[str, str]) -> go.F
         annotations=[label],
     )
     layout["xaxis"] = {"title": {"text": t["rounds_axis"]}, "showgrid": False}
-    layout["yaxis"] = {
-        "title": {"text": t["tokens_axis"]},
-        "range": [0, k + 1.6],
-        "dtick": 1,
-        "gridcolor": GRID,
-    }
+    layout["yaxis"] = axis(t["tokens_axis"], range=[0, k + 1.6], dtick=1)
     return figure(data, layout)
 
 
@@ -107,5 +101,5 @@ def tokens_histogram(
         barmode="group", height=300, bargap=0.25, margin={"l": 50, "r": 20, "t": 60, "b": 50}
     )
     layout["xaxis"] = {"title": {"text": t["committed_axis"]}, "tickvals": xs, "showgrid": False}
-    layout["yaxis"] = {"title": {"text": t["share_axis"]}, "range": [0, 1.05], "gridcolor": GRID}
+    layout["yaxis"] = axis(t["share_axis"], range=[0, 1.05])
     return figure(data, layout)

@@ -74,6 +74,11 @@ def subplot_title(
     return title
 
 
+def axis(title: str, **options: Any) -> dict[str, Any]:
+    """A layout axis titled `title` on the figures' light grid, with plotly axis `options`."""
+    return {"title": {"text": title}, "gridcolor": palette.GRID, **options}
+
+
 def merge(base: dict[str, Any], update: dict[str, Any]) -> dict[str, Any]:
     """`base` updated in place with `update`, nested dicts merged key by key (as plotly's
     ``update_layout`` does for dict values); returns `base`."""
