@@ -1,22 +1,9 @@
 """Classroom mode: what learners on a server a class shares may load and do.
 
-Whoever starts the server switches it on with environment variables (README, "A server for a
-class"):
-
-- ``SPECDEC_CLASSROOM=1`` — classroom mode.
-- ``SPECDEC_PRELOAD`` — the models offered, loaded when the server starts, comma-separated:
-  ``bundled``, ``gemma``, ``toy``, or a model folder / Hugging Face id already on the machine (a custom
-  model). Default ``bundled,toy``. Learners choose among these and type no model source.
-- ``SPECDEC_TEACHER_PASSCODE`` — the passcode that process-wide actions (unloading every
-  model) ask for; without it those actions are hidden.
-- ``SPECDEC_MAX_MODELS`` — how many models stay loaded at most (least recently used go
-  first); in either mode, default :data:`DEFAULT_MAX_MODELS`.
-- ``SPECDEC_MAX_GRID_RUNS`` / ``SPECDEC_MAX_LAW_SAMPLES`` — in classroom mode, the generations
-  one Compare grid may make and the samples per rule of the lab "Exact on a real model".
-
-Decisions here only compare strings the teacher typed at start: a learner's text is never
-looked up on disk, so no answer tells whether an arbitrary server path exists. Outside
-classroom mode every check allows what the app allowed before.
+Whoever starts the server sets it with the environment variables named below (README, "A server
+for a class", says what each does). Decisions here only compare strings the teacher typed at
+start: a learner's text is never looked up on disk, so no answer tells whether an arbitrary
+server path exists. Outside classroom mode every check allows what the app allowed before.
 """
 
 from __future__ import annotations
@@ -26,13 +13,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from specdec_core.live.model_choices import (
-    ChoiceError,
-    DraftSpec,
-    TargetSpec,
-    drafts_for,
-    targets,
-)
+from specdec_core.live.model_choices import ChoiceError, DraftSpec, TargetSpec, drafts_for, targets
 from specdec_core.models import catalog
 
 CLASSROOM_ENV = "SPECDEC_CLASSROOM"

@@ -6,15 +6,7 @@ keeps the twins of the kept tokens and sends the rest to −1, so the draft samp
 law restricted to the kept tokens, renormalised, and the target verifies against exactly
 that; the output law stays the target's. The speed comes from the LM head: where a draft's
 head is a plain linear layer, only its kept rows are computed (for a 262k-token head, most
-of a small model's step).
-
-* :func:`shipped_texts` — text the project ships (lessons, preset prompts, training prompts
-  and answers) to count tokens in.
-* :func:`token_counts` / :func:`shipped_counts` — how often each token of a tokenizer occurs
-  in given texts / in the shipped ones (cached in the user cache folder).
-* :func:`frequent_tokens` — the N most frequent ids (and always the EOS ids);
-  :func:`frequent_target_tokens` for a target with a tokenizer.
-* :func:`reduced_draft` — any draft with a head, restricted to given target tokens.
+of a small model's step). Frequencies are counted in the text the project ships.
 """
 
 from __future__ import annotations
