@@ -1,11 +1,5 @@
-"""The class's answers to quiz questions, for the teacher's projector view.
-
-:func:`answer_histogram` draws how many learners chose each option (the right one in the
-"accepted" colour) with the share correct in its title. Each bar is labelled with the option's
-letter (the one learners saw it under) and its whole text, wrapped onto as many lines as it
-needs. :func:`check_comparison` sets the class's concept check before and after side by side:
-the share correct per concept. Strings come from the caller (``[fig]`` of
-lessons/<lang>/answers.toml; the keys are in :data:`KEYS`).
+"""The class's answers for the teacher's projector: each option's count, and the concept check before
+and after.
 """
 
 from __future__ import annotations

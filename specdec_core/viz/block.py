@@ -1,15 +1,5 @@
-"""Figures of the block-verification lesson, built from :mod:`specdec_core.course.block` data.
-
-* :func:`round_figure` — the K draft slots and the bonus slot of one round: each draft
-  with its outcome, p and q at that token and its acceptance probability.
-* :func:`rows_figure` — the K draft rows q_i and the K+1 target rows p_i as heatmaps.
-* :func:`cache_figure` — the committed text and both caches, cell by cell, after rollback.
-
-The statistics of many rounds are drawn by :mod:`specdec_core.viz.rounds`.
-
-Every builder takes its strings as a ``text`` mapping (the page's ``[fig]`` table; the keys
-each one reads are in :data:`KEYS`), and escapes token labels (plotly reads a subset of
-HTML in text).
+"""Figures of the block-verification lesson, built from :mod:`specdec_core.course.block` data (the
+statistics of many rounds are in :mod:`specdec_core.viz.rounds`).
 """
 
 from __future__ import annotations

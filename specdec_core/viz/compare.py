@@ -1,9 +1,6 @@
 """Figures of the comparison workbench: a heatmap per target of one figure over drafts × categories.
 
-A heatmap takes plain data: the target's cells (see :mod:`specdec_core.live.compare`) already
-reduced to ``HeatCell(draft, category, value, low, high)``; a missing or undefined value is a
-blank cell with "—", never a NaN. Strings come from the caller (``[fig]`` of
-lessons/<lang>/compare.toml, the keys in :data:`KEYS`); draft and category names are escaped.
+A missing or undefined value is a blank cell with "—", never a NaN.
 """
 
 from __future__ import annotations

@@ -1,14 +1,5 @@
-"""Figures of the cost-and-speedup lesson; every number comes from :mod:`specdec_core.theory`
-(the lesson's numbers and verdicts are in :mod:`specdec_core.course.cost`).
-
-* :func:`verify_cost_figure` — what a verification forward of γ+1 tokens costs, by model.
-* :func:`expected_tokens_figure` — E[tokens per round] against γ for several α.
-* :func:`speedup_gamma_figure` / :func:`speedup_alpha_figure` — speedup along γ and along α.
-
-The speedup maps over (α, γ) and (α, draft cost) are in :mod:`specdec_core.viz.speedup_maps`.
-
-Each builder takes its strings as a ``text`` mapping (the page's ``[fig]`` table; the keys
-each one reads are in :data:`KEYS`).
+"""Figures of the cost-and-speedup lesson; every number comes from :mod:`specdec_core.theory` (the
+speedup maps are in :mod:`specdec_core.viz.speedup_maps`).
 """
 
 from __future__ import annotations

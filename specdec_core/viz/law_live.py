@@ -1,10 +1,8 @@
 """Figures of the lab "Exact on a real model": exact probabilities beside counted shares, and
 each rule's total variation distance beside the noise band.
 
-Builders take plain lists (``live.law_view.ShareTable`` and ``JointTest`` values, read by the
-page) and their strings from lessons/<lang>/law_live.toml (``[fig]``). Token labels may be
-any text (spaces, newlines, ``<script>``): they are shortened with visible whitespace and
-HTML-escaped before plotly sees them.
+Token labels may be any text (spaces, newlines, ``<script>``): they are shortened with visible
+whitespace and escaped.
 """
 
 from __future__ import annotations

@@ -1,9 +1,5 @@
 """Views of a live run: the coloured text (HTML), the round timeline, progress over time, and
-the target's row at a bonus or target-only position.
-
-Token text is untrusted (a model can emit ``<script>``): every piece of it is HTML-escaped
-here, and whitespace is made visible. Builders take plain data and their strings as a
-``text`` mapping (the keys each one reads are in :data:`KEYS`).
+the target's row at a bonus or target-only position; token text is escaped, whitespace made visible.
 """
 
 from __future__ import annotations

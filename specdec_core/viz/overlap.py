@@ -1,9 +1,6 @@
 """Figures of the overlap lesson: p and q taken apart, the residual, the emitted law.
 
-Every builder takes plain arrays (one entry per token, in the order of `labels`) and its
-strings as a ``text`` mapping (the keys each one reads are in :data:`KEYS`). Labels may be any token
-text — duplicates, spaces or ``<script>`` — and an "other" bucket works like any label:
-bars are placed by position, and labels are HTML-escaped before plotly sees them.
+Bars are placed by position, so duplicate labels and an "other" bucket work like any label.
 """
 
 from __future__ import annotations

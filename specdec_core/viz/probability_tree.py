@@ -1,9 +1,5 @@
 """Figures of the probability-tree lesson: the tree, its leaf sums and the tally of sampled
 paths (the rejected-mass Sankey is in :mod:`specdec_core.viz.probability_tree_sankey`).
-
-Every builder takes data from :mod:`specdec_core.course.probability_tree` and its strings as a ``text``
-mapping (the keys each one reads are in :data:`KEYS`); token labels are HTML-escaped everywhere,
-because plotly renders hover and annotation text as HTML.
 """
 
 from __future__ import annotations

@@ -1,9 +1,5 @@
 """The probability-tree lesson's Sankey: all probability from the proposals (sizes q) to the
 emitted tokens (sizes p), kept where proposed or moved by a rejection.
-
-Takes data from :mod:`specdec_core.course.probability_tree` and its strings as a ``text`` mapping
-(``[chart]`` of lessons/<lang>/tree.toml; the keys are in :data:`KEYS`); token labels are
-HTML-escaped.
 """
 
 from __future__ import annotations

@@ -1,9 +1,4 @@
-"""Figures of the draft race: each draft's measured speedup on its own theory curve, and bars.
-
-A race row here is plain data: ``RacePoint(name, alpha, speedup, drafted, cost_ratio,
-verify_cost)``, all measured (see :mod:`specdec_core.live.race`). Builders take their strings
-as a ``text`` mapping (the keys each one reads are in :data:`KEYS`) and escape draft names.
-"""
+"""Figures of the draft race: each draft's measured speedup on its own theory curve, and bars."""
 
 from __future__ import annotations
 

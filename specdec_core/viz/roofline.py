@@ -1,12 +1,4 @@
-"""Figures of the roofline lesson, from :mod:`specdec_core.course.roofline` data (plain arrays).
-
-* :func:`roofline_figure` — time per step against arithmetic intensity: the target's and the
-  draft's pass as their tokens per step grow, the ridge, and the three passes of a round;
-* :func:`batch_figure` — the predicted speedup as the batch grows, one line per context
-  length, with break-even and the chosen batch.
-
-Strings come from the caller's ``text`` mapping (keys in :data:`KEYS`), colours from the palette.
-"""
+"""Figures of the roofline lesson, from :mod:`specdec_core.course.roofline` data (plain arrays)."""
 
 from __future__ import annotations
 

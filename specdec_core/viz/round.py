@@ -1,14 +1,4 @@
-"""Figures of one chain round inside the model, built from :mod:`specdec_core.live.round_view` data.
-
-* :func:`timeline_figure` — each draft step and the target's one verification pass, measured;
-* :func:`mask_figure` — the verification pass as γ + 1 rows under the causal mask;
-* :func:`accept_figure` — each examined row's accept test: u against min(1, p/q);
-* :func:`cache_figure` — each model's session at its peak and after the rollback.
-
-Every builder takes its strings as a ``text`` mapping (the page's ``[fig]`` table; the keys
-each reads are in :data:`KEYS`) and token texts as ``texts`` (id → raw text); token labels
-are escaped here (plotly reads a subset of HTML in text).
-"""
+"""Figures of one chain round inside the model, built from :mod:`specdec_core.live.round_view` data."""
 
 from __future__ import annotations
 

@@ -1,11 +1,4 @@
-"""Figures of many rounds of block verification (the block lesson and the live page).
-
-* :func:`rounds_figure` — tokens committed by each round so far (1 … K+1).
-* :func:`tokens_histogram` — how often a round committed n tokens, against the theory.
-
-Builders take their strings as a ``text`` mapping (the keys each one reads are in
-:data:`KEYS`).
-"""
+"""Figures of many rounds of block verification (the block lesson and the live page)."""
 
 from __future__ import annotations
 

@@ -1,17 +1,4 @@
-"""Figures of the self-speculation lesson, from :mod:`specdec_core.course.self_spec` data.
-
-* :func:`early_exit_figure` — α of an untrained exit after k layers, by depth, with the
-  trained head's acceptance at its first drafting depth as a reference line;
-* :func:`head_depth_figure` — the trained head's acceptance at drafting depth 1, 2, …;
-* :func:`calibration_figure` — the head's confidence against how often the target agrees,
-  per drafting depth, beside the diagonal of a perfectly calibrated draft;
-* :func:`medusa_figure` — the Medusa heads' acceptance per head beside the EAGLE head's by
-  drafting depth (the same number of tokens ahead);
-* :func:`drafts_figure` — each measured draft's α against its step cost c, coloured by the
-  speedup the theory predicts at its best γ.
-
-Strings come in a ``text`` mapping (the page's ``[fig]`` table; keys in :data:`KEYS`).
-"""
+"""Figures of the self-speculation lesson, from :mod:`specdec_core.course.self_spec` data."""
 
 from __future__ import annotations
 

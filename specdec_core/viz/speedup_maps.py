@@ -1,11 +1,5 @@
-"""Speedup maps of the cost lesson; every number comes from :mod:`specdec_core.theory`.
-
-* :func:`speedup_heatmap` — speedup over (α, γ), with the best γ for each α.
-* :func:`drafts_map_figure` — best-γ speedup over (α, draft cost), with measured drafts on it.
-
-Both are coloured by log₂(speedup) around break-even. Each builder takes its strings as a
-``text`` mapping (``[fig]`` of lessons/<lang>/cost.toml; the keys each one reads are in
-:data:`KEYS`).
+"""Speedup maps of the cost lesson, coloured by log₂(speedup) around break-even; every number comes
+from :mod:`specdec_core.theory`.
 """
 
 from __future__ import annotations

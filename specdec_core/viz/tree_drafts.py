@@ -1,19 +1,4 @@
-"""Figures of token-tree drafts, from plain data (the Tree drafts lesson and the live round view).
-
-* :func:`draft_tree_figure` — one round's token tree, depth left to right, the accepted path
-  highlighted, tried-and-rejected children in red, never-examined branches faded, and the
-  round's last token (corrected or bonus) hung after the path;
-* :func:`mask_figure` — the tree attention mask (who sees whom), with position ids by depth;
-* :func:`cache_figure` — the target cache after the tree forward and after compaction;
-* :func:`acceptance_figure` — exact P(some candidate stands) against k, with / without
-  replacement;
-* :func:`shapes_figure` — exact expected tokens per round of tree shapes with one node budget;
-* :func:`candidate_tree_figure` — the multi-candidate probability tree of one position as a
-  sunburst whose leaf masses add up to p.
-
-Strings come from the caller (``[fig]`` of lessons/<lang>/tree_drafts.toml; the keys each
-builder reads are in :data:`KEYS`); token labels are escaped (plotly reads HTML in text).
-"""
+"""Figures of token-tree drafts, from plain data (the Tree drafts lesson and the live round view)."""
 
 from __future__ import annotations
 
