@@ -1,19 +1,11 @@
-"""Block verification, round by round, on a pair of Markov chains (lesson 4).
+"""Block verification, round by round, on a pair of Markov chains (lesson 4), as real speculative
+decoding runs it: K drafts, ONE target ``extend`` over the last committed token and the drafts,
+:func:`specdec_core.verify.verify_block`, then both caches truncated to the committed prefix but
+its newest token (the next round's first input).
 
-Each round runs exactly like real speculative decoding:
-
-1. the draft session catches up on the committed tokens it has not seen, then samples K
-   drafts one after another, each from its processed row q_i (the same sampling
-   transforms as the target's);
-2. the target session gets ONE ``extend`` call with [last committed token] + the K drafts
-   and returns K+1 rows p_1 … p_{K+1};
-3. :func:`specdec_core.verify.verify_block` accepts, corrects or adds the bonus token;
-4. both sessions are truncated to the committed prefix: every committed token except the
-   newest, which has not been fed to a model yet (it is the next round's first input).
-
-A MarkovChainLM's "KV cache" is its token list, so the rollback is real and checkable.
-Everything is deterministic for a seed: one random stream feeds drafting and verification
-in order, so replaying n rounds reproduces the first n rounds of any longer run.
+A MarkovChainLM's "KV cache" is its token list, so the rollback is real and checkable. One random
+stream feeds drafting and verification in order, so replaying n rounds reproduces the first n
+rounds of any longer run.
 """
 
 from __future__ import annotations

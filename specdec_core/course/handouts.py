@@ -1,13 +1,5 @@
 """The numbers of the printable one-page handouts (pages/handouts.py), each computed by the
-course's own maths:
-
-* ``rule`` — one position of speculative sampling on the overlap lesson's A/B/C pair: the
-  overlap, deficit and surplus bars, the residual, and the emitted law equal to p;
-* ``speedup`` — E[tokens per round] and the speedup for a grid of α and γ
-  (specdec_core.theory), memory-bound and with the verification 1 + βγ of the β the page
-  hands in (this machine's profile, else the memory-bound reference), with the notation page's
-  worked example;
-* ``proof`` — the whole-sequence proof, whose text is the block lesson's own (no numbers).
+course's own maths; the proof handout's text is the block lesson's own (no numbers).
 """
 
 from __future__ import annotations

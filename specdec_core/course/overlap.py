@@ -1,11 +1,4 @@
-"""Every number of one speculative step on a (p, q) pair, for the overlap lesson.
-
-* :func:`breakdown` — the step token by token: kept drafts, redraws, the emitted law;
-* :func:`draft_law` — what a buggy draft really samples while it reports q;
-* :func:`variant_laws` — the exact law each broken variant emits, and its distance from p;
-* :func:`monte_carlo` — a seeded simulation of any variant, tested against p;
-* :func:`alpha_by_temperature` — the acceptance rate when both models run at temperature T.
-"""
+"""Every number of one speculative step on a (p, q) pair, for the overlap lesson."""
 
 from __future__ import annotations
 

@@ -1,12 +1,6 @@
 """The editable (p, q) pair of the overlap and probability-tree lessons: examples, checks and a URL codec.
 
 A *table* is a list of rows ``(token, p, q)``; while a learner edits it, p or q may be None.
-
-* :func:`preset_rows` — the examples of ``assets/presets/pairs.json``, or a seeded random pair;
-* :func:`check` — the first problem of a table, as a code and details a page can translate;
-* :func:`to_pair` — a checked table as token labels and float64 p and q;
-* :func:`normalise`, :func:`clean_rows` (a table editor's rows) and :func:`to_json` /
-  :func:`from_json` (compact JSON for a URL).
 """
 
 from __future__ import annotations

@@ -1,21 +1,11 @@
-"""Token-tree drafts, round by round, on the lesson's Markov pair (lesson "Tree drafts").
+"""Token-tree drafts, round by round, on the lesson's Markov pair (lesson "Tree drafts"), as a tree
+engine runs it: the draft grows the tree breadth first (b_d distinct children per node of depth
+d − 1, its most likely at temperature 0), the target reads the root and every node in ONE forward,
+``verify_candidates`` walks from the root, and compaction keeps the prefix, root and accepted path.
 
-One round, as a real tree engine runs it:
-
-1. the draft grows a token tree breadth first: under every node of depth d − 1 it proposes
-   b_d distinct children, drawn without replacement from its processed row q at that node
-   (greedy, temperature 0: its b_d most likely tokens);
-2. the target reads the root (the last committed token) and every node in ONE forward with
-   a tree attention mask and position ids by depth, and returns one row p per node;
-3. from the root, ``verify_candidates`` (greedy: ``greedy_candidates``) picks at most one
-   child per node; the walk stops at the first node whose children all fall (a corrected
-   token from the residual) or after a leaf (a bonus token from the leaf's row);
-4. the caches keep the prefix, the root and the accepted path, moved into place
-   (compaction); every other node is dropped.
-
-A MarkovChainLM's rows depend only on the token itself, so its "tree forward" needs no mask;
-the mask and position ids are shown as the transformer would get them. Also here: the exact
-expected tokens per round of any tree shape, so shapes with one node budget compare exactly.
+A MarkovChainLM's rows depend only on the token itself, so its "tree forward" needs no mask; the
+mask and position ids are shown as the transformer would get them. Also here: the exact expected
+tokens per round of any tree shape, so shapes with one node budget compare exactly.
 """
 
 from __future__ import annotations
