@@ -353,13 +353,12 @@ def compare_shapes(
     budget: int,
     sampling: SamplingConfig | None = None,
     max_depth: int | None = None,
-    max_width: int | None = 3,
 ) -> ShapeComparison:
     """Every shape whose full tree has `budget` nodes, with its exact expected tokens per round.
 
-    `max_width` bounds the children per node (the exact law without replacement enumerates
-    rejection orders, which grows like V!/(V − b)!)."""
-    shapes = shapes_with_budget(budget, max_depth, max_width)
+    At most 3 children per node: the exact law without replacement enumerates rejection orders,
+    which grows like V!/(V − b)!."""
+    shapes = shapes_with_budget(budget, max_depth, 3)
     chain = (1,) * budget
     if chain not in shapes:
         shapes.insert(0, chain)

@@ -45,7 +45,6 @@ def heatmap(
     names: Mapping[str, str],
     title: str,
     text: Mapping[str, str],
-    digits: int = 2,
 ) -> go.Figure:
     """Drafts (rows) × categories (columns) coloured by value; each cell shows its value and, on
     hover, the spread over prompts. `names` maps draft and category keys to shown names."""
@@ -60,9 +59,9 @@ def heatmap(
             c = by.get((d, cat))
             v = _finite(c.value) if c else None
             row.append(v)
-            lab.append(t["missing"] if v is None else f"{v:.{digits}f}")
+            lab.append(t["missing"] if v is None else f"{v:.2f}")
             lo, hi = (_finite(c.low), _finite(c.high)) if c else (None, None)
-            spr.append("" if lo is None or hi is None else f"{lo:.{digits}f}–{hi:.{digits}f}")
+            spr.append("" if lo is None or hi is None else f"{lo:.2f}–{hi:.2f}")
         z.append(row)
         labels.append(lab)
         spread.append(spr)
