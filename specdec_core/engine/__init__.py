@@ -26,7 +26,7 @@ from specdec_core.engine.gamma import (
     measured_cost_ratio,
 )
 from specdec_core.engine.loop import RunOptions, autoregressive, generate
-from specdec_core.engine.processing import process_rows, verify_greedy
+from specdec_core.engine.processing import verify_greedy
 
 __all__ = [
     "KINDS",
@@ -44,7 +44,6 @@ __all__ = [
     "generate",
     "make_controller",
     "measured_cost_ratio",
-    "process_rows",
     "summarize",
     "verify_greedy",
 ]
