@@ -12,6 +12,7 @@ from plotly.subplots import make_subplots
 
 from specdec_core.live.race import predicted_speedup
 from specdec_core.viz import palette
+from specdec_core.viz.spec import axis, figure, hline, scatter
 from specdec_core.viz.strings import pick
 
 #: Figure strings each builder reads (``[fig]`` of lessons/<lang>/race.toml).
@@ -50,7 +51,7 @@ def theory_figure(points: Sequence[RacePoint], text: Mapping[str, str]) -> go.Fi
     and its measured (α, decode speedup) (marker); a dashed line marks break-even."""
     t = pick(text, KEYS, "theory_figure")
     alphas = np.linspace(0.0, 1.0, 101)
-    fig = go.Figure()
+    data = []
     top = 1.5
     for i, pt in enumerate(points):
         if pt.alpha is None:
@@ -58,8 +59,8 @@ def theory_figure(points: Sequence[RacePoint], text: Mapping[str, str]) -> go.Fi
         colour = COLOURS[i % len(COLOURS)]
         name = escape(pt.name)
         curve = np.asarray(predicted_speedup(alphas, pt.drafted, pt.cost_ratio, pt.verify_cost))
-        fig.add_trace(
-            go.Scatter(
+        data += [
+            scatter(
                 x=alphas,
                 y=curve,
                 mode="lines",
@@ -67,10 +68,8 @@ def theory_figure(points: Sequence[RacePoint], text: Mapping[str, str]) -> go.Fi
                 legendgroup=name,
                 line={"color": colour, "width": 2, "dash": "dot"},
                 hovertemplate=t["hover_curve"] + "<extra></extra>",
-            )
-        )
-        fig.add_trace(
-            go.Scatter(
+            ),
+            scatter(
                 x=[pt.alpha],
                 y=[pt.speedup],
                 mode="markers",
@@ -78,19 +77,18 @@ def theory_figure(points: Sequence[RacePoint], text: Mapping[str, str]) -> go.Fi
                 legendgroup=name,
                 marker={"color": colour, "size": 14, "line": {"color": palette.INK, "width": 1.5}},
                 hovertemplate=t["hover_point"] + "<extra></extra>",
-            )
-        )
+            ),
+        ]
         top = max(top, float(curve.max()), pt.speedup)
-    fig.add_hline(
-        y=1.0,
-        line={"color": palette.INK, "dash": "dash", "width": 1.5},
-        annotation_text=t["break_even"],
-        annotation_position="top left",
+    line, label = hline(
+        1.0, {"color": palette.INK, "dash": "dash", "width": 1.5}, t["break_even"], "top left"
     )
-    fig.update_layout(**palette.base_layout(height=460, legend={"orientation": "v", "x": 1.02, "y": 1}))
-    fig.update_xaxes(title_text=t["alpha_axis"], range=[0, 1.02], gridcolor=palette.GRID)
-    fig.update_yaxes(title_text=t["speedup_axis"], range=[0, top * 1.1], gridcolor=palette.GRID)
-    return fig
+    layout = palette.base_layout(
+        height=460, legend={"orientation": "v", "x": 1.02, "y": 1}, shapes=[line], annotations=[label]
+    )
+    layout["xaxis"] = axis(t["alpha_axis"], range=[0, 1.02])
+    layout["yaxis"] = axis(t["speedup_axis"], range=[0, top * 1.1])
+    return figure(data, layout)
 
 
 def bars_figure(points: Sequence[RacePoint], text: Mapping[str, str]) -> go.Figure:
