@@ -1,10 +1,9 @@
 """Sessions kept across many runs on one prompt: the prompt's cache is computed once.
 
-``generate(target, draft, prompt, ..., sessions=HeldSessions(target, draft, prompt))`` opens
-no session of its own. The first run prefills the prompt (all but its last token, as a fresh
-run does) in the target and in the draft; every later run
-starts from the same state, because both sessions are truncated back to ``len(prompt) − 1``
-tokens when a run starts and when it ends (finished, stopped or closed). A trained head
+A run given ``RunOptions(sessions=HeldSessions(target, draft, prompt))`` opens no session of its
+own. The first run prefills the prompt (all but its last token, as a fresh run does) in both
+models; every later run starts from the same state, because both sessions are truncated back to
+``len(prompt) − 1`` tokens when a run starts and when it ends (finished, stopped or closed). A trained head
 stays bound to the same target session, whose features for the prompt stay those of the
 prompt. Many short runs on one prompt (the lab "Exact on a real model" draws hundreds) then
 cost their own forwards only, not a prefill each.

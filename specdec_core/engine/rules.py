@@ -1,6 +1,6 @@
 """Verification rules a run may use: the exact one, and two broken ones to show what breaks.
 
-``generate(..., rule=...)``: "exact" (the default: :mod:`.verification`, unchanged) keeps a
+``RunOptions(rule=...)``: "exact" (the default: :mod:`.verification`, unchanged) keeps a
 draft with probability min(1, p/q) and draws a rejected position from the residual. The
 broken rules exist for the lab "Exact on a real model", which shows a χ² test telling them
 apart from the target's law:

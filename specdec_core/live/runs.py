@@ -1,13 +1,5 @@
-"""Starting a live generation: check the prompt, start the run, time it.
-
-* :func:`encode_prompt` refuses an empty prompt, an over-long one (before tokenising it:
-  :func:`check_prompt`, which needs no model) and one that leaves no room in the model's
-  context, each with a ``PromptError`` whose ``code`` a UI can translate.
-* :func:`run_of` gives the events of a speculative run (or of a target-only one, without a
-  draft) with a run's settings.
-* :class:`Timed` iterates a run's events and measures its wall time; closing it closes the run.
-* :class:`Pacer` tells a UI streaming the events when it is due a repaint, so that painting
-  weighs little on the timed run.
+"""Starting a live generation: check the prompt (a ``PromptError`` whose ``code`` a UI
+translates), start the run, time it, and pace its repaints so that painting weighs little on it.
 """
 
 from __future__ import annotations

@@ -1,16 +1,9 @@
 """Statistics of a live run: per-round bars, tokens per round against the theory, the speedup.
 
 Everything is computed from the engine's events, so a replayed trace gives the same numbers.
-
-* :func:`timeline` — drafted, accepted and committed tokens of every round.
-* :func:`live_stats` — the run's totals (``engine.summarize``), the measured acceptance rate
-  α = accepted / examined drafts, how many rounds committed n = 1, 2, … tokens, and the law
-  the i.i.d. model predicts for that α. Rounds may draft different numbers of tokens (an
-  n-gram draft finds shorter matches, adaptive γ changes γ), so the predicted law is the
-  average over rounds of P(n | α, k_r) with k_r the drafts of round r: α^(n-1)(1-α) for
-  n ≤ k_r and α^(k_r) for n = k_r + 1.
-* :func:`compare` — a speculative run against the target-only baseline: identical text or
-  not, and the speedup in tokens per second (wall clock, and decode time without prefill).
+Rounds may draft different numbers of tokens (an n-gram draft finds shorter matches, adaptive γ
+changes γ), so the law the i.i.d. model predicts averages P(n | α, k_r) over the rounds, with
+k_r the drafts of round r: α^(n-1)(1-α) for n ≤ k_r and α^(k_r) for n = k_r + 1.
 """
 
 from __future__ import annotations

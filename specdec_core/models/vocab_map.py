@@ -6,11 +6,6 @@ byte-level BPE writes "Ġthe", SentencePiece "▁the", both mean " the". Byte-fa
 (``<0x0A>``) and pieces holding part of a UTF-8 character have no text of their own and no
 twin (−1). Special tokens are twins only of special tokens with the same content.
 
-* :func:`token_texts` — the text of every id (None: no text of its own).
-* :func:`vocabulary_map` — ``to_target`` for a draft: each draft logit's target twin or −1.
-* :class:`Respeller` — ``to_draft``: target ids → the same text in the draft's ids.
-* :func:`cross_vocabulary_draft` — a ``CrossVocabularyDraft`` for two models with tokenizers.
-
 Tokenizer-only (no torch): the maps are built from the tokenizers' batch decoders and kept
 for as long as the tokenizers live.
 """
