@@ -8,6 +8,7 @@ import plotly.graph_objects as go
 
 from specdec_core.viz.memo import figure_cache
 from specdec_core.viz.palette import ACCEPTED, BONUS, DRAFT, INK, REJECTED, STATE_SYMBOLS, TARGET, base_layout
+from specdec_core.viz.spec import bar, figure, hline, scatter
 from specdec_core.viz.strings import pick
 
 KEYS: dict[str, tuple[str, ...]] = {
@@ -44,32 +45,31 @@ def early_exit_figure(
 ) -> go.Figure:
     """Acceptance of an exit after k layers (no training) for k = 1 … L."""
     t = pick(text, KEYS, "early_exit_figure")
-    fig = go.Figure()
-    for values, name, color, dash in (
-        (greedy, t["greedy"], TARGET, "solid"),
-        (alpha_t1, t["alpha_t1"], DRAFT, "dot"),
-        (alpha_t07, t["alpha_t07"], BONUS, "dash"),
-    ):
-        fig.add_trace(
-            go.Scatter(
-                x=list(depths),
-                y=list(values),
-                name=name,
-                mode="lines+markers",
-                line={"color": color, "width": 3, "dash": dash},
-            )
+    data = [
+        scatter(
+            x=list(depths),
+            y=list(values),
+            name=name,
+            mode="lines+markers",
+            line={"color": color, "width": 3, "dash": dash},
         )
+        for values, name, color, dash in (
+            (greedy, t["greedy"], TARGET, "solid"),
+            (alpha_t1, t["alpha_t1"], DRAFT, "dot"),
+            (alpha_t07, t["alpha_t07"], BONUS, "dash"),
+        )
+    ]
+    layout = base_layout(height=380)
     if head_alpha is not None:
-        fig.add_hline(
-            y=head_alpha,
-            line={"color": ACCEPTED, "width": 2, "dash": "dash"},
-            annotation_text=t["head_line"].format(alpha=head_alpha),
-            annotation_position="top left",
-        )
-    fig.update_layout(**base_layout(height=380))
-    fig.update_xaxes(title=t["depth_axis"], range=[0.5, max(depths) + 0.5] if depths else None)
-    fig.update_yaxes(title=t["alpha_axis"], range=[0, 1.02])
-    return fig
+        line = {"color": ACCEPTED, "width": 2, "dash": "dash"}
+        shape, label = hline(head_alpha, line, t["head_line"].format(alpha=head_alpha), "top left")
+        layout |= {"shapes": [shape], "annotations": [label]}
+    layout["xaxis"] = {
+        "title": {"text": t["depth_axis"]},
+        "range": [0.5, max(depths) + 0.5] if depths else None,
+    }
+    layout["yaxis"] = {"title": {"text": t["alpha_axis"]}, "range": [0, 1.02]}
+    return figure(data, layout)
 
 
 @figure_cache
@@ -84,23 +84,22 @@ def _bars_by_depth(
     series: Sequence[tuple[Sequence[float], str, str]], x_title: str, y_title: str, height: int
 ) -> go.Figure:
     """Grouped, labelled bars at x = 1, 2, … for each (values, name, colour); empty ones left out."""
-    fig = go.Figure()
-    for values, name, color in series:
-        if values:
-            fig.add_trace(
-                go.Bar(
-                    x=list(range(1, len(values) + 1)),
-                    y=list(values),
-                    name=name,
-                    marker_color=color,
-                    text=[f"{v:.2f}" for v in values],
-                    textposition="outside",
-                )
-            )
-    fig.update_layout(**base_layout(height=height, barmode="group"))
-    fig.update_xaxes(title=x_title, dtick=1)
-    fig.update_yaxes(title=y_title, range=[0, 1.05])
-    return fig
+    data = [
+        bar(
+            x=list(range(1, len(values) + 1)),
+            y=list(values),
+            name=name,
+            marker={"color": color},
+            text=[f"{v:.2f}" for v in values],
+            textposition="outside",
+        )
+        for values, name, color in series
+        if values
+    ]
+    layout = base_layout(height=height, barmode="group")
+    layout["xaxis"] = {"title": {"text": x_title}, "dtick": 1}
+    layout["yaxis"] = {"title": {"text": y_title}, "range": [0, 1.05]}
+    return figure(data, layout)
 
 
 @figure_cache
@@ -112,24 +111,23 @@ def calibration_figure(
     """A reliability diagram: for the first drafting depths, each fifth of the positions (by
     the head's confidence) at x = its mean confidence, y = the share the target agreed with."""
     t = pick(text, KEYS, "calibration_figure")
-    fig = go.Figure()
-    fig.add_trace(
-        go.Scatter(
+    data = [
+        scatter(
             x=[0, 1],
             y=[0, 1],
             mode="lines",
             name=t["diagonal"],
             line={"color": INK, "dash": "dot", "width": 1},
         )
-    )
+    ]
     if len(confidence_by_depth) > len(CALIBRATION_COLOURS):
         raise ValueError(
             f"at most {len(CALIBRATION_COLOURS)} depths are drawn, got {len(confidence_by_depth)}."
         )
     for depth, (conf, agree) in enumerate(zip(confidence_by_depth, agreement_by_depth, strict=True), start=1):
         colour = CALIBRATION_COLOURS[depth - 1]
-        fig.add_trace(
-            go.Scatter(
+        data.append(
+            scatter(
                 x=list(conf),
                 y=list(agree),
                 mode="lines+markers",
@@ -139,10 +137,10 @@ def calibration_figure(
                 hovertemplate=t["hover_calibration"] + "<extra></extra>",
             )
         )
-    fig.update_layout(**base_layout(height=360))
-    fig.update_xaxes(title=t["confidence_axis"], range=[0, 1])
-    fig.update_yaxes(title=t["agreement_axis"], range=[0, 1.02])
-    return fig
+    layout = base_layout(height=360)
+    layout["xaxis"] = {"title": {"text": t["confidence_axis"]}, "range": [0, 1]}
+    layout["yaxis"] = {"title": {"text": t["agreement_axis"]}, "range": [0, 1.02]}
+    return figure(data, layout)
 
 
 @figure_cache
@@ -181,20 +179,18 @@ def drafts_figure(
         STATE_SYMBOLS["accepted" if p >= 1.0 else "rejected"] for p in predicted
     ]  # not by colour alone
     sizes = [22 if n == highlight else 14 for n in names]
-    fig = go.Figure(
-        go.Scatter(
-            x=list(costs),
-            y=list(alphas),
-            mode="markers+text",
-            text=list(names),
-            textposition="top center",
-            marker={"color": colors, "symbol": symbols, "size": sizes, "line": {"color": INK, "width": 1}},
-            customdata=[[f"{p:.2f}"] for p in predicted],
-            hovertemplate=t["hover_draft"] + "<extra></extra>",
-            name=t["predicted"],
-        )
+    point = scatter(
+        x=list(costs),
+        y=list(alphas),
+        mode="markers+text",
+        text=list(names),
+        textposition="top center",
+        marker={"color": colors, "symbol": symbols, "size": sizes, "line": {"color": INK, "width": 1}},
+        customdata=[[f"{p:.2f}"] for p in predicted],
+        hovertemplate=t["hover_draft"] + "<extra></extra>",
+        name=t["predicted"],
     )
-    fig.update_layout(**base_layout(height=400, showlegend=False))
-    fig.update_xaxes(title=t["cost_axis"], range=[-0.05, 1.0])
-    fig.update_yaxes(title=t["alpha_axis"], range=[-0.05, 1.08])
-    return fig
+    layout = base_layout(height=400, showlegend=False)
+    layout["xaxis"] = {"title": {"text": t["cost_axis"]}, "range": [-0.05, 1.0]}
+    layout["yaxis"] = {"title": {"text": t["alpha_axis"]}, "range": [-0.05, 1.08]}
+    return figure([point], layout)
