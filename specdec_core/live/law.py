@@ -252,13 +252,7 @@ class LawLab:
     that rule's samples and of the law forwards they needed (the exact rule's include the
     prefill and the law of the first token, :meth:`prime`)."""
 
-    def __init__(
-        self,
-        target: Any,
-        draft: Any,
-        prompt_ids: list[int],
-        settings: LawSettings,
-    ) -> None:
+    def __init__(self, target: Any, draft: Any, prompt_ids: list[int], settings: LawSettings) -> None:
         self.settings = settings
         self.prompt = [int(t) for t in prompt_ids]
         self.held = HeldSessions(target, draft, self.prompt)
