@@ -95,8 +95,8 @@ class Gated(LiveJob):
         super().__init__(*args)
         self.reached, self.gate = threading.Event(), threading.Event()
 
-    def _publish(self, ctx, part, records, events, target, texts):
-        super()._publish(ctx, part, records, events, target, texts)
+    def _publish(self, ctx, part, events):
+        super()._publish(ctx, part, events)
         if events:
             self.reached.set()
             assert self.gate.wait(10)

@@ -13,6 +13,7 @@ is stored for identical requests and feeds the class's wait estimate.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Any
 
 from specdec_core.engine import RoundEvent
 from specdec_core.live import job_models
@@ -61,6 +62,9 @@ class LiveJob:
         self.settings, self.prompt = settings, prompt
         self.shelf, self.rules, self.room = shelf, rules, room
         self.key = request_key(settings, prompt)
+        self._target: Any = None  # what run() builds and its runs publish from
+        self._records: list[RunRecord] = []
+        self._texts: dict[int, str] = {}
 
     def ready(self) -> LiveTrace | None:
         """The stored trace of an identical request (this process's, or one the class's
@@ -80,15 +84,14 @@ class LiveJob:
         if answer is not None:
             return answer
         s = self.settings
-        target = job_models.target(self.shelf, self.rules, s.target, ctx)
+        self._target = target = job_models.target(self.shelf, self.rules, s.target, ctx)
         draft = job_models.draft(self.shelf, self.rules, s.target, target, s.draft, ctx)
         ids = encode_prompt(target, self.prompt, s.chat, s.max_new_tokens)
-        records: list[RunRecord] = []
-        texts: dict[int, str] = {}
+        records = self._records
         for part, model in ((SPEC, draft), *([(BASE, None)] if s.compare else [])):
             if ctx.cancelled:
                 break
-            self._stream(ctx, part, Timed(run_of(target, model, ids, s, TOP_N)), records, target, texts)
+            self._stream(ctx, part, Timed(run_of(target, model, ids, s, TOP_N)))
         if not records:
             return None
         spec, base = records[0], (records[1] if len(records) > 1 else None)
@@ -97,25 +100,17 @@ class LiveJob:
             self.room.record(self.key, trace, to_json)
         return trace
 
-    def _stream(
-        self,
-        ctx: Context,
-        part: str,
-        stream: Timed,
-        records: list[RunRecord],
-        target: object,
-        texts: dict[int, str],
-    ) -> None:
-        """Run `stream` to its end or to a cancel, publishing as it goes; its record joins `records`."""
+    def _stream(self, ctx: Context, part: str, stream: Timed) -> None:
+        """Run `stream` to its end or to a cancel, publishing as it goes; its record is kept."""
         events: list[RoundEvent] = []
         pacer = Pacer(PUBLISH_EVERY)
         finished = False
-        self._publish(ctx, part, records, events, target, texts)  # this run is the one going now
+        self._publish(ctx, part, events)  # this run is the one going now
         try:
             for event in stream:
                 events.append(event)
                 if pacer.due(event.finished):
-                    self._publish(ctx, part, records, events, target, texts)
+                    self._publish(ctx, part, events)
                 if ctx.cancelled:
                     break
             else:
@@ -123,21 +118,14 @@ class LiveJob:
         finally:
             stream.close()  # the models are released before the next run or the next job
         if events:
-            records.append(RunRecord(events, stream.wall_s, stopped=not finished))
+            self._records.append(RunRecord(events, stream.wall_s, stopped=not finished))
 
-    def _publish(
-        self,
-        ctx: Context,
-        part: str,
-        records: list[RunRecord],
-        events: list[RoundEvent],
-        target: object,
-        texts: dict[int, str],
-    ) -> None:
-        """The events so far, with the text of every token they name (`texts` grows as it goes)."""
+    def _publish(self, ctx: Context, part: str, events: list[RoundEvent]) -> None:
+        """The events so far, with the text of every token they name (the texts grow as it goes)."""
+        records, texts = self._records, self._texts
         spec = tuple(records[0].events) if records else tuple(events)
         base = tuple(events) if records else ()
         new = sorted({t for e in events for t in (*e.draft_tokens, *e.committed)} - texts.keys())
         if new:
-            texts.update(zip(new, target.token_texts(new), strict=True))  # type: ignore[attr-defined]
+            texts.update(zip(new, self._target.token_texts(new), strict=True))
         ctx.publish(LiveProgress(part, self.prompt, self.settings.compare, spec, base, dict(texts)))
