@@ -14,6 +14,7 @@ from specdec_core.live.stats import Timeline
 from specdec_core.live.text import SPAN_KINDS, TokenSpan, readable
 from specdec_core.viz import palette
 from specdec_core.viz.labels import short_label
+from specdec_core.viz.spec import axis, bar, figure, scatter
 from specdec_core.viz.strings import pick
 
 _TIPS = ("tip_draft", "tip_token", "tip_p", "tip_piece")
@@ -38,6 +39,8 @@ KEYS: dict[str, tuple[str, ...]] = {
     "speed_figure": ("seconds_axis", "generated_axis", "tokens_hover"),
     "row_bars": ("chosen", "row_axis", "probability"),
 }
+#: The timeline's and the speed chart's margins, tighter than base_layout's.
+_NARROW_MARGIN = {"l": 50, "r": 20, "t": 50, "b": 45}
 
 _MAX_LABEL = 12
 
@@ -168,9 +171,8 @@ def timeline_figure(tl: Timeline, selected: int | None, text: Mapping[str, str])
     x = np.array(tl.rounds)
     accepted = np.array(tl.accepted)
     last = np.array(tl.committed) - accepted
-    fig = go.Figure()
-    fig.add_trace(
-        go.Bar(
+    data = [
+        bar(
             x=x,
             y=tl.drafted,
             width=0.9,
@@ -181,10 +183,8 @@ def timeline_figure(tl: Timeline, selected: int | None, text: Mapping[str, str])
                 "line": {"color": palette.TARGET_ONLY, "width": 1},
             },
             hovertemplate=f"{t['round_axis']} %{{x}}: {t['drafted']} %{{y}}<extra></extra>",
-        )
-    )
-    fig.add_trace(
-        go.Bar(
+        ),
+        bar(
             x=x,
             y=accepted,
             width=0.55,
@@ -192,14 +192,14 @@ def timeline_figure(tl: Timeline, selected: int | None, text: Mapping[str, str])
             customdata=x,
             marker=palette.state_bar("accepted"),
             hovertemplate=f"{t['round_axis']} %{{x}}: {t['accepted']} %{{y}}<extra></extra>",
-        )
-    )
+        ),
+    ]
     for kind in ("corrected", "bonus", "target"):
         mask = np.array([k == kind for k in tl.last_kind])
         if not mask.any():
             continue
-        fig.add_trace(
-            go.Bar(
+        data.append(
+            bar(
                 x=x[mask],
                 y=last[mask],
                 base=accepted[mask],
@@ -213,8 +213,8 @@ def timeline_figure(tl: Timeline, selected: int | None, text: Mapping[str, str])
     if selected is not None and selected in tl.rounds:
         i = tl.rounds.index(selected)
         top = max(tl.drafted[i], tl.committed[i])
-        fig.add_trace(
-            go.Scatter(
+        data.append(
+            scatter(
                 x=[selected],
                 y=[top + 0.35],
                 mode="markers",
@@ -224,20 +224,12 @@ def timeline_figure(tl: Timeline, selected: int | None, text: Mapping[str, str])
             )
         )
     ymax = max(max(tl.drafted), max(tl.committed)) + 1
-    fig.update_layout(
-        **palette.base_layout(
-            barmode="overlay",
-            height=280,
-            bargap=0.1,
-            clickmode="event+select",
-            margin={"l": 50, "r": 20, "t": 50, "b": 45},
-        )
+    layout = palette.base_layout(
+        barmode="overlay", height=280, bargap=0.1, clickmode="event+select", margin=_NARROW_MARGIN
     )
-    fig.update_xaxes(title_text=t["round_axis"], showgrid=False)
-    fig.update_yaxes(
-        title_text=t["tokens_axis"], range=[0, ymax], dtick=1 if ymax <= 12 else 2, gridcolor=palette.GRID
-    )
-    return fig
+    layout["xaxis"] = {"title": {"text": t["round_axis"]}, "showgrid": False}
+    layout["yaxis"] = axis(t["tokens_axis"], range=[0, ymax], dtick=1 if ymax <= 12 else 2)
+    return figure(data, layout)
 
 
 def speed_figure(
@@ -245,22 +237,21 @@ def speed_figure(
 ) -> go.Figure:
     """Tokens generated against model time, one line per run: (name, seconds, tokens, colour)."""
     t = pick(text, KEYS, "speed_figure")
-    fig = go.Figure()
-    for name, seconds, tokens, colour in curves:
-        fig.add_trace(
-            go.Scatter(
-                x=seconds,
-                y=tokens,
-                mode="lines",
-                name=html.escape(name),
-                line={"color": colour, "width": 3, "shape": "hv"},
-                hovertemplate=f"%{{x:.2f}} s: %{{y}} {t['tokens_hover']}<extra></extra>",
-            )
+    data = [
+        scatter(
+            x=seconds,
+            y=tokens,
+            mode="lines",
+            name=html.escape(name),
+            line={"color": colour, "width": 3, "shape": "hv"},
+            hovertemplate=f"%{{x:.2f}} s: %{{y}} {t['tokens_hover']}<extra></extra>",
         )
-    fig.update_layout(**palette.base_layout(height=280, margin={"l": 50, "r": 20, "t": 50, "b": 45}))
-    fig.update_xaxes(title_text=t["seconds_axis"], rangemode="tozero", gridcolor=palette.GRID)
-    fig.update_yaxes(title_text=t["generated_axis"], rangemode="tozero", gridcolor=palette.GRID)
-    return fig
+        for name, seconds, tokens, colour in curves
+    ]
+    layout = palette.base_layout(height=280, margin=_NARROW_MARGIN)
+    layout["xaxis"] = axis(t["seconds_axis"], rangemode="tozero")
+    layout["yaxis"] = axis(t["generated_axis"], rangemode="tozero")
+    return figure(data, layout)
 
 
 def row_bars(
@@ -276,26 +267,25 @@ def row_bars(
     if probs.shape != (len(labels),):
         raise ValueError("row_bars needs one probability per label.")
     widths = [3 if i == chosen else 0 for i in range(len(labels))]
-    fig = go.Figure(
-        go.Bar(
-            x=list(range(len(labels))),
-            y=probs,
-            marker={"color": palette.TARGET, "line": {"color": palette.INK, "width": widths}},
-            customdata=[html.escape(s) for s in labels],
-            name="p",
-            hovertemplate="<b>%{customdata}</b>: %{y:.4f}<extra></extra>",
-        )
+    bars = bar(
+        x=list(range(len(labels))),
+        y=probs,
+        marker={"color": palette.TARGET, "line": {"color": palette.INK, "width": widths}},
+        customdata=[html.escape(s) for s in labels],
+        name="p",
+        hovertemplate="<b>%{customdata}</b>: %{y:.4f}<extra></extra>",
     )
+    layout = palette.base_layout(height=320, showlegend=False)
     if chosen is not None:
-        fig.add_annotation(
-            x=chosen, y=float(probs[chosen]), text=t["chosen"], showarrow=True, arrowhead=2, ay=-30
-        )
-    fig.update_layout(**palette.base_layout(height=320, showlegend=False))
-    fig.update_xaxes(
-        tickmode="array",
-        tickvals=list(range(len(labels))),
-        ticktext=[html.escape(s) for s in labels],
-        title=t["row_axis"],
-    )
-    fig.update_yaxes(title=t["probability"], rangemode="tozero", gridcolor=palette.GRID)
-    return fig
+        y = float(probs[chosen])
+        layout["annotations"] = [
+            {"x": chosen, "y": y, "text": t["chosen"], "showarrow": True, "arrowhead": 2, "ay": -30}
+        ]
+    layout["xaxis"] = {
+        "tickmode": "array",
+        "tickvals": list(range(len(labels))),
+        "ticktext": [html.escape(s) for s in labels],
+        "title": {"text": t["row_axis"]},
+    }
+    layout["yaxis"] = axis(t["probability"], rangemode="tozero")
+    return figure([bars], layout)
