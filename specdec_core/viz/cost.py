@@ -5,11 +5,11 @@ speedup maps are in :mod:`specdec_core.viz.speedup_maps`).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Protocol
 
 import numpy as np
 import plotly.graph_objects as go
 
+from specdec_core.course.cost import ClaimCheck
 from specdec_core.theory import (
     VerifyCost,
     best_gamma,
@@ -73,19 +73,6 @@ KEYS: dict[str, tuple[str, ...]] = {
         "speedup_axis",
     ),
 }
-
-
-class Claim(Protocol):
-    """A quoted (α, γ, expected tokens) claim beside its recomputed value
-    (:class:`specdec_core.course.cost.ClaimCheck`)."""
-
-    alpha: float
-    gamma: int
-    claimed: float
-    computed: float
-
-    @property
-    def matches(self) -> bool: ...
 
 
 @figure_cache
@@ -156,7 +143,7 @@ def expected_tokens_figure(
     max_gamma: int,
     alpha: float,
     gamma: int,
-    claims: Sequence[Claim],
+    claims: Sequence[ClaimCheck],
     text: Mapping[str, str],
 ) -> go.Figure:
     """E[tokens per round] over γ = 0 … max_gamma for each α, the γ+1 ceiling, your point
