@@ -16,7 +16,7 @@ import plotly.graph_objects as go
 from specdec_core.viz import palette
 from specdec_core.viz.labels import short_label
 from specdec_core.viz.memo import figure_cache
-from specdec_core.viz.spec import axis, bar, figure, scatter
+from specdec_core.viz.spec import axis, bar, figure, scatter, token_axis
 from specdec_core.viz.strings import pick
 
 #: Figure strings each builder reads (``[fig]`` of law_live.toml; the page fills "broken" with
@@ -77,13 +77,7 @@ def share_bars(
         )
     layout = palette.base_layout(barmode="group", height=height, bargap=0.25)
     # placed by position, so two tokens that print alike keep their own bars
-    layout["xaxis"] = {
-        "title": {"text": t["xaxis"]},
-        "tickmode": "array",
-        "tickvals": list(range(n)),
-        "ticktext": shown,
-        "range": [-0.6, n - 0.4],
-    }
+    layout["xaxis"] = token_axis(shown, title={"text": t["xaxis"]})
     layout["yaxis"] = axis(t["yaxis"], rangemode="tozero")
     return figure(data, layout)
 

@@ -13,7 +13,7 @@ import plotly.graph_objects as go
 
 from specdec_core.viz import palette
 from specdec_core.viz.memo import figure_cache
-from specdec_core.viz.spec import axis, bar, figure, hline, scatter
+from specdec_core.viz.spec import axis, bar, figure, hline, scatter, token_axis
 from specdec_core.viz.strings import pick
 
 _HALF = 0.21  # offset of the two bars of a pair from the token's position
@@ -47,13 +47,7 @@ def _arrays(labels: Sequence[str], **named: Sequence[float] | np.ndarray) -> dic
 
 def _ticks(labels: Sequence[str], title: str) -> dict[str, object]:
     """The token axis: one tick per label (escaped)."""
-    return {
-        "tickmode": "array",
-        "tickvals": list(range(len(labels))),
-        "ticktext": [html.escape(str(t)) for t in labels],
-        "range": [-0.6, len(labels) - 0.4],
-        "title": {"text": title},
-    }
+    return token_axis([html.escape(str(t)) for t in labels], title={"text": title})
 
 
 #: One segment of a column: its values (one per token), legend name, colour and extra bar keys.

@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 from specdec_core.live.round_view import CacheView, RoundView, Step
 from specdec_core.viz import palette
 from specdec_core.viz.labels import display_label
-from specdec_core.viz.spec import axis, bar, figure, scatter
+from specdec_core.viz.spec import axis, bar, figure, scatter, token_axis
 from specdec_core.viz.strings import pick
 
 KEYS: dict[str, tuple[str, ...]] = {
@@ -136,14 +136,8 @@ def mask_figure(view: RoundView, texts: Mapping[int, str], text: Mapping[str, st
     ]
     height = 90 + _CELL * len(view.rows)
     layout = palette.base_layout(height=height, margin={"l": 230, "r": 24, "t": 20, "b": 60})
-    layout["xaxis"] = {
-        "title": {"text": t["mask_axis"]},
-        "tickmode": "array",
-        "tickvals": list(range(len(columns))),
-        "ticktext": [t["context"] if c < n_context else str(c - n_context) for c in range(len(columns))],
-        "range": [-0.6, len(columns) - 0.4],
-        "showgrid": False,
-    }
+    ticks = [t["context"] if c < n_context else str(c - n_context) for c in range(len(columns))]
+    layout["xaxis"] = token_axis(ticks, title={"text": t["mask_axis"]}, showgrid=False)
     layout["yaxis"] = {
         "tickmode": "array",
         "tickvals": list(range(len(view.rows))),

@@ -79,6 +79,18 @@ def axis(title: str, **options: Any) -> dict[str, Any]:
     return {"title": {"text": title}, "gridcolor": palette.GRID, **options}
 
 
+def token_axis(ticktext: Sequence[str], **options: Any) -> dict[str, Any]:
+    """A layout axis with one tick per position 0 … n − 1 named by `ticktext`, every position in view."""
+    n = len(ticktext)
+    return {
+        "tickmode": "array",
+        "tickvals": list(range(n)),
+        "ticktext": ticktext,
+        "range": [-0.6, n - 0.4],
+        **options,
+    }
+
+
 def merge(base: dict[str, Any], update: dict[str, Any]) -> dict[str, Any]:
     """`base` updated in place with `update`, nested dicts merged key by key (as plotly's
     ``update_layout`` does for dict values); returns `base`."""
