@@ -209,3 +209,14 @@ def test_subplot_axes_match_make_subplots():
 def test_answer_figures_pass_plotly_validation(lang, counts):
     options = ["one", "τ < 0.5", "a much longer option text that does not fit beside its bar at all"]
     assert _valid(answers.answer_histogram(Tally(counts, 1), options, Strings("answers", lang)["fig"]))
+
+
+def test_the_axis_helpers_write_what_plotly_axis_updates_write():
+    from specdec_core.viz.palette import GRID
+
+    by_hand = go.Figure().update_xaxes(title_text="α", gridcolor=GRID, range=[0, 1])
+    assert spec.figure([], {"xaxis": spec.axis("α", range=[0, 1])}).layout.xaxis == by_hand.layout.xaxis
+    ticks = spec.token_axis(["a", "<b>", "a"], showgrid=False)
+    lo, hi = ticks["range"]
+    assert ticks["tickvals"] == [0, 1, 2] and ticks["ticktext"] == ["a", "<b>", "a"]
+    assert lo < 0 and hi > 2 and ticks["showgrid"] is False
