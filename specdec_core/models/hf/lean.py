@@ -197,16 +197,24 @@ class LeanCache:
 class LeanPass:
     """What the lean bodies share: a forward pass of `ids` on one kernel choice, and the cache.
 
-    A subclass sets ``kernel`` (``kernels.row_kernel``), ``dtype``, ``layers``, ``kv_heads`` and
-    ``head_dim`` and implements ``_run(ids, cache, linear, positions, mask)``, which writes the
-    keys and values of `ids` after the cache's ``length`` (room reserved; the length moved after).
+    `kernel(rows, dtype)` is the caller's choice of matrix product ``f(x, w) = x @ wᵀ`` for a
+    forward pass of `rows` tokens, as a context manager (``kernels.row_kernel``). A subclass sets
+    ``layers`` and ``head_dim`` and implements ``_run(ids, cache, linear, positions, mask)``, which
+    writes the keys and values of `ids` after the cache's ``length`` (room reserved; the length
+    moved after).
     """
 
-    kernel: Callable[[int, torch.dtype], Kernel]
-    dtype: torch.dtype
     layers: list
-    kv_heads: int
     head_dim: int
+
+    def __init__(self, module: torch.nn.Module, kernel: Callable[[int, torch.dtype], Kernel]) -> None:
+        config = self.config = module.config
+        self.kernel = kernel
+        self.dtype = next(module.parameters()).dtype
+        self.heads, self.kv_heads = config.num_attention_heads, config.num_key_value_heads
+        self.eps = float(config.rms_norm_eps)
+        self.embed = module.model.embed_tokens.weight
+        self.inter = int(config.intermediate_size)
 
     def new_cache(self) -> LeanCache:
         return LeanCache(len(self.layers), self.kv_heads, self.head_dim)
@@ -243,23 +251,13 @@ class LeanPass:
 
 
 class LeanBody(LeanPass):
-    """The body of an eligible model (:func:`lean_eligible`); weights shared or fused once.
-
-    `kernel(rows, dtype)` is the caller's choice of matrix product ``f(x, w) = x @ wᵀ`` for a
-    forward pass of `rows` tokens, as a context manager (``kernels.row_kernel``).
-    """
+    """The body of an eligible model (:func:`lean_eligible`); weights shared or fused once."""
 
     def __init__(self, module: torch.nn.Module, kernel: Callable[[int, torch.dtype], Kernel]) -> None:
-        config = self.config = module.config
-        body = module.model
-        self.kernel = kernel
-        self.dtype = next(module.parameters()).dtype
-        self.heads, self.kv_heads = config.num_attention_heads, config.num_key_value_heads
+        super().__init__(module, kernel)
+        config, body = module.config, module.model
         self.head_dim = getattr(config, "head_dim", None) or config.hidden_size // self.heads
-        self.eps = float(config.rms_norm_eps)
-        self.embed = body.embed_tokens.weight
         self.norm = body.norm.weight
-        self.inter = int(config.intermediate_size)
         self.layers = [
             (*_fused(layer, self.head_dim), layer.self_attn.o_proj.weight, layer.mlp.down_proj.weight)
             for layer in body.layers

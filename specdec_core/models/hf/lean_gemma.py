@@ -107,22 +107,16 @@ def _fuse(layer: torch.nn.Module, head_dim: int) -> tuple[torch.Tensor, ...]:
 
 class GemmaLeanBody(LeanPass):
     """The body of an eligible Gemma 3 model (:func:`gemma_lean_eligible`); weights shared or fused
-    once. `kernel(rows, dtype)` gives the matrix product for a forward pass (``kernels.row_kernel``)."""
+    once."""
 
     def __init__(self, module: torch.nn.Module, kernel: Callable[[int, torch.dtype], Kernel]) -> None:
-        config = self.config = module.config
-        body = module.model
-        self.kernel = kernel
-        self.dtype = next(module.parameters()).dtype
-        self.heads, self.kv_heads = config.num_attention_heads, config.num_key_value_heads
+        super().__init__(module, kernel)
+        config, body = module.config, module.model
         self.head_dim = int(config.head_dim)
-        self.eps = float(config.rms_norm_eps)
         self.scale = float(config.query_pre_attn_scalar) ** -0.5
         self.window = int(config.sliding_window)
-        self.embed = body.embed_tokens.weight
         self.embed_scale = torch.tensor(config.hidden_size**0.5).to(self.dtype)
         self.norm = 1.0 + body.norm.weight.float()
-        self.inter = int(config.intermediate_size)
         self.layers = []
         for i, layer in enumerate(body.layers):
             qkv, gate_up, q_norm, k_norm = _FUSED.get(
