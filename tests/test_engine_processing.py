@@ -245,8 +245,6 @@ def test_theory_gamma_counts_its_memory_in_drafts_not_rounds():
     # with a per-round memory the short rounds would keep only ≈ 5 drafts: α̂ ≈ 0.82, γ = 0
     assert short.alpha > 0.9 and long.alpha > 0.9 and abs(short.alpha - long.alpha) < 0.03
     assert short.next_gamma() == long.next_gamma() >= 1  # still drafting
-    with pytest.raises(ValueError, match="memory_tokens"):
-        TheoryGamma(4, cost_ratio=0.5, memory_tokens=0)
 
 
 def test_cost_ratio_estimates():

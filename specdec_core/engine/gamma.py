@@ -88,7 +88,7 @@ class TheoryGamma:
     """γ that maximises ``theory.speedup(α̂, γ, cost_ratio, verify_cost)``, with α̂ learnt online.
 
     α̂ = (a + accepted) / (a + b + accepted + rejections) over recent drafts: every
-    `memory_tokens` drafts the target examines multiply the old counts by `memory`, so α̂
+    :attr:`MEMORY_TOKENS` drafts the target examines multiply the old counts by :attr:`MEMORY`, so α̂
     follows the text (an n-gram draft is right for whole copied passages, then wrong for a
     while) and drifts back to the optimistic prior mean a / (a + b) = 0.9 while it chooses
     γ = 0 (then every idle round counts, with `idle_memory`), which makes it probe a
@@ -106,10 +106,12 @@ class TheoryGamma:
     predicted to lose more than `off_margin` against plain target steps: switching back on
     is not free (it must first read every token committed meanwhile), and an estimate near the break-even
     point would otherwise flip the draft on and off. For the same reason a switched-off
-    model draft forgets more slowly (`idle_memory` per idle round instead of `memory`), so
+    model draft forgets more slowly (`idle_memory` per idle round instead of :attr:`MEMORY`), so
     it is probed about every 20 rounds rather than every 5, which costs a draft that is
     never right less.
     """
+
+    MEMORY, MEMORY_TOKENS, PRIOR = 0.8, 5.0, (0.9, 0.1)
 
     def __init__(
         self,
@@ -118,9 +120,6 @@ class TheoryGamma:
         min_gamma: int = 0,
         max_gamma: int = 16,
         verify_cost: theory.VerifyCost | None = None,
-        memory: float = 0.8,
-        memory_tokens: float = 5.0,
-        prior: tuple[float, float] = (0.9, 0.1),
         off_margin: float = 0.05,
         idle_memory: float = 0.95,
     ) -> None:
@@ -129,19 +128,12 @@ class TheoryGamma:
         self.gamma = min(max(_check(start, "gamma", 0), self.min_gamma), self.max_gamma)
         if not 0 <= cost_ratio < float("inf"):
             raise ValueError(f"cost_ratio must be 0 or more, got {cost_ratio!r}.")
-        if not 0 < memory < 1:
-            raise ValueError(f"memory must lie in (0, 1), got {memory!r}.")
-        if not 0 < memory_tokens < float("inf"):
-            raise ValueError(f"memory_tokens must be a positive number, got {memory_tokens!r}.")
         if not 0 < idle_memory < 1:
             raise ValueError(f"idle_memory must lie in (0, 1), got {idle_memory!r}.")
         if not 0 <= off_margin < 1:
             raise ValueError(f"off_margin must lie in [0, 1), got {off_margin!r}.")
         self.cost_ratio = float(cost_ratio)
         self.verify_cost = verify_cost if verify_cost is not None else default_verify_cost
-        self.memory = memory
-        self.memory_tokens = float(memory_tokens)
-        self.prior = prior
         self.off_margin = off_margin
         self.idle_memory = idle_memory
         self.accepted = 0.0
@@ -150,7 +142,7 @@ class TheoryGamma:
     @property
     def alpha(self) -> float:
         """The current acceptance-rate estimate α̂."""
-        a, b = self.prior
+        a, b = self.PRIOR
         return (a + self.accepted) / (a + b + self.accepted + self.rejections)
 
     def next_gamma(self) -> int:
@@ -162,7 +154,7 @@ class TheoryGamma:
         idle = self.gamma == 0 and drafted == 0 and self.cost_ratio > 0
         examined = max(accepted + (1 if rejected else 0), 1)
         # evidence fades per examined draft, not per round (see the class docstring)
-        keep = self.idle_memory if idle else self.memory ** (examined / self.memory_tokens)
+        keep = self.idle_memory if idle else self.MEMORY ** (examined / self.MEMORY_TOKENS)
         self.accepted = keep * self.accepted + accepted
         self.rejections = keep * self.rejections + (1.0 if rejected else 0.0)
         alpha = self.alpha
