@@ -34,6 +34,10 @@ WAITING, RUNNING, DONE, CANCELLED, FAILED = "waiting", "running", "done", "cance
 ENDED = (DONE, CANCELLED, FAILED)
 
 
+class Cancelled(Exception):
+    """Raised by :meth:`Context.check` in a job whose every ticket was cancelled."""
+
+
 class Context:
     """What a running job sees: whether to stop, and where to publish its progress."""
 
@@ -44,6 +48,11 @@ class Context:
     def cancelled(self) -> bool:
         """True once every ticket on this run was cancelled: stop at the end of this round."""
         return self._run.cancel.is_set()
+
+    def check(self) -> None:
+        """Raise :class:`Cancelled` when :attr:`cancelled`."""
+        if self.cancelled:
+            raise Cancelled
 
     def publish(self, progress: Any = None, result: Any = None) -> None:
         """The job's latest progress (shown as it is) and, when given, its result so far (kept
@@ -251,6 +260,8 @@ class RunService:
         try:
             result = run.job.run(ctx)
             state, error = (CANCELLED if ctx.cancelled else DONE), None
+        except Cancelled:
+            result, state, error = None, CANCELLED, None
         except Exception as exc:  # the job's own failure: its tickets show it, the worker goes on
             result, state, error = None, FAILED, exc
         with run.lock:
