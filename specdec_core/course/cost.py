@@ -18,7 +18,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Literal
 
-from specdec_core.course.cards import head_card, medusa_card
+from specdec_core.course.cards import HeadCard, head_card, medusa_card
 from specdec_core.theory import VerifyCost, best_gamma, expected_tokens, speedup
 
 COST_FILE = Path(__file__).resolve().parents[2] / "assets" / "presets" / "cost.json"
@@ -49,8 +49,17 @@ def cost_data() -> CostData:
 
 
 def _heads() -> dict[str, tuple[float, float]]:
-    presets = {"head": _head_preset(), "medusa": _medusa_preset()}
-    return {k: v for k, v in presets.items() if v is not None}
+    """The shipped heads' (α, c) from their cards: the bench's greedy acceptance on the chat prompt
+    where recorded, else the held-out evaluation's (the draft head's at γ = 4; the Medusa chain's
+    drafts accepted per round of all heads ÷ the number of heads)."""
+    out = {}
+    for name, card in (("head", head_card()), ("medusa", medusa_card())):
+        if card is None or card.cost_ratio is None:
+            continue
+        held_out = card.greedy_gamma4 if isinstance(card, HeadCard) else card.accepted_per_round / card.heads
+        alpha = card.bench_alpha if card.bench_alpha is not None else held_out
+        out[name] = (round(float(alpha), 2), round(float(card.cost_ratio), 2))
+    return out
 
 
 def draft_presets(c_of: Callable[[str], float]) -> dict[str, tuple[float, float]]:
@@ -59,27 +68,6 @@ def draft_presets(c_of: Callable[[str], float]) -> dict[str, tuple[float, float]
     their cards; c to two places, as the page's slider takes it."""
     out = {name: (mu, round(float(c_of(draft)), 2)) for name, (mu, draft) in cost_data().greedy_match.items()}
     return out | _heads()
-
-
-def _head_preset() -> tuple[float, float] | None:
-    """The shipped draft head's (α, c) from its card (assets/head/card.json): the bench's greedy
-    acceptance on the chat prompt where recorded, else the held-out evaluation's."""
-    card = head_card()
-    if card is None or card.cost_ratio is None:
-        return None
-    alpha = card.bench_alpha if card.bench_alpha is not None else card.greedy_gamma4
-    return (round(float(alpha), 2), round(float(card.cost_ratio), 2))
-
-
-def _medusa_preset() -> tuple[float, float] | None:
-    """The shipped Medusa heads' (α, c) from their card (assets/medusa/card.json): the bench's
-    greedy chain acceptance on the chat prompt where recorded, else the held-out chain's
-    drafts accepted per round of all heads ÷ the number of heads."""
-    card = medusa_card()
-    if card is None or card.cost_ratio is None:
-        return None
-    alpha = card.bench_alpha if card.bench_alpha is not None else card.accepted_per_round / card.heads
-    return (round(float(alpha), 2), round(float(card.cost_ratio), 2))
 
 
 #: A claim matches when it equals the computed value after rounding to one decimal.
