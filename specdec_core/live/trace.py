@@ -152,13 +152,9 @@ def _need(data: Any, key: str, kind: type | tuple[type, ...], where: str) -> Any
     if not isinstance(data, dict) or key not in data:
         raise TraceError(f"{where} has no {key!r} field.")
     value = data[key]
-    if not isinstance(value, kind) or (isinstance(value, bool) and bool not in _tuple(kind)):
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):  # True is an int
         raise TraceError(f"{where}.{key} has the wrong type ({type(value).__name__}).")
     return value
-
-
-def _tuple(kind: type | tuple[type, ...]) -> tuple[type, ...]:
-    return kind if isinstance(kind, tuple) else (kind,)
 
 
 def _check_event(e: RoundEvent, where: str, mode: str, index: int) -> None:
