@@ -97,7 +97,7 @@ def _uploaders_speak(page: Page, lang: str) -> None:
     (axe reads no generated content), and draws ours with an empty alternative text."""
     words = _strings(lang, "common")["streamlit"]
     zones = page.get_by_test_id("stFileUploaderDropzone")
-    assert zones.count()
+    expect(zones.first).to_be_visible(timeout=TIMEOUT)
     for zone in zones.all():
         assert (
             _drawn(zone.locator("button [data-has-shortcut]"), "::after") == f'{_css(words["upload"])} / ""'
@@ -157,6 +157,8 @@ def _sweep(page: Page, url: str, lang: str) -> tuple[list[str], list[tuple[str, 
         nav = page.get_by_test_id("stSidebarNav")
         link = nav.locator("a").first if info.key == "home" else nav.locator(f'a[href$="/{info.key}"]')
         link.click()
+        if info.key != "home":  # the click's navigation has begun before the page is settled
+            page.wait_for_url(re.compile(rf"/{info.key}(\?|$)"), timeout=TIMEOUT)
         _settle(page)
         _audit(page, f"{lang} {info.key}", problems, exceptions)
         audits += 1
